@@ -1,0 +1,89 @@
+"""What a prompt module provides, and the small types its checks use.
+
+A check is a pure function ``fn(ctx: CheckContext) -> Outcome`` registered with
+``@check("id")`` in a prompt module; id, category and points come from ``benchmark.rubric``.
+A prompt module also provides ``observe(ctx_files, run) -> dict`` (behaviour facts gathered
+through the sandbox) and the fixture functions used by ``scripts/bootstrap_repo.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..submission import SourceFile
+from ..types import Evidence, ExecResult
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A check's verdict: ``fraction`` of its points in [0, 1], or an error/skip."""
+
+    fraction: float
+    rationale: str
+    evidence: tuple[Evidence, ...] = ()
+    status: str | None = None  # None: derived from fraction; "error"/"skipped" force 0
+
+    @staticmethod
+    def ratio(done: float, total: float, rationale: str, evidence=()) -> "Outcome":
+        fraction = 0.0 if total <= 0 else max(0.0, min(1.0, done / total))
+        return Outcome(fraction, rationale, tuple(evidence))
+
+    @staticmethod
+    def ok(rationale: str, evidence=()) -> "Outcome":
+        return Outcome(1.0, rationale, tuple(evidence))
+
+    @staticmethod
+    def fail(rationale: str, evidence=()) -> "Outcome":
+        return Outcome(0.0, rationale, tuple(evidence))
+
+    @staticmethod
+    def skipped(rationale: str) -> "Outcome":
+        return Outcome(0.0, rationale, (), "skipped")
+
+    @staticmethod
+    def error(rationale: str) -> "Outcome":
+        return Outcome(0.0, rationale, (), "error")
+
+
+class RunFn(Protocol):
+    """How a prompt asks for a child run: ``run(request, stage)``.
+
+    ``request`` is the harness request (see ``benchmark/harness/child.py``); ``stage`` maps
+    file names to bytes to place in the child's private working dir (the submission's own
+    files are staged by the caller). Returns the child's ExecResult; ``observation`` holds the
+    harness record, already checked by the parent.
+    """
+
+    def __call__(self, request: dict[str, Any], stage: Mapping[str, bytes]) -> ExecResult: ...
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    """Everything a check may read: files, behaviour facts, and a seed for perturbed data."""
+
+    files: Mapping[str, SourceFile]
+    facts: Mapping[str, Any] = field(default_factory=dict)
+
+    def file(self, name: str) -> SourceFile:
+        return self.files[name]
+
+
+CheckFn = Callable[[CheckContext], Outcome]
+
+
+def make_registry() -> tuple[dict[str, CheckFn], Callable[[str], Callable[[CheckFn], CheckFn]]]:
+    """A per-module table of checks and the decorator that fills it."""
+    table: dict[str, CheckFn] = {}
+
+    def check(check_id: str) -> Callable[[CheckFn], CheckFn]:
+        def register(fn: CheckFn) -> CheckFn:
+            if check_id in table:
+                raise ValueError(f"check {check_id} registered twice")
+            table[check_id] = fn
+            return fn
+
+        return register
+
+    return table, check

@@ -1,0 +1,153 @@
+"""Core types: frozen dataclasses inside, plain dicts only at the JSON boundary.
+
+The TypedDicts at the bottom describe the JSON shapes library users read
+(``PromptResultDict``/``ModelResults``); the spec calls them ``PromptResult`` and
+``ModelResults`` in ``benchmark.types``, so ``PromptResult`` here is the dataclass and
+``PromptResultDict`` the dict shape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Literal, TypedDict
+
+
+class Category(str, Enum):
+    SYNTAX = "syntax"
+    STRUCTURE = "structure"
+    EXECUTION = "execution"
+    QUALITY = "quality"
+    SECURITY = "security"
+    PERFORMANCE = "performance"
+    MAINTAINABILITY = "maintainability"
+
+
+CATEGORY_ORDER: tuple[Category, ...] = tuple(Category)
+
+Status = Literal["pass", "partial", "fail", "error", "skipped"]
+Method = Literal["ast", "bandit", "radon", "exec", "behaviour", "parse"]
+STATUSES: tuple[str, ...] = ("pass", "partial", "fail", "error", "skipped")
+METHODS: tuple[str, ...] = ("ast", "bandit", "radon", "exec", "behaviour", "parse")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Where a finding was made: a file (submission-relative name), a line, a short note."""
+
+    file: str
+    line: int | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Check:
+    id: str
+    category: Category
+    points: float
+    earned: float
+    status: Status
+    method: Method
+    rationale: str
+    evidence: tuple[Evidence, ...] = ()
+
+
+@dataclass(frozen=True)
+class CategoryScore:
+    """``earned`` is the sum of the checks' earned points times ``factor`` (the gate)."""
+
+    category: Category
+    earned: float
+    possible: float
+    factor: float
+    checks: tuple[Check, ...]
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    returncode: int | None
+    stdout: str
+    stderr: str
+    timed_out: bool
+    killed_by: str | None  # "timeout", "signal:<n>", or None
+    wall_s: float
+    cpu_s: float
+    peak_rss_mb: float
+    blocked_events: tuple[dict[str, Any], ...] = ()
+    observation: dict[str, Any] | None = None  # the harness's validated JSON record
+    channel_error: str | None = None  # why no valid observation arrived
+    output_truncated: bool = False
+
+
+@dataclass(frozen=True)
+class PromptResult:
+    prompt_id: str
+    title: str
+    score: float
+    max_score: float
+    passed: bool
+    status: Literal["ok", "error"]
+    categories: tuple[CategoryScore, ...]
+    execution: tuple[dict[str, Any], ...] = ()  # summaries of child runs
+    error: str | None = None
+    files: dict[str, str | None] = field(default_factory=dict)  # name -> sha256
+
+
+@dataclass(frozen=True)
+class ModelResult:
+    model: str
+    tier: str
+    prompts: tuple[PromptResult, ...]
+    score: float
+    max_score: float
+    percentage: float
+    grade: str
+    badge: str
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    submissions_dir: str = "submissions"
+    results_dir: str = "results"
+    models: tuple[str, ...] = ()  # empty with all_models=True means every model found
+    all_models: bool = False
+    workers: int = 1
+    memory_mb: int = 512
+    timeout_s: float = 30.0
+    unsafe: bool = False
+    allow_network: bool = False
+    trusted_model: bool = False
+    no_metadata: bool = False
+    quiet: bool = False
+    debug: bool = False
+
+
+# ---- JSON shapes (what results.json holds) -------------------------------------------
+
+
+class CategoryDict(TypedDict):
+    earned: float
+    max: float
+
+
+class PromptResultDict(TypedDict, total=False):
+    passed: bool
+    score: float
+    max_score: float
+    status: str
+    feedback: list[str]
+    tests_passed: dict[str, bool]
+    detailed_scoring: dict[str, CategoryDict]
+    checks: list[dict[str, Any]]
+    error: str
+
+
+class ModelResults(TypedDict, total=False):
+    model_name: str
+    tier: str
+    prompts: dict[str, PromptResultDict]
+    overall_score: float
+    total_possible: float
+    percentage: float
+    grade: str
+    badge: str
