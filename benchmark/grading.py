@@ -1,0 +1,157 @@
+"""The grading engine: one prompt of one model, then one model across all prompts.
+
+Submission code is never run here: behaviour runs go through ``SecureRunner`` in a child.
+An exception raised by a check becomes data in exactly one place (``_run_check``); with
+``debug`` it propagates instead. A grader failure while observing is recorded as an
+``internal error`` on the prompt (the CLI turns any of these into exit code 1).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from . import scoring
+from .prompts.base import CheckContext, Outcome
+from .rubric import CheckRow, by_id
+from .secure_runner import SecureRunner
+from .submission import SourceFile, load_source
+from .types import Check, ExecResult, ModelResult, PromptResult
+
+DEFAULT_SEED = 20261121
+INTERNAL_ERROR = "internal error"
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    memory_mb: int = 512
+    timeout_s: float = 30.0
+    unsafe: bool = False
+    allow_network: bool = False
+    seed: int = DEFAULT_SEED
+    debug: bool = False
+
+    def runner(self, model: str) -> SecureRunner:
+        return SecureRunner(model, self.allow_network, memory_mb=self.memory_mb,
+                            timeout_s=self.timeout_s, unsafe=self.unsafe)
+
+
+def load_files(module: ModuleType, model_dir: Path) -> dict[str, SourceFile]:
+    return {name: load_source(model_dir / name, python=name in module.PYTHON_FILES)
+            for name in module.FILES}
+
+
+def blocking_problem(module: ModuleType, files: dict[str, SourceFile]) -> str | None:
+    """Why this prompt cannot be graded at all (their fault), or None."""
+    python = [f for f in files.values() if f.name in module.PYTHON_FILES]
+    for source in python:
+        if not source.usable:
+            return f"{source.name}: {source.error}"
+        if not source.parsed:
+            return f"{source.name}: {source.syntax_error}"
+    if not python and not any(f.usable for f in files.values()):
+        return "; ".join(f"{f.name}: {f.error}" for f in files.values())
+    return None
+
+
+def _status(outcome: Outcome) -> str:
+    if outcome.status in ("error", "skipped"):
+        return outcome.status
+    if outcome.fraction >= 1 - 1e-9:
+        return "pass"
+    return "fail" if outcome.fraction <= 1e-9 else "partial"
+
+
+def _to_check(row: CheckRow, outcome: Outcome) -> Check:
+    fraction = 0.0 if outcome.status in ("error", "skipped") else max(0.0, min(1.0, outcome.fraction))
+    return Check(row.id, row.category, row.points, round(row.points * fraction, 4),
+                 _status(outcome), row.method, outcome.rationale, tuple(outcome.evidence))
+
+
+def _run_check(row: CheckRow, fn, ctx: CheckContext, debug: bool) -> Check:
+    try:
+        outcome = fn(ctx)
+    except Exception as exc:  # the one place a check's exception becomes data
+        if debug:
+            raise
+        outcome = Outcome.error(f"{INTERNAL_ERROR}: check raised {type(exc).__name__}: {exc}")
+    return _to_check(row, outcome)
+
+
+def _exec_summary(request: dict[str, Any], result: ExecResult) -> dict[str, Any]:
+    return {
+        "mode": request.get("mode"), "label": request.get("label"),
+        "returncode": result.returncode, "timed_out": result.timed_out,
+        "killed_by": result.killed_by, "wall_s": result.wall_s, "cpu_s": result.cpu_s,
+        "peak_rss_mb": result.peak_rss_mb, "channel_error": result.channel_error,
+        "output_truncated": result.output_truncated,
+    }
+
+
+def _prompt_result(module, rubric, checks, files, executions, error) -> PromptResult:
+    categories, score, passed = scoring.score_prompt(rubric, checks)
+    return PromptResult(
+        prompt_id=rubric.id, title=rubric.title, score=score, max_score=25.0,
+        passed=passed and error is None, status="error" if error else "ok",
+        categories=categories, execution=tuple(executions), error=error,
+        files={name: f.sha256 for name, f in files.items()},
+    )
+
+
+def grade_prompt(module: ModuleType, model_dir: Path, *, test_data: Path,
+                 options: GradeOptions | None = None) -> PromptResult:
+    options = options or GradeOptions()
+    rubric = by_id(module.PROMPT_ID)
+    files = load_files(module, Path(model_dir))
+    problem = blocking_problem(module, files)
+    if problem:
+        checks = [_to_check(row, Outcome.error(problem)) for row in rubric.checks]
+        return _prompt_result(module, rubric, checks, files, [], problem)
+    runner = options.runner(Path(model_dir).name)
+    executions: list[dict[str, Any]] = []
+
+    def run(request: dict[str, Any], stage) -> ExecResult:
+        staged = {name: f.path.read_bytes() for name, f in files.items() if f.usable}
+        staged.update(stage)
+        result = runner.run_harness(request, staged, timeout=options.timeout_s)
+        executions.append(_exec_summary(request, result))
+        return result
+
+    try:
+        facts = module.observe(files, run, Path(test_data), options.seed)
+    except Exception as exc:
+        if options.debug:
+            raise
+        reason = f"{INTERNAL_ERROR}: observing failed: {type(exc).__name__}: {exc}"
+        checks = [_to_check(row, Outcome.error(reason)) for row in rubric.checks]
+        return _prompt_result(module, rubric, checks, files, executions, reason)
+    ctx = CheckContext(files=files, facts=facts)
+    checks = [_run_check(row, module.CHECKS[row.id], ctx, options.debug) for row in rubric.checks]
+    return _prompt_result(module, rubric, checks, files, executions, None)
+
+
+def grade_model(model_dir: Path, tier: str, *, test_data: Path,
+                options: GradeOptions | None = None) -> ModelResult:
+    from .prompts import PROMPT_MODULES
+
+    prompts = [grade_prompt(module, model_dir, test_data=test_data, options=options)
+               for module in PROMPT_MODULES]
+    return scoring.score_model(Path(model_dir).name, tier, prompts)
+
+
+def has_internal_error(result: ModelResult) -> bool:
+    return any((p.error or "").startswith(INTERNAL_ERROR) or
+               any(c.rationale.startswith(INTERNAL_ERROR) for cat in p.categories for c in cat.checks)
+               for p in result.prompts)
+
+
+def default_test_data() -> Path:
+    """``$RUBRICBENCH_TEST_DATA``, else ./test_data, else the checkout's test_data."""
+    env = os.environ.get("RUBRICBENCH_TEST_DATA")
+    if env:
+        return Path(env)
+    local = Path.cwd() / "test_data"
+    return local if local.is_dir() else Path(__file__).resolve().parent.parent / "test_data"

@@ -1,0 +1,65 @@
+"""The run manifest: everything needed to say what was graded, by what, and how."""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import subprocess
+import sys
+from dataclasses import asdict
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .rubric import rubric_hash
+from .types import ModelResult, RunConfig
+
+DEPENDENCIES = ("PyYAML", "radon", "bandit", "jsonschema", "requests", "requests-mock", "psutil")
+
+
+def fixture_hashes(test_data: Path) -> dict[str, str]:
+    if not test_data.is_dir():
+        return {}
+    return {path.relative_to(test_data).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in sorted(test_data.rglob("*")) if path.is_file()}
+
+
+def dependency_versions() -> dict[str, str]:
+    versions = {}
+    for name in DEPENDENCIES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def git_commit(directory: Path) -> str | None:
+    try:
+        out = subprocess.run(["git", "-C", str(directory), "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None
+
+
+def build_manifest(config: RunConfig, isolation: dict[str, Any], models: list[ModelResult],
+                   test_data: Path, timestamp_utc: str) -> dict[str, Any]:
+    manifest: dict[str, Any] = {
+        "grader_version": __version__,
+        "rubric_hash": rubric_hash(),
+        "fixture_hashes": fixture_hashes(test_data),
+        "submission_hashes": {m.model: {name: digest for p in m.prompts
+                                        for name, digest in p.files.items()} for m in models},
+        "python_version": platform.python_version(),
+        "python_executable": sys.executable,
+        "platform": platform.platform(),
+        "isolation": isolation,
+        "config": asdict(config),
+        "timestamp_utc": timestamp_utc,
+    }
+    if not config.no_metadata:
+        manifest["dependencies"] = dependency_versions()
+        manifest["git_commit"] = git_commit(Path(__file__).resolve().parent.parent)
+    return manifest

@@ -1,0 +1,37 @@
+"""The prompt registry: binds each rubric row to exactly one check function, at import."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from ..rubric import RUBRIC, RubricError
+from . import p1_refactoring, p2_yaml_json, p3_transform, p4_api_sync
+
+PROMPT_MODULES: tuple[ModuleType, ...] = (p1_refactoring, p2_yaml_json, p3_transform, p4_api_sync)
+REQUIRED = ("PROMPT_ID", "TITLE", "FILES", "PYTHON_FILES", "TEXT_FILE", "CHECKS", "HAZARDS",
+            "fixture_files", "answer_keys", "observe")
+
+
+def _verify(modules: tuple[ModuleType, ...]) -> None:
+    if [m.PROMPT_ID for m in modules] != [p.id for p in RUBRIC]:
+        raise RubricError("prompt modules and rubric list different prompts")
+    for module, rubric in zip(modules, RUBRIC):
+        missing = [name for name in REQUIRED if not hasattr(module, name)]
+        if missing:
+            raise RubricError(f"{module.__name__} lacks {', '.join(missing)}")
+        rows = {row.id for row in rubric.checks}
+        functions = set(module.CHECKS)
+        if rows != functions:
+            raise RubricError(
+                f"{rubric.id}: rubric rows without a function {sorted(rows - functions)}, "
+                f"functions without a row {sorted(functions - rows)}")
+
+
+def module_for(prompt_id: str) -> ModuleType:
+    for module in PROMPT_MODULES:
+        if module.PROMPT_ID == prompt_id:
+            return module
+    raise KeyError(prompt_id)
+
+
+_verify(PROMPT_MODULES)

@@ -1,0 +1,43 @@
+"""The security banner printed at start: built only from what the runner reports it applied."""
+
+from __future__ import annotations
+
+from typing import Any
+
+WIDTH = 46
+
+
+def _row(label: str, value: str) -> str:
+    text = f" {label:<15}{value}"
+    return f"║{text[:WIDTH]:<{WIDTH}}║"
+
+
+def _layer_value(layer: Any) -> str:
+    if not isinstance(layer, dict):
+        return str(layer)
+    status = str(layer.get("status", "unknown"))
+    reason = layer.get("reason")
+    return f"{status} ({reason})" if reason and status != "applied" else status
+
+
+def banner_rows(isolation: dict[str, Any]) -> list[tuple[str, str]]:
+    process = isolation.get("process", {})
+    limits = process.get("rlimits", {})
+    rows = [
+        ("Process layer", _layer_value(process)),
+        ("Kernel layer", _layer_value(isolation.get("kernel"))),
+        ("Guard layer", _layer_value(isolation.get("guard"))),
+        ("Network", str(isolation.get("network", "unknown"))),
+        ("Timeout", f"{process.get('timeout_s', '?')} s wall, whole tree killed"),
+        ("Memory", f"{limits.get('address_space_mb', '?')} MB address space"),
+        ("Environment", str(process.get("environment", "unknown"))),
+        ("Unsafe mode", "ON" if isolation.get("unsafe") else "off"),
+    ]
+    return rows
+
+
+def format_banner(isolation: dict[str, Any]) -> str:
+    lines = ["╔" + "═" * WIDTH + "╗", f"║{'RubricBench isolation status':^{WIDTH}}║", "╠" + "═" * WIDTH + "╣"]
+    lines += [_row(label, value) for label, value in banner_rows(isolation)]
+    lines.append("╚" + "═" * WIDTH + "╝")
+    return "\n".join(lines)
