@@ -1,0 +1,221 @@
+"""SecureRunner and the child harness: the conformance suite for the one module that starts processes."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+import time
+
+import psutil
+import pytest
+
+from benchmark.secure_runner import STDOUT_CAP, SecureRunner
+
+
+def _src(code: str) -> bytes:
+    return textwrap.dedent(code).encode()
+
+
+def call(code: str, args=(None,), *, runner=None, timeout=10):
+    runner = runner or SecureRunner("t")
+    request = {"mode": "call", "module": "sub.py", "function": "f",
+               "calls": [{"label": "one", "args": list(args)}]}
+    return runner.run_harness(request, {"sub.py": _src(code)}, timeout=timeout)
+
+
+def script(code: str, argv=(), *, runner=None, timeout=10, extra=None):
+    runner = runner or SecureRunner("t")
+    files = {"main.py": _src(code), **(extra or {})}
+    return runner.run_harness({"mode": "script", "module": "main.py", "argv": list(argv)},
+                              files, timeout=timeout)
+
+
+def test_call_returns_json_round_tripped_value_and_output():
+    res = call("""
+        def f(x):
+            print("working on", x)
+            return {"ids": [1, 2.0, True, None], "n": x}
+    """, args=[7])
+    result = res.observation["results"][0]
+    assert result["returned"] and result["value"] == {"ids": [1, 2.0, True, None], "n": 7}
+    assert type(result["value"]["ids"][1]) is float and result["value"]["ids"][2] is True
+    assert "working on 7" in result["output"]
+    assert res.stdout == "" and res.channel_error is None
+
+
+def test_object_with_forged_eq_does_not_cross_the_channel():
+    res = call("""
+        class Liar:
+            def __eq__(self, other):
+                return True
+        def f(x):
+            return Liar()
+    """)
+    result = res.observation["results"][0]
+    assert result["value"] is None and result["unserializable"].startswith("Liar")
+
+
+def test_input_mutation_and_exceptions_are_recorded():
+    res = call("""
+        def f(items):
+            items.append(1)
+            raise ValueError("boom")
+    """, args=[[0]])
+    result = res.observation["results"][0]
+    assert result["mutated"] is True
+    assert result["exception"] == {"type": "ValueError", "message": "boom"}
+
+
+def test_sys_exit_inside_the_function_is_an_exception_not_a_pass():
+    res = call("import sys\ndef f(x):\n    sys.exit(0)\n")
+    assert res.observation["results"][0]["exception"]["type"] == "SystemExit"
+
+
+def test_exit_at_import_leaves_no_record():
+    res = call("import os\nos._exit(0)\ndef f(x):\n    return 1\n")
+    assert res.observation is None
+    assert "no result record" in res.channel_error
+
+
+def test_fake_record_printed_to_stdout_is_ignored():
+    res = script("""
+        import json
+        print(json.dumps({"mode": "script", "exit_code": 0, "nonce": "x"}))
+        raise SystemExit(4)
+    """)
+    assert res.observation["exit_code"] == 4
+    assert res.returncode == 4
+
+
+def test_script_mode_passes_argv_and_stages_files():
+    res = script("""
+        import sys, pathlib
+        print(pathlib.Path(sys.argv[1]).read_text())
+    """, argv=["data.txt"], extra={"data.txt": b"staged!"})
+    assert res.stdout.strip() == "staged!" and res.observation["exit_code"] == 0
+
+
+def test_request_file_is_gone_before_submission_runs():
+    res = script("""
+        import os
+        root = os.environ["RUBRICBENCH_SANDBOX_ROOT"]
+        print(sorted(n for n in os.listdir(root) if n.startswith("request")))
+    """)
+    assert res.stdout.strip() == "[]"
+
+
+def test_environment_is_an_allow_list(monkeypatch):
+    monkeypatch.setenv("RUBRICBENCH_TEST_SECRET", "s3cr3t-value")
+    res = script("""
+        import os
+        print(sorted(os.environ))
+        print(os.environ.get("RUBRICBENCH_TEST_SECRET"))
+    """)
+    assert "s3cr3t-value" not in res.stdout
+    assert "RUBRICBENCH_CHANNEL_FD" not in res.stdout
+    assert os.environ["HOME"] not in res.stdout.splitlines()[0]
+
+
+def test_private_home_and_tmp_are_inside_the_sandbox():
+    res = script("""
+        import os, tempfile
+        print(os.environ["HOME"]); print(tempfile.gettempdir()); print(os.getcwd())
+    """)
+    home, tmp, cwd = res.stdout.split()
+    root = os.path.dirname(cwd)
+    assert home == os.path.join(root, "home") and tmp == os.path.join(root, "tmp")
+    assert not os.path.exists(root), "sandbox must be removed after the run"
+
+
+def test_timeout_kills_the_whole_tree_including_setsid_grandchildren(tmp_path):
+    pidfile = tmp_path / "pids"
+    res = script(f"""
+        import os, subprocess, sys, time
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                                 start_new_session=True)
+        with open({str(pidfile)!r}, "w") as fh:
+            fh.write(str(child.pid))
+        time.sleep(60)
+    """, timeout=2)
+    assert res.timed_out and res.killed_by == "timeout" and res.observation is None
+    grandchild = int(pidfile.read_text())
+    deadline = time.monotonic() + 3
+    while psutil.pid_exists(grandchild) and time.monotonic() < deadline:
+        try:
+            if psutil.Process(grandchild).status() == psutil.STATUS_ZOMBIE:
+                break
+        except psutil.NoSuchProcess:
+            break
+        time.sleep(0.05)
+    alive = psutil.pid_exists(grandchild) and psutil.Process(grandchild).status() != psutil.STATUS_ZOMBIE
+    assert not alive, "a setsid grandchild survived the timeout"
+
+
+def test_print_flood_is_capped():
+    res = script("""
+        import sys
+        chunk = "x" * 65536
+        for _ in range(80):  # about 5 MB, bounded
+            sys.stdout.write(chunk)
+    """)
+    assert res.output_truncated
+    assert len(res.stdout) <= STDOUT_CAP
+
+
+def test_memory_limit_is_enforced():
+    runner = SecureRunner("t", memory_mb=256)
+    res = call("""
+        def f(x):
+            block = bytearray(600 * 1024 * 1024)
+            return len(block)
+    """, runner=runner)
+    assert res.observation["results"][0]["exception"]["type"] == "MemoryError"
+
+
+def test_ordinary_imports_work_under_the_default_limits():
+    res = call("""
+        import json, yaml, logging, dataclasses, pathlib, requests
+        def f(x):
+            return yaml.safe_load("a: 1")
+    """)
+    assert res.observation["results"][0]["value"] == {"a": 1}
+
+
+def test_http_mode_intercepts_requests_and_records_calls():
+    runner = SecureRunner("t")
+    code = _src("""
+        import requests, time
+        def f(token):
+            time.sleep(5)
+            r = requests.post("https://api.example.test/x", json={"a": 1},
+                              headers={"Authorization": f"Bearer {token}"}, timeout=3)
+            return r.json()["job_id"]
+    """)
+    request = {"mode": "http", "module": "sub.py", "function": "f", "scenarios": [
+        {"label": "ok", "args": ["tok"], "responses": [{"status": 200, "json": {"job_id": "J1"}}]},
+        {"label": "down", "args": ["tok"], "responses": [{"exc": "ConnectionError"}]}]}
+    started = time.monotonic()
+    res = runner.run_harness(request, {"sub.py": code})
+    assert time.monotonic() - started < 5, "time.sleep must be recorded, not slept"
+    ok, down = res.observation["results"]
+    assert ok["value"] == "J1" and ok["sleep_total"] == 5
+    sent = ok["requests"][0]
+    assert sent["method"] == "POST" and sent["json_body"] == {"a": 1} and sent["timeout"] == 3
+    assert sent["headers"]["Authorization"] == "Bearer tok"
+    assert down["exception"]["type"] == "ConnectionError"
+
+
+def test_run_python_sandboxed_requires_a_sandbox():
+    runner = SecureRunner("t")
+    with pytest.raises(RuntimeError):
+        runner.run_python_sandboxed(["-c", "pass"])
+    with runner.sandbox() as root:
+        (root / "work" / "m.py").write_text("print('hi')")
+        res = runner.run_python_sandboxed(["m.py"], timeout=5)
+    assert res.stdout.strip() == "hi" and res.returncode == 0
+
+
+def test_isolation_report_states_what_is_not_applied():
+    report = SecureRunner("t").isolation_report()
+    assert report["process"]["status"] == "applied"
+    assert report["kernel"]["status"] == "not applied"
