@@ -1,0 +1,119 @@
+"""Normalized source: the program with comments, docstrings and bare strings removed.
+
+``ast.unparse`` also re-lays out every statement, so line counts measured on the normalized
+source depend only on the program's structure: comments, docstrings, blank lines and how a
+long call is wrapped never lengthen a function.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_STATEMENT_LISTS = ("body", "orelse", "finalbody")
+
+
+@dataclass(frozen=True)
+class FunctionSpan:
+    """A function: ``line`` in the original source, ``length`` in normalized lines."""
+
+    name: str
+    qualname: str
+    line: int
+    length: int
+
+
+def _is_bare_string(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, (str, bytes))
+    )
+
+
+def _strip_list(node: ast.AST, field: str) -> None:
+    body = getattr(node, field, None)
+    if not isinstance(body, list) or not body or not isinstance(body[0], ast.stmt):
+        return
+    kept = [stmt for stmt in body if not _is_bare_string(stmt)]
+    may_be_empty = (
+        isinstance(node, ast.Module)
+        or field == "orelse"
+        or (field == "finalbody" and bool(getattr(node, "handlers", None)))
+    )
+    if not kept and not may_be_empty:
+        kept = [ast.copy_location(ast.Pass(), body[0])]
+    setattr(node, field, kept)
+
+
+def strip_docstrings(tree: ast.Module) -> ast.Module:
+    """A deep copy without docstrings or bare string statements (``pass`` fills empty bodies)."""
+    stripped = copy.deepcopy(tree)
+    for node in ast.walk(stripped):
+        for field in _STATEMENT_LISTS:
+            _strip_list(node, field)
+    return ast.fix_missing_locations(stripped)
+
+
+def normalized_source(tree: ast.Module) -> str:
+    """``ast.unparse`` of :func:`strip_docstrings`: no comments, docstrings or bare strings."""
+    return ast.unparse(strip_docstrings(tree))
+
+
+def iter_defs(tree: ast.AST) -> Iterator[tuple[str, FunctionNode]]:
+    """Every function/method in source (pre-)order with its ``__qualname__``-style name."""
+    todo: list[tuple[ast.AST, str]] = [(tree, "")]
+    while todo:
+        node, prefix = todo.pop()
+        if isinstance(node, _DEFS):
+            yield prefix + node.name, node
+            inner = f"{prefix}{node.name}.<locals>."
+        elif isinstance(node, ast.ClassDef):
+            inner = f"{prefix}{node.name}."
+        else:
+            inner = prefix
+        children = list(ast.iter_child_nodes(node))
+        todo.extend((child, inner) for child in reversed(children))
+
+
+@dataclass(frozen=True)
+class NormalizedFunction:
+    """One function seen twice: in the original tree and in the parsed normalized source."""
+
+    qualname: str
+    original: FunctionNode
+    normalized: FunctionNode
+
+
+def normalized_functions(tree: ast.Module) -> tuple[str, list[NormalizedFunction]]:
+    """The normalized source and each function paired with its normalized twin.
+
+    Stripping keeps the tree's shape apart from removed strings, so the n-th function of
+    the original is the n-th function of the re-parsed normalized source.
+    """
+    text = normalized_source(tree)
+    originals = list(iter_defs(tree))
+    twins = [node for _, node in iter_defs(ast.parse(text))]
+    if len(originals) != len(twins):  # cannot happen for a tree ast.parse produced
+        raise RuntimeError("normalized source lost or gained functions")
+    pairs = [NormalizedFunction(q, node, twin) for (q, node), twin in zip(originals, twins)]
+    return text, pairs
+
+
+def span_length(node: FunctionNode) -> int:
+    """Lines from ``def`` to the last line of the body (decorators not counted)."""
+    return (node.end_lineno or node.lineno) - node.lineno + 1
+
+
+def function_spans(tree: ast.Module) -> list[FunctionSpan]:
+    """Every function with its original line and its length in normalized lines."""
+    _, pairs = normalized_functions(tree)
+    return [
+        FunctionSpan(pair.original.name, pair.qualname, pair.original.lineno,
+                     span_length(pair.normalized))
+        for pair in pairs
+    ]

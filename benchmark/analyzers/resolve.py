@@ -1,0 +1,115 @@
+"""Dotted names and import-alias resolution, so ``calls_to(tree, "yaml.load")`` sees aliases.
+
+Imports are scoped like Python scopes them: an import inside a function applies within
+that function (and functions nested in it); a module-level import applies everywhere it is
+not re-imported. A name may resolve to several targets when one scope imports it more than
+once; a call matches when any resolution does. A name no visible import binds resolves to
+itself, so a bare builtin such as ``eval`` resolves to ``"eval"``.
+"""
+
+from __future__ import annotations
+
+import ast
+
+SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def scope_map(tree: ast.Module) -> dict[int, ast.AST]:
+    """``id(node) -> the innermost def/lambda (or module) whose body contains it``.
+
+    A def node itself belongs to the enclosing scope; its body belongs to the def.
+    """
+    owner: dict[int, ast.AST] = {}
+    todo: list[tuple[ast.AST, ast.AST]] = [(tree, tree)]
+    while todo:
+        node, scope = todo.pop()
+        owner[id(node)] = scope
+        inner = node if isinstance(node, SCOPE_NODES) else scope
+        todo.extend((child, inner) for child in ast.iter_child_nodes(node))
+    return owner
+
+
+def dotted_name(node: ast.AST) -> str | None:
+    """``a.b.c`` for attributes on a name; None for anything else (calls, subscripts)."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _imported(node: ast.AST) -> list[tuple[str, str]]:
+    """(bound name, dotted target) pairs of one absolute import statement."""
+    if isinstance(node, ast.Import):
+        pairs = []
+        for alias in node.names:
+            head = alias.name.split(".")[0]
+            pairs.append((alias.asname, alias.name) if alias.asname else (head, head))
+        return pairs
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        return [
+            (alias.asname or alias.name, f"{node.module}.{alias.name}")
+            for alias in node.names
+            if alias.name != "*"
+        ]
+    return []
+
+
+class ImportResolver:
+    """Resolves names in one module through the imports visible where they are used."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self._tree = tree
+        self._owner = scope_map(tree)
+        self._tables: dict[int, dict[str, set[str]]] = {}
+        for node in ast.walk(tree):
+            for name, target in _imported(node):
+                table = self._tables.setdefault(id(self._owner[id(node)]), {})
+                table.setdefault(name, set()).add(target)
+
+    def targets(self, name: ast.Name) -> frozenset[str] | None:
+        """What an imported name stands for at its use site; None if no visible import binds it."""
+        scope = self._owner.get(id(name), self._tree)
+        while True:
+            table = self._tables.get(id(scope), {})
+            if name.id in table:
+                return frozenset(table[name.id])
+            if scope is self._tree:
+                return None
+            scope = self._owner.get(id(scope), self._tree)
+
+    def resolve(self, node: ast.AST) -> frozenset[str]:
+        """Every dotted name ``node`` may stand for; empty if it is not a name chain."""
+        dotted = dotted_name(node)
+        if dotted is None:
+            return frozenset()
+        head_node = node
+        while isinstance(head_node, ast.Attribute):
+            head_node = head_node.value
+        _, dot, rest = dotted.partition(".")
+        found = self.targets(head_node)
+        if found is None:
+            return frozenset({dotted})
+        return frozenset(target + dot + rest for target in found)
+
+
+def wanted_names(dotted: str) -> frozenset[str]:
+    """The resolutions that count as ``dotted``: a bare name also matches ``builtins.<name>``."""
+    if "." in dotted:
+        return frozenset({dotted})
+    return frozenset({dotted, f"builtins.{dotted}"})
+
+
+def find_calls(tree: ast.Module, dotted: str) -> list[ast.Call]:
+    """Calls to ``dotted`` (aliases resolved), in source order."""
+    resolver = ImportResolver(tree)
+    wanted = wanted_names(dotted)
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and not wanted.isdisjoint(resolver.resolve(node.func))
+    ]
+    return sorted(calls, key=lambda node: (node.lineno, node.col_offset))

@@ -1,0 +1,129 @@
+"""Tests for benchmark.analyzers.security (bandit through its Python API)."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from benchmark.analyzers import security as S
+from benchmark.analyzers.security import BanditIssue
+
+UNSAFE = '''\
+import subprocess
+import yaml
+
+
+def run(cmd, path):
+    subprocess.call(cmd, shell=True)
+    with open(path, encoding="utf-8") as handle:
+        return yaml.load(handle)
+'''
+
+SAFE = '''\
+import json
+
+
+def load(path):
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+'''
+
+
+def ids(issues):
+    return [issue.test_id for issue in issues]
+
+
+def test_bandit_finds_unsafe_calls_and_not_safe_code():
+    issues = S.bandit_issues(UNSAFE)
+    assert {"B602", "B506"} <= set(ids(issues))
+    shell = next(i for i in issues if i.test_id == "B602")
+    assert (shell.line, shell.severity, shell.confidence) == (6, "HIGH", "HIGH")
+    assert shell.test_name == "subprocess_popen_with_shell_equals_true" and shell.text
+    assert S.bandit_issues(SAFE) == ()
+
+
+def test_issues_sorted_and_frozen():
+    issues = S.bandit_issues(UNSAFE)
+    assert list(issues) == sorted(issues, key=lambda i: (i.line, i.test_id))
+    with pytest.raises(Exception):
+        issues[0].line = 1
+
+
+@pytest.mark.parametrize("comment", ["  # nosec", "  # nosec B602", "  # nosec: B602,B506"])
+def test_nosec_comment_never_hides_a_finding(comment):
+    lines = UNSAFE.splitlines()
+    lines[5] += comment  # the shell=True line
+    lines[7] += comment  # the yaml.load line
+    hidden = "\n".join(lines) + "\n"
+    assert ids(S.bandit_issues(hidden)) == ids(S.bandit_issues(UNSAFE))
+
+
+def test_comments_and_docstrings_do_not_change_findings():
+    documented = UNSAFE.replace(
+        "def run(cmd, path):\n",
+        'def run(cmd, path):  # yaml.safe_load logging pathlib type hints\n'
+        '    """Never uses eval(); shell=False; yaml.safe_load only."""\n',
+    )
+    before = [(i.test_id, i.severity, i.confidence) for i in S.bandit_issues(UNSAFE)]
+    after = [(i.test_id, i.severity, i.confidence) for i in S.bandit_issues(documented)]
+    assert before == after
+
+
+def test_syntax_error_raises_clear_error():
+    with pytest.raises(S.BanditError, match="syntax error"):
+        S.bandit_issues("def broken(:\n    pass\n")
+
+
+def test_cached_by_content_and_bounded(monkeypatch):
+    monkeypatch.setattr(S, "CACHE_SIZE", 2)
+    first = S.bandit_issues(UNSAFE + "\n# cache 1\n")
+    assert S.bandit_issues(UNSAFE + "\n# cache 1\n") is first
+    calls = []
+    real = S._run_bandit
+    def counting(text, name):
+        calls.append(text)
+        return real(text, name)
+
+    monkeypatch.setattr(S, "_run_bandit", counting)
+    S.bandit_issues(UNSAFE + "\n# cache 1\n")
+    assert calls == []
+    for n in range(3):
+        S.bandit_issues(f"x = {n}\n")
+    assert len(S._cache) <= 2
+
+
+def test_never_prints_and_leaves_no_temp_files(capfd):
+    before = set(Path(tempfile.gettempdir()).glob("rubricbench-bandit-*"))
+    S.bandit_issues(UNSAFE + "\nimport pickle  # unique text for no cache\n")
+    with pytest.raises(S.BanditError):
+        S.bandit_issues("x = (\n")
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+    assert set(Path(tempfile.gettempdir()).glob("rubricbench-bandit-*")) == before
+
+
+def test_name_is_sanitized_to_a_private_file():
+    issues = S.bandit_issues("import pickle\npickle.loads(b'')\n", name="../../etc/evil")
+    assert "B301" in ids(issues) or "B403" in ids(issues)
+
+
+def issue(test_id, severity, confidence):
+    return BanditIssue(test_id, "t", severity, confidence, 1, "x")
+
+
+def test_penalty_weights_and_fraction():
+    assert S.SEVERITY_WEIGHT == {"HIGH": 1.0, "MEDIUM": 0.5, "LOW": 0.15}
+    assert S.CONFIDENCE_WEIGHT == {"HIGH": 1.0, "MEDIUM": 0.75, "LOW": 0.5}
+    assert S.penalty([]) == 0.0 and S.security_fraction([]) == 1.0
+    issues = [issue("B602", "MEDIUM", "HIGH"), issue("B105", "LOW", "MEDIUM")]
+    assert S.penalty(issues) == pytest.approx(0.5 + 0.15 * 0.75)
+    assert S.security_fraction(issues) == pytest.approx(1 - 0.6125)
+    assert S.security_fraction([issue("B602", "HIGH", "HIGH")] * 2) == 0.0
+
+
+def test_assert_is_reported_but_not_penalised():
+    issues = S.bandit_issues("def f(x):\n    assert x > 0\n    return x\n")
+    assert ids(issues) == ["B101"]
+    assert S.penalty(issues) == 0.0 and S.security_fraction(issues) == 1.0
