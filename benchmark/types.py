@@ -151,3 +151,20 @@ class ModelResults(TypedDict, total=False):
     percentage: float
     grade: str
     badge: str
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One whole run, as ``benchmark.reporting.results_json.run_to_dict`` serialises it.
+
+    ``environment`` is the run manifest (grader version, rubric hash, fixture and submission
+    hashes, dependencies, platform, isolation state, ...); it becomes ``_metadata``.
+    """
+
+    schema_version: str
+    run_id: str
+    started_at: str
+    finished_at: str
+    config: dict[str, Any]
+    environment: dict[str, Any]
+    models: tuple[ModelResult, ...]

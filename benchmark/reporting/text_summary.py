@@ -1,0 +1,110 @@
+"""The human summary report (summary_report.txt), built from the results document alone."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..scoring import generate_feedback_summary, generate_improvement_suggestions
+from .common import CATEGORY_NAMES, RULE_WIDTH, by_percentage, fixed, maximum, num, prompts_of
+
+TOP_N = 3
+STATUS_MARKS = {"partial": "◐", "fail": "✗", "error": "!", "skipped": "-"}
+
+
+def _flatten(value: Any, prefix: str = "") -> list[str]:
+    """Nested manifest data as ``key.sub: value`` lines."""
+    if isinstance(value, Mapping):
+        lines = []
+        for key in value:
+            lines += _flatten(value[key], f"{prefix}.{key}" if prefix else str(key))
+        return lines or [f"{prefix}: (none)"]
+    if isinstance(value, (list, tuple)):
+        value = ", ".join(str(v) for v in value) or "(none)"
+    return [f"{prefix}: {value}" if prefix else str(value)]
+
+
+def _header(doc: Mapping[str, Any]) -> list[str]:
+    meta = doc.get("_metadata") if isinstance(doc.get("_metadata"), Mapping) else {}
+    run = doc.get("benchmark_run") if isinstance(doc.get("benchmark_run"), Mapping) else {}
+    lines = [
+        "RubricBench summary report",
+        f"Run {doc.get('run_id', '?')}: started {run.get('timestamp', '?')}, "
+        f"finished {run.get('finished_at', '?')}, {run.get('total_models', 0)} model(s)",
+        f"Grader {meta.get('grader_version', '?')}, rubric {meta.get('rubric_hash', '?')}, "
+        f"results schema {doc.get('schema_version', '?')}",
+        f"Python {meta.get('python_version', '?')} on {meta.get('platform', '?')}, "
+        f"git commit {meta.get('git_commit') or 'unknown'}",
+        "=" * RULE_WIDTH,
+        "",
+        "Isolation (as measured at run time):",
+    ]
+    isolation = meta.get("isolation")
+    lines += [f"  {line}" for line in _flatten(isolation)] if isolation else ["  (not recorded)"]
+    return lines
+
+
+def _top_performers(doc: Mapping[str, Any]) -> list[str]:
+    lines = ["", "Top performers:"]
+    ranked = by_percentage(doc)[:TOP_N]
+    for place, (name, model) in enumerate(ranked, start=1):
+        lines.append(f"  {place}. {name}: {num(model.get('percentage')):.1f}% "
+                     f"({model.get('grade', '?')}, {model.get('badge', '?')})")
+    return lines if ranked else lines + ["  (no models)"]
+
+
+def _evidence(check: Mapping[str, Any]) -> str:
+    places = []
+    for item in check.get("evidence") or ():
+        if isinstance(item, Mapping) and item.get("file"):
+            line = item.get("line")
+            places.append(f"{item['file']}:{line}" if line else str(item["file"]))
+    return f" [{', '.join(places[:3])}]" if places else ""
+
+
+def _prompt_lines(pid: str, prompt: Mapping[str, Any]) -> list[str]:
+    verdict = "ERROR" if prompt.get("status") == "error" else ("PASSED" if prompt.get("passed") is True else "FAILED")
+    lines = ["", f"  {pid} {prompt.get('title', '')}: {verdict} "
+                 f"{fixed(prompt.get('score'))}/{maximum(prompt.get('max_score'))}"]
+    if prompt.get("error"):
+        lines.append(f"    error: {prompt['error']}")
+    detailed = prompt.get("detailed_scoring") or {}
+    for name in CATEGORY_NAMES:
+        numbers = detailed.get(name)
+        if not isinstance(numbers, Mapping):
+            continue
+        factor = num(numbers.get("factor", 1.0))
+        gated = f"  (gate x{factor:.2f})" if num(numbers.get("max")) > 0 and factor < 0.995 else ""
+        lines.append(f"    {name:<16}{fixed(numbers.get('earned')):>5}/{fixed(numbers.get('max'))}{gated}")
+    lost = [c for c in prompt.get("checks") or () if isinstance(c, Mapping) and c.get("status") != "pass"]
+    if lost:
+        lines.append("    checks not fully passed:")
+    for check in lost:
+        mark = STATUS_MARKS.get(str(check.get("status")), "?")
+        lines.append(f"      {mark} {check.get('id')} ({fixed(check.get('earned'), 2)}/{fixed(check.get('points'), 2)}, "
+                     f"{check.get('method')}): {check.get('rationale', '')}{_evidence(check)}")
+    return lines
+
+
+def _model_lines(name: str, model: Mapping[str, Any]) -> list[str]:
+    cached = "  [from cache]" if model.get("cached") else ""
+    lines = [
+        "",
+        "-" * RULE_WIDTH,
+        f"Model: {name} (tier: {model.get('tier', '?')}){cached}",
+        f"Score: {fixed(model.get('overall_score'), 2)}/{maximum(model.get('total_possible'))} "
+        f"({num(model.get('percentage')):.1f}%)  Grade: {model.get('grade', '?')}  Badge: {model.get('badge', '?')}",
+    ]
+    lines += [f"  {line}" for line in generate_feedback_summary(model)]
+    for pid, prompt in prompts_of(model):
+        lines += _prompt_lines(pid, prompt)
+    lines += ["", "  Suggestions:"] + [f"    - {s}" for s in generate_improvement_suggestions(model)]
+    return lines
+
+
+def render_summary(doc: Mapping[str, Any]) -> str:
+    """The whole report as text (ends with a newline)."""
+    lines = _header(doc) + _top_performers(doc)
+    for name, model in by_percentage(doc):
+        lines += _model_lines(name, model)
+    return "\n".join(lines) + "\n"

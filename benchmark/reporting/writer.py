@@ -1,0 +1,100 @@
+"""Atomic file writes and ``write_run``: validate the document, then write each output.
+
+A write goes to a unique temp file in the target's folder, is flushed and fsynced, then
+renamed over the target with ``os.replace`` and the folder is fsynced. On any failure the
+temp file is removed and the previous file is left as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .chart import render_comparison_chart
+from .results_json import validate_results
+from .text_summary import render_summary
+
+RUN_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,127}")
+LATEST_NAME = "latest_results.json"
+DEFAULT_MODE = 0o644
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make the rename durable; not every platform can open a folder, which is fine."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
+    target = Path(path)
+    folder = target.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = target.stat().st_mode & 0o777
+    except FileNotFoundError:
+        mode = DEFAULT_MODE
+    fd, tmp_name = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp_name, mode)
+        os.replace(tmp_name, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
+        raise
+    _fsync_dir(folder)
+    return target
+
+
+def atomic_write_text(path: str | Path, text: str) -> Path:
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def dumps(obj: Any) -> str:
+    """Strict JSON (NaN/Infinity refused), stable key order as given, UTF-8 kept readable."""
+    return json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def atomic_write_json(path: str | Path, obj: Any) -> Path:
+    """Serialise first (a failure leaves nothing behind), then write atomically."""
+    return atomic_write_text(path, dumps(obj))
+
+
+def write_run(doc: Mapping[str, Any], results_dir: str | Path, *, update_latest: bool = True) -> dict[str, Path]:
+    """Validate ``doc``, then write ``<results_dir>/<run_id>/{results.json, summary_report.txt,
+    comparison_chart.txt}`` and ``<results_dir>/latest_results.json``. Returns the paths by kind.
+
+    A schema failure raises ``ResultsSchemaError`` before any file is written.
+    """
+    validate_results(doc)
+    run_id = doc["run_id"]
+    if not RUN_ID_RE.fullmatch(run_id) or ".." in run_id:
+        raise ValueError(f"unsafe run_id {run_id!r}")
+    results_json = dumps(doc)
+    summary = render_summary(doc)
+    chart = render_comparison_chart(doc)
+    run_dir = Path(results_dir) / run_id
+    paths = {
+        "results": atomic_write_text(run_dir / "results.json", results_json),
+        "summary": atomic_write_text(run_dir / "summary_report.txt", summary),
+        "chart": atomic_write_text(run_dir / "comparison_chart.txt", chart),
+    }
+    if update_latest:
+        paths["latest"] = atomic_write_text(Path(results_dir) / LATEST_NAME, results_json)
+    return paths
