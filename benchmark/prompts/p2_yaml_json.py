@@ -1,0 +1,296 @@
+"""Prompt 2, YAML/JSON Correction: repair ``test_data/config.yaml`` and give it again as JSON.
+
+No submission code runs. ``observe`` parses both submitted files in the parent with the
+limited safe loaders of ``p2_yaml_json_parse`` and adds the answer key; checks compare
+type-strictly (``true`` is not ``1``, ``1`` is not ``1.0``) and read raw lines only for
+layout, skipping comment-only lines, so comments never change a score.
+
+Scoring choices, so that a key skeleton (six top-level keys with null values) earns ~0 of
+execution: a leaf counts as matched or agreed only with a non-null value at its exact
+path, and unknown extra leaves dilute ``partial_matches``. When the YAML holds several
+documents the first one is compared (what a reader taking one document sees).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..submission import SourceFile
+from ..types import Evidence
+from . import p2_yaml_json_data as data
+from .base import CheckContext, Outcome, RunFn, make_registry
+from .p2_yaml_json_parse import parse_json, parse_yaml
+
+PROMPT_ID = "prompt_2"
+TITLE = "YAML/JSON Correction"
+YAML_FILE = "prompt_2_config_fixed.yaml"
+JSON_FILE = "prompt_2_config.json"
+FILES = (YAML_FILE, JSON_FILE)
+PYTHON_FILES: frozenset[str] = frozenset()
+TEXT_FILE = "prompt_2.md"
+FIXTURE_PATH = "config.yaml"
+ANSWER_KEY_PATH = "prompt_2_expected.json"
+HAZARDS = data.HAZARDS
+KINDS = {"yaml": YAML_FILE, "json": JSON_FILE}
+CHECKS, check = make_registry()
+
+
+def fixture_files() -> dict[str, bytes]:
+    return {FIXTURE_PATH: data.FIXTURE_YAML.encode("utf-8")}
+
+
+def answer_keys() -> dict[str, bytes]:
+    return {ANSWER_KEY_PATH: (json.dumps(data.EXPECTED, indent=2) + "\n").encode("utf-8")}
+
+
+def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path, seed: int = 0) -> dict[str, Any]:
+    """Parse both files (no child run is needed: nothing in this prompt is executed)."""
+    del run, seed  # nothing runs; there is no perturbed data for a configuration file
+    expected = json.loads((test_data / "answer_keys" / ANSWER_KEY_PATH).read_text(encoding="utf-8"))
+    yaml_file, json_file = files.get(YAML_FILE), files.get(JSON_FILE)
+    return {
+        "expected": expected,
+        "yaml": parse_yaml(_text(yaml_file), _reason(yaml_file)),
+        "json": parse_json(_text(json_file), _reason(json_file)),
+    }
+
+
+def _text(source: SourceFile | None) -> str | None:
+    return source.text if source is not None and source.usable else None
+
+
+def _reason(source: SourceFile | None) -> str | None:
+    return "file not submitted" if source is None else source.error
+
+
+# ---- shared judging helpers -----------------------------------------------------------
+
+
+def _parsed(ctx: CheckContext, kind: str) -> dict[str, Any]:
+    return ctx.facts.get(kind) or {"status": "missing", "error": "not parsed", "data": None,
+                                   "documents": 0, "duplicates": [], "line": None}
+
+
+def _data(ctx: CheckContext, kind: str) -> tuple[bool, Any]:
+    parsed = _parsed(ctx, kind)
+    return parsed["status"] == "ok", parsed["data"]
+
+
+def _expected(ctx: CheckContext) -> dict[str, Any]:
+    return ctx.facts.get("expected") or data.EXPECTED
+
+
+def _failure_evidence(ctx: CheckContext, kind: str) -> tuple[Evidence, ...]:
+    parsed = _parsed(ctx, kind)
+    return (Evidence(KINDS[kind], parsed.get("line"), str(parsed.get("error"))[:200]),)
+
+
+def _per_file(ctx: CheckContext, measure) -> tuple[float, list[str], list[Evidence]]:
+    """Average ``measure(tree) -> (done, total, missing paths)`` over the two files."""
+    fractions, notes, evidence = [], [], []
+    for kind, name in KINDS.items():
+        loaded, tree = _data(ctx, kind)
+        if not loaded:
+            fractions.append(0.0)
+            notes.append(f"{kind.upper()} did not load")
+            continue
+        done, total, missing = measure(tree)
+        fractions.append(done / total if total else 1.0)
+        notes.append(f"{kind.upper()} {done}/{total}")
+        if missing:
+            evidence.append(Evidence(name, None, "wrong or missing: " + ", ".join(missing[:4])))
+    return sum(fractions) / len(fractions), notes, evidence
+
+
+# ---- syntax ---------------------------------------------------------------------------
+
+
+def _parses(ctx: CheckContext, kind: str) -> Outcome:
+    parsed, name = _parsed(ctx, kind), KINDS[kind]
+    if parsed["status"] != "ok":
+        return Outcome.fail(f"{name} does not load safely ({parsed['status']}): {parsed['error']}",
+                            _failure_evidence(ctx, kind))
+    tree, count = parsed["data"], parsed["documents"]
+    if not isinstance(tree, dict):
+        what = "no document" if count == 0 else f"a {data.kind(tree)}"
+        return Outcome.fail(f"{name} loads, but to {what} rather than a mapping", (Evidence(name),))
+    if count > 1:
+        return Outcome(0.5, f"{name} loads, but holds {count} documents where one is required",
+                       (Evidence(name, None, f"{count} documents"),))
+    return Outcome.ok(f"{name} loads safely to one mapping with {len(tree)} top-level keys")
+
+
+@check("yaml_parses")
+def yaml_parses(ctx: CheckContext) -> Outcome:
+    return _parses(ctx, "yaml")
+
+
+@check("json_parses")
+def json_parses(ctx: CheckContext) -> Outcome:
+    return _parses(ctx, "json")
+
+
+# ---- structure ------------------------------------------------------------------------
+
+
+@check("required_keys")
+def required_keys(ctx: CheckContext) -> Outcome:
+    top = [(key,) for key in _expected(ctx)]
+    fraction, notes, evidence = _per_file(ctx, lambda tree: data.count_paths(tree, top, lambda p, v: True))
+    return Outcome.ratio(fraction, 1, f"top-level keys present: {', '.join(notes)}", evidence)
+
+
+@check("nested_shapes")
+def nested_shapes(ctx: CheckContext) -> Outcome:
+    expected = _expected(ctx)
+    nested = sorted(p for p in data.node_paths(expected) if len(p) == 2)
+    fraction, notes, evidence = _per_file(ctx, lambda tree: data.count_paths(tree, nested, lambda p, v: True))
+    return Outcome.ratio(fraction, 1, f"nested keys at their intended mapping paths: {', '.join(notes)}",
+                         evidence)
+
+
+@check("arrays_scalars")
+def arrays_scalars(ctx: CheckContext) -> Outcome:
+    wanted = data.leaves(_expected(ctx))
+    same_kind = lambda p, v: data.kind(v) == data.kind(wanted[p])  # noqa: E731
+    fraction, notes, evidence = _per_file(ctx, lambda tree: data.count_paths(tree, list(wanted), same_kind))
+    return Outcome.ratio(fraction, 1, f"leaves of the intended kind (list or scalar): {', '.join(notes)}",
+                         evidence)
+
+
+# ---- execution ------------------------------------------------------------------------
+
+
+@check("deep_equivalence")
+def deep_equivalence(ctx: CheckContext) -> Outcome:
+    expected, halves, notes, evidence = _expected(ctx), 0, [], []
+    for kind, name in KINDS.items():
+        loaded, tree = _data(ctx, kind)
+        if loaded and data.strict_equal(tree, expected):
+            halves += 1
+            notes.append(f"{kind.upper()} equals the intended configuration")
+            continue
+        wanted = data.leaves(expected)
+        diff = (data.count_paths(tree, list(wanted), lambda p, v: data.strict_equal(v, wanted[p]))[2]
+                + data.extras(tree, expected)) if loaded else []
+        notes.append(f"{kind.upper()} " + (f"differs at {len(diff)} paths" if loaded else "did not load"))
+        evidence.append(Evidence(name, None, ", ".join(diff[:4]) or "not loaded"))
+    return Outcome.ratio(halves, 2, "; ".join(notes) + " (type-strict)", evidence)
+
+
+def _partial(tree: Any, expected: dict[str, Any]) -> tuple[int, int, list[str]]:
+    wanted = data.leaves(expected)
+    done, total, missing = data.count_paths(
+        tree, list(wanted), lambda p, v: v is not None and data.strict_equal(v, wanted[p]))
+    extra = data.extras(tree, expected)
+    return done, total + len(extra), missing + extra
+
+
+@check("partial_matches")
+def partial_matches(ctx: CheckContext) -> Outcome:
+    expected = _expected(ctx)
+    fraction, notes, evidence = _per_file(ctx, lambda tree: _partial(tree, expected))
+    return Outcome.ratio(fraction, 1, f"intended leaves matched type-strictly (extras count against): "
+                                      f"{', '.join(notes)}", evidence)
+
+
+@check("yaml_json_agree")
+def yaml_json_agree(ctx: CheckContext) -> Outcome:
+    (y_ok, y_tree), (j_ok, j_tree) = _data(ctx, "yaml"), _data(ctx, "json")
+    if not (y_ok and j_ok):
+        missing = "yaml" if not y_ok else "json"
+        return Outcome.fail("both files must load to compare them", _failure_evidence(ctx, missing))
+    y_leaves, j_leaves = data.leaves(y_tree), data.leaves(j_tree)
+    paths = set(data.leaves(_expected(ctx))) | set(y_leaves) | set(j_leaves)
+    agree = [p for p in paths if p in y_leaves and p in j_leaves and y_leaves[p] is not None
+             and data.strict_equal(y_leaves[p], j_leaves[p])]
+    differ = sorted({data.dotted(p) for p in paths} - {data.dotted(p) for p in agree})
+    note = "differs from the YAML at: " + ", ".join(differ[:4])
+    evidence = [Evidence(JSON_FILE, None, note)] if differ else []
+    return Outcome.ratio(len(agree), len(paths), f"YAML and JSON agree type-strictly on "
+                         f"{len(agree)}/{len(paths)} leaf paths (null never counts)", evidence)
+
+
+# ---- quality --------------------------------------------------------------------------
+
+
+def _raw(ctx: CheckContext, name: str) -> str | None:
+    source = ctx.files.get(name)
+    return source.text if source is not None and source.usable else None
+
+
+@check("yaml_indentation")
+def yaml_indentation(ctx: CheckContext) -> Outcome:
+    text = _raw(ctx, YAML_FILE)
+    if text is None:
+        return Outcome.fail(f"{YAML_FILE} is not usable", _failure_evidence(ctx, "yaml"))
+    fine, indented, problems = data.yaml_indentation(text)
+    if indented == 0:
+        return Outcome.ok("no indented lines (nothing to get wrong)")
+    evidence = [Evidence(YAML_FILE, line, why) for line, why in problems[:5]]
+    return Outcome.ratio(fine, indented, f"{fine}/{indented} indented lines use spaces in 2-space steps "
+                                         "(comments and multi-line scalar text ignored)", evidence)
+
+
+@check("json_literals")
+def json_literals(ctx: CheckContext) -> Outcome:
+    loaded, tree = _data(ctx, "json")
+    if not loaded:
+        return Outcome.fail(f"{JSON_FILE} did not load", _failure_evidence(ctx, "json"))
+    typed = {p: v for p, v in data.leaves(_expected(ctx)).items() if isinstance(v, (bool, int))}
+    done, total, wrong = data.count_paths(tree, list(typed), lambda p, v: type(v) is type(typed[p]))
+    note = "not a native boolean/integer: " + ", ".join(wrong[:5])
+    evidence = [Evidence(JSON_FILE, None, note)] if wrong else []
+    return Outcome.ratio(done, total, f"{done}/{total} boolean and integer settings are native JSON literals",
+                         evidence)
+
+
+@check("formatting_style")
+def formatting_style(ctx: CheckContext) -> Outcome:
+    loaded, tree = _data(ctx, "json")
+    properties = data.style_properties(_raw(ctx, YAML_FILE), _raw(ctx, JSON_FILE), tree, loaded)
+    held = [name for name, value in properties.items() if value is True]
+    failed = [f"{name}: {value}" for name, value in properties.items() if value is not True]
+    evidence = [Evidence(JSON_FILE if note.startswith("JSON") else YAML_FILE, None, note) for note in failed]
+    summary = f"{len(held)}/{len(properties)} formatting properties hold"
+    summary += f" (not: {'; '.join(failed)})" if failed else ""
+    return Outcome.ratio(len(held), len(properties), summary, evidence)
+
+
+@check("no_duplication")
+def no_duplication(ctx: CheckContext) -> Outcome:
+    y, j = _parsed(ctx, "yaml"), _parsed(ctx, "json")
+    y_ok, j_ok = y["status"] == "ok", j["status"] == "ok"
+    properties = {
+        "one YAML document": y_ok and y["documents"] == 1,
+        "no repeated YAML keys": y_ok and not y["duplicates"],
+        "no repeated JSON keys": j_ok and not j["duplicates"],
+    }
+    evidence = [Evidence(YAML_FILE, d.get("line"), f"key {d['key']!r} repeated") for d in y["duplicates"][:3]]
+    evidence += [Evidence(JSON_FILE, None, f"key {d['key']!r} repeated") for d in j["duplicates"][:3]]
+    if y_ok and y["documents"] != 1:
+        evidence.append(Evidence(YAML_FILE, None, f"{y['documents']} documents"))
+    held = sum(properties.values())
+    missing = [name for name, ok in properties.items() if not ok]
+    return Outcome.ratio(held, len(properties), f"{held}/{len(properties)} hold"
+                         + (f"; not verified or violated: {', '.join(missing)}" if missing else ""), evidence)
+
+
+# ---- security -------------------------------------------------------------------------
+
+
+@check("yaml_safety")
+def yaml_safety(ctx: CheckContext) -> Outcome:
+    parsed = _parsed(ctx, "yaml")
+    status = parsed["status"]
+    if status == "ok":
+        return Outcome.ok(f"{YAML_FILE} loads with the limited safe loader "
+                          "(no language tags, aliases within limits)")
+    why = {
+        "unsafe_tag": "uses a tag the safe loader refuses",
+        "limit": "exceeds the loader's alias/depth/size limits",
+    }.get(status, "does not load, so its safety is unverified")
+    return Outcome.fail(f"{YAML_FILE} {why}: {parsed['error']}", _failure_evidence(ctx, "yaml"))
