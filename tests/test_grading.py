@@ -1,0 +1,87 @@
+"""The grading engine: bad input becomes an error status naming the file; check crashes become data."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchmark.grading import GradeOptions, grade_model, grade_prompt
+from benchmark.prompts import PROMPT_MODULES, module_for
+from benchmark.prompts.base import Outcome
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = ROOT / "submissions" / "reference_implementations" / "example_model"
+TEST_DATA = ROOT / "test_data"
+
+BAD_INPUTS = {
+    "missing": (None, "file not found"),
+    "empty": (b"   \n", "file is empty"),
+    "binary": (b"\x00\x01\x02import os\n", "binary file"),
+    "non_utf8": (b"def f():\n    return '\xff\xfe'\n", "not valid UTF-8"),
+    "huge": (b"x = 1\n" * 200_000, "file too large"),
+    "syntax": (b"def transform_and_enrich_users(users:\n    return users\n", "syntax error"),
+}
+
+
+def _model_with(tmp_path: Path, name: str, data: bytes | None) -> Path:
+    model = tmp_path / "model"
+    shutil.copytree(REFERENCE, model)
+    target = model / name
+    target.unlink()
+    if data is not None:
+        target.write_bytes(data)
+    return model
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUTS))
+def test_bad_python_input_is_an_error_naming_the_file(tmp_path, case):
+    data, reason = BAD_INPUTS[case]
+    model = _model_with(tmp_path, "prompt_3_transform.py", data)
+    result = grade_prompt(module_for("prompt_3"), model, test_data=TEST_DATA)
+    assert result.status == "error" and result.score == 0 and not result.passed
+    assert result.error.startswith("prompt_3_transform.py: ") and reason in result.error
+    statuses = {c.status for cat in result.categories for c in cat.checks}
+    assert statuses == {"error"}
+
+
+def test_one_bad_prompt_does_not_stop_the_others(tmp_path):
+    model = _model_with(tmp_path, "prompt_1_solution.py", b"\x00binary")
+    result = grade_model(model, "user_submissions", test_data=TEST_DATA)
+    by_id = {p.prompt_id: p for p in result.prompts}
+    assert by_id["prompt_1"].status == "error"
+    assert all(by_id[p].status == "ok" and by_id[p].passed for p in ("prompt_2", "prompt_3", "prompt_4"))
+
+
+def test_a_crashing_check_becomes_an_error_record(monkeypatch):
+    module = module_for("prompt_3")
+
+    def broken(ctx):
+        raise RuntimeError("bug in a check")
+
+    monkeypatch.setitem(module.CHECKS, "single_pass", broken)
+    result = grade_prompt(module, REFERENCE, test_data=TEST_DATA)
+    check = next(c for cat in result.categories for c in cat.checks if c.id == "single_pass")
+    assert check.status == "error" and check.earned == 0
+    assert "RuntimeError: bug in a check" in check.rationale
+    with pytest.raises(RuntimeError):
+        grade_prompt(module, REFERENCE, test_data=TEST_DATA, options=GradeOptions(debug=True))
+
+
+def test_outcome_status_is_derived_from_the_fraction(monkeypatch):
+    module = module_for("prompt_3")
+    monkeypatch.setitem(module.CHECKS, "single_pass", lambda ctx: Outcome.ratio(1, 4, "quarter"))
+    result = grade_prompt(module, REFERENCE, test_data=TEST_DATA)
+    check = next(c for cat in result.categories for c in cat.checks if c.id == "single_pass")
+    assert check.status == "partial" and check.earned == pytest.approx(0.25)
+
+
+def test_every_prompt_records_file_hashes_and_child_runs():
+    for module in PROMPT_MODULES:
+        result = grade_prompt(module, REFERENCE, test_data=TEST_DATA)
+        assert set(result.files) == set(module.FILES)
+        assert all(len(h) == 64 for h in result.files.values())
+        if module.PYTHON_FILES:
+            assert result.execution, f"{module.PROMPT_ID} ran no child"
+            assert all(e["channel_error"] is None for e in result.execution)
