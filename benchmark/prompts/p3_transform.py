@@ -1,0 +1,324 @@
+"""Prompt 3, Data Transformation: ``transform_and_enrich_users(user_list)`` on user records.
+
+``observe`` calls the function in one ``call`` child on three lists: the fixture
+(``test_data/user_data.json``, loaded here with ``utf-8-sig``), a malformed list (non-dict
+items, null/odd ``contact`` and ``stats``, unconvertible ids) and a list generated from the
+seed. Expected answers come from the answer key (fixture) and the oracle in
+``p3_transform_data`` (the others); the child never sees them.
+
+Scoring choices, so that returning the input unchanged (or ``[]``/None) earns ~nothing:
+
+* the four field checks count, pooled over the fixture and perturbed calls, only records
+  whose field *must change* (the expected value differs type-strictly from the input's, a
+  missing field included); each one right earns 1, and each field that was already right in
+  the input but is broken by the output costs 1;
+* ``function_runs`` is the share of fixture records that come back whole: every field the
+  contract adds is present (values not judged) and every other field is exactly as it was,
+  so a list returned without work, or a skeleton of new keys, earns 0;
+* ``error_handling`` is half "the malformed call returned exactly one dict per dict input"
+  and half "share of those records equal to the oracle's", all halved if the perturbed call
+  did not return a list.
+
+Output records are matched to input records by position when the counts agree, else by id.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..analyzers import astfacts, maintainability, security
+from ..submission import SourceFile
+from ..types import Evidence
+from . import p3_transform_data as data
+from . import p3_transform_judge as judge
+from .base import CheckContext, Outcome, RunFn, make_registry
+
+PROMPT_ID = "prompt_3"
+TITLE = "Data Transformation"
+FILES = ("prompt_3_transform.py",)
+PYTHON_FILES = frozenset(FILES)
+TEXT_FILE = "prompt_3.md"
+MAIN, FUNCTION = judge.MAIN, judge.FUNCTION
+LABELS = ("fixture", "malformed", "perturbed")
+MAX_FUNCTION_LINES = 40
+MAX_COMPLEXITY = 10
+MI_FULL, MI_ZERO = 65.0, 20.0
+UNSAFE_CALLS = ("eval", "exec", "compile", "__import__", "pickle.load", "pickle.loads",
+                "marshal.loads", "os.system", "os.popen", "subprocess.run", "subprocess.call",
+                "subprocess.Popen", "subprocess.check_call", "subprocess.check_output")
+HAZARDS: dict[str, str] = data.HAZARDS
+CHECKS, check = make_registry()
+
+
+def fixture_files() -> dict[str, bytes]:
+    return {data.FIXTURE_PATH: data.fixture_bytes()}
+
+
+def answer_keys() -> dict[str, bytes]:
+    return {data.ANSWER_KEY_PATH: data.dump_json(data.expected_output(data.fixture_users()))}
+
+
+# ---- observing ----------------------------------------------------------------------
+
+
+def _run_calls(run: RunFn, inputs: dict[str, Any], labels: tuple[str, ...]) -> tuple[dict | None, str]:
+    request = {"mode": "call", "module": MAIN, "function": FUNCTION,
+               "calls": [{"label": label, "args": [inputs[label]]} for label in labels]}
+    result = run(request, {})
+    if result.observation is None:
+        why = "timed out" if result.timed_out else (result.channel_error or "no record")
+        return None, f"the child run failed ({why})"
+    return result.observation, ""
+
+
+def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path, seed: int) -> dict[str, Any]:
+    """Run the three calls in one child; if that child dies (a hang on the malformed list,
+    say), run the fixture and perturbed calls again without it, so only it is lost."""
+    users = json.loads((test_data / data.FIXTURE_PATH).read_bytes().decode("utf-8-sig"))
+    key = (test_data / "answer_keys" / data.ANSWER_KEY_PATH).read_text(encoding="utf-8")
+    inputs = {"fixture": users, "malformed": data.malformed_users(),
+              "perturbed": data.perturbed_users(seed)}
+    expected = {"fixture": json.loads(key), "malformed": data.expected_output(inputs["malformed"]),
+                "perturbed": data.expected_output(inputs["perturbed"])}
+    facts: dict[str, Any] = {"seed": seed, "inputs": inputs, "expected": expected,
+                             "results": {}, "problem": "", "unobserved": {}}
+    observation, problem = _run_calls(run, inputs, LABELS)
+    if observation is None:
+        facts["unobserved"] = {"malformed": problem}
+        observation, problem = _run_calls(run, inputs, judge.SCORED_LABELS)
+    if observation is None:
+        facts["problem"] = problem
+        return facts
+    facts["import_error"] = observation.get("import_error")
+    facts["function_found"] = observation.get("function_found")
+    facts["results"] = {r["label"]: r for r in observation.get("results", [])}
+    return facts
+
+
+# ---- judging helpers ----------------------------------------------------------------
+
+
+def _tree(ctx: CheckContext) -> ast.Module | None:
+    source = ctx.files.get(MAIN)
+    return source.tree if source is not None else None
+
+
+def _function(tree: ast.Module | None) -> ast.FunctionDef | None:
+    node = astfacts.find_function(tree, FUNCTION) if tree is not None else None
+    return node if isinstance(node, ast.FunctionDef) else None
+
+
+def _needs_tree(ctx: CheckContext) -> tuple[ast.Module | None, Outcome | None]:
+    tree = _tree(ctx)
+    return tree, None if tree is not None else Outcome.fail(f"{MAIN} did not parse")
+
+
+# ---- syntax and structure -----------------------------------------------------------
+
+
+@check("file_compiles")
+def file_compiles(ctx: CheckContext) -> Outcome:
+    source = ctx.files.get(MAIN)
+    if source is None or not source.usable:
+        return Outcome.fail(f"{MAIN}: {source.error if source else 'missing'}")
+    if source.tree is None:
+        return Outcome.fail(f"{MAIN}: {source.syntax_error}", [Evidence(MAIN, source.syntax_line)])
+    return Outcome.ok(f"{MAIN} parses and compiles")
+
+
+@check("function_exists")
+def function_exists(ctx: CheckContext) -> Outcome:
+    tree = _tree(ctx)
+    node = _function(tree)
+    if node is None:
+        found = astfacts.find_function(tree, FUNCTION) if tree is not None else None
+        why = "is async (it must return a list, not a coroutine)" if found else "is not defined"
+        return Outcome.fail(f"a top-level def {FUNCTION} {why} in {MAIN}")
+    return Outcome.ok(f"{FUNCTION} defined at line {node.lineno}", [Evidence(MAIN, node.lineno)])
+
+
+@check("correct_signature")
+def correct_signature(ctx: CheckContext) -> Outcome:
+    """Exactly one required positional parameter; any others need defaults (*args ok)."""
+    node = _function(_tree(ctx))
+    if node is None:
+        return Outcome.fail(f"no {FUNCTION} to inspect")
+    args = node.args
+    positional = [a.arg for a in args.posonlyargs + args.args]
+    required = positional[: len(positional) - len(args.defaults)]
+    required_kwonly = [a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
+    evidence = [Evidence(MAIN, node.lineno)]
+    if len(required) != 1 or required_kwonly:
+        extra = f" and required keyword-only {required_kwonly}" if required_kwonly else ""
+        return Outcome.fail(f"{FUNCTION} has {len(required)} required positional parameters "
+                            f"({', '.join(required) or 'none'}){extra}; the contract needs exactly 1",
+                            evidence)
+    return Outcome.ok(f"{FUNCTION}({required[0]}) takes the user list as its one required argument",
+                      evidence)
+
+
+@check("basic_organization")
+def basic_organization(ctx: CheckContext) -> Outcome:
+    """Half: per-record work in helpers or a short main function; half: no module side effects."""
+    tree = _tree(ctx)
+    node = _function(tree)
+    if node is None:
+        return Outcome.fail(f"no {FUNCTION} to inspect")
+    helpers = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n is not node}
+    called = {c.func.id for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
+    used = sorted(helpers & called)
+    length = next((s.length for s in astfacts.function_spans(tree)
+                   if s.qualname == FUNCTION and s.line == node.lineno), MAX_FUNCTION_LINES + 1)
+    organized = bool(used) or length <= MAX_FUNCTION_LINES
+    effects = astfacts.module_side_effects(tree)
+    first = f"calls helpers {', '.join(used)}" if used else f"main function is {length} lines, no helpers"
+    second = f"{len(effects)} module-level side effects" if effects else "no module-level side effects"
+    evidence = [Evidence(MAIN, line, "module-level side effect") for line in effects[:5]]
+    return Outcome.ratio(0.5 * organized + 0.5 * (not effects), 1, f"{first}; {second}", evidence)
+
+
+# ---- execution ----------------------------------------------------------------------
+
+
+@check("function_runs")
+def function_runs(ctx: CheckContext) -> Outcome:
+    return judge.judge_fixture_records(ctx)
+
+
+@check("id_standardization")
+def id_standardization(ctx: CheckContext) -> Outcome:
+    return judge.judge_field(ctx, "id", "an int id")
+
+
+@check("email_provider")
+def email_provider(ctx: CheckContext) -> Outcome:
+    return judge.judge_field(ctx, "email_provider", "contact.email_provider")
+
+
+@check("age_normalization")
+def age_normalization(ctx: CheckContext) -> Outcome:
+    return judge.judge_field(ctx, "age", "a normalised stats.age")
+
+
+@check("account_tiers")
+def account_tiers(ctx: CheckContext) -> Outcome:
+    return judge.judge_field(ctx, "account_tier", "an account_tier")
+
+
+@check("error_handling")
+def error_handling(ctx: CheckContext) -> Outcome:
+    return judge.judge_malformed(ctx)
+
+
+# ---- quality ------------------------------------------------------------------------
+
+
+@check("specific_exceptions")
+def specific_exceptions(ctx: CheckContext) -> Outcome:
+    """A handler counts against when it is bare, or broad and swallows the error."""
+    tree, failed = _needs_tree(ctx)
+    if failed:
+        return failed
+    handlers = astfacts.handlers(tree)
+    bad = [h for h in handlers if h.kind == "bare" or (h.kind == "broad" and h.swallowed)]
+    if not handlers:
+        return Outcome.ok("no exception handlers, so none is bare or swallows errors")
+    evidence = [Evidence(MAIN, h.line, f"{h.kind} handler") for h in bad]
+    return Outcome.ratio(len(handlers) - len(bad), len(handlers),
+                         f"{len(handlers) - len(bad)} of {len(handlers)} handlers are specific "
+                         "or re-raise/report", evidence)
+
+
+@check("no_input_mutation")
+def no_input_mutation(ctx: CheckContext) -> Outcome:
+    blocked = judge.blocker(ctx)
+    if blocked:
+        return blocked
+    seen = [r for r in ctx.facts["results"].values() if r.get("mutated") is not None]
+    if not seen:
+        return Outcome.fail("no call was observed, so mutation could not be ruled out")
+    mutated = sorted(r["label"] for r in seen if r["mutated"])
+    if mutated:
+        return Outcome.ratio(len(seen) - len(mutated), len(seen),
+                             f"the input list was modified in {len(mutated)} of {len(seen)} calls "
+                             f"({', '.join(mutated)})")
+    return Outcome.ok(f"the input list was left unchanged in all {len(seen)} calls")
+
+
+@check("readable_loops")
+def readable_loops(ctx: CheckContext) -> Outcome:
+    tree, failed = _needs_tree(ctx)
+    if failed:
+        return failed
+    bad = astfacts.range_len_loops(tree)
+    loops = sum(isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)) for n in ast.walk(tree))
+    if not bad:
+        return Outcome.ok(f"none of {loops} for-loops iterates over range(len(...))")
+    return Outcome.ratio(loops - len(bad), loops,
+                         f"{len(bad)} of {loops} for-loops iterate over range(len(...)) "
+                         "instead of the items", [Evidence(MAIN, line) for line in bad])
+
+
+# ---- security, performance, maintainability ------------------------------------------
+
+
+@check("no_unsafe_constructs")
+def no_unsafe_constructs(ctx: CheckContext) -> Outcome:
+    tree, failed = _needs_tree(ctx)
+    if failed:
+        return failed
+    issues = security.bandit_issues(ctx.files[MAIN].text, MAIN)
+    unsafe = sorted({(line, name) for name in UNSAFE_CALLS for line in astfacts.calls_to(tree, name)})
+    fraction = 0.0 if unsafe else security.security_fraction(issues)
+    evidence = ([Evidence(MAIN, line, f"call to {name}") for line, name in unsafe]
+                + [Evidence(MAIN, i.line, f"bandit {i.test_id} {i.severity}") for i in issues])
+    names = ", ".join(sorted({name for _, name in unsafe})) or "none"
+    return Outcome(fraction, f"{len(issues)} bandit findings; unsafe calls: {names}",
+                   tuple(evidence[:10]))
+
+
+@check("single_pass")
+def single_pass(ctx: CheckContext) -> Outcome:
+    tree, failed = _needs_tree(ctx)
+    if failed:
+        return failed
+    nested = astfacts.nested_loops(tree)
+    loops = sum(isinstance(n, (ast.For, ast.AsyncFor, ast.While, ast.comprehension))
+                for n in ast.walk(tree))
+    if not nested:
+        return Outcome.ok(f"no loop runs inside another loop ({loops} loops)")
+    return Outcome.ratio(loops - len(nested), loops,
+                         f"{len(nested)} of {loops} loops are nested inside another loop",
+                         [Evidence(MAIN, line) for line in nested])
+
+
+@check("code_organization")
+def code_organization(ctx: CheckContext) -> Outcome:
+    tree, failed = _needs_tree(ctx)
+    if failed:
+        return failed
+    functions = maintainability.metrics(tree).functions
+    if not functions:
+        return Outcome.fail("no functions to measure")
+    bad = [f for f in functions if f.length > MAX_FUNCTION_LINES or f.complexity > MAX_COMPLEXITY]
+    detail = "; ".join(f"{f.name}: {f.length} lines, complexity {f.complexity}" for f in bad)
+    return Outcome.ratio(len(functions) - len(bad), len(functions),
+                         f"{len(functions) - len(bad)} of {len(functions)} functions are at most "
+                         f"{MAX_FUNCTION_LINES} lines with complexity at most {MAX_COMPLEXITY}"
+                         + (f" ({detail})" if bad else ""),
+                         [Evidence(MAIN, f.line, f.name) for f in bad])
+
+
+@check("maintainability_index")
+def maintainability_index(ctx: CheckContext) -> Outcome:
+    tree, failed = _needs_tree(ctx)
+    if failed:
+        return failed
+    mi = maintainability.metrics(tree).mi
+    return Outcome.ratio(mi - MI_ZERO, MI_FULL - MI_ZERO,
+                         f"maintainability index {mi:.1f} (full credit from {MI_FULL:.0f}, none at "
+                         f"{MI_ZERO:.0f} or below)")

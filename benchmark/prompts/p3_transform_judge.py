@@ -1,0 +1,204 @@
+"""Prompt 3 judging: type-strict comparison, record alignment, per-field tallies and the
+behaviour verdicts the checks in ``p3_transform`` return.
+
+Everything here is pure: plain JSON data in (what came back from the child, the inputs and
+the oracle's expected answers), numbers or an ``Outcome`` out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .base import CheckContext, Outcome
+from .p3_transform_data import MISSING
+
+MAIN = "prompt_3_transform.py"
+FUNCTION = "transform_and_enrich_users"
+SCORED_LABELS = ("fixture", "perturbed")
+MAX_OUTPUT_ITEMS = 10_000  # more items than this for a <= 40-record input is not an answer
+
+
+def strict_equal(a: Any, b: Any) -> bool:
+    """Equality that tells ``True`` from ``1`` and ``32`` from ``32.0`` (plain JSON data)."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(strict_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(strict_equal(x, y) for x, y in zip(a, b))
+    return bool(a == b)
+
+
+def align(inputs: list[Any], expected: list[Any], output: Any) -> list[Any]:
+    """For each dict record of ``inputs``, the output record judged against it (or None).
+
+    ``expected`` is the oracle's answer for ``inputs``. Same count: by position. Otherwise
+    by id: the first unused output record whose ``id`` equals the expected (converted) id or
+    the raw input id. A non-list, or an absurdly long list, matches nothing.
+    """
+    records = [u for u in inputs if isinstance(u, dict)]
+    if not isinstance(output, list) or len(output) > MAX_OUTPUT_ITEMS:
+        return [None] * len(records)
+    if len(output) == len(records):
+        return [r if isinstance(r, dict) else None for r in output]
+    pool = [(i, r) for i, r in enumerate(output) if isinstance(r, dict)]
+    used: set[int] = set()
+    matched = []
+    for raw, want in zip(records, expected):
+        keys = (want.get("id", MISSING), raw.get("id", MISSING))
+        hit = next((i for i, r in pool if i not in used
+                    and any(strict_equal(r.get("id", MISSING), k) for k in keys)), None)
+        if hit is not None:
+            used.add(hit)
+        matched.append(None if hit is None else output[hit])
+    return matched
+
+
+def _nested(record: Any, outer: str, inner: str) -> Any:
+    if not isinstance(record, dict) or not isinstance(record.get(outer), dict):
+        return MISSING
+    return record[outer].get(inner, MISSING)
+
+
+FIELDS: dict[str, Callable[[Any], Any]] = {
+    "id": lambda r: r.get("id", MISSING) if isinstance(r, dict) else MISSING,
+    "email_provider": lambda r: _nested(r, "contact", "email_provider"),
+    "age": lambda r: _nested(r, "stats", "age"),
+    "account_tier": lambda r: r.get("account_tier", MISSING) if isinstance(r, dict) else MISSING,
+}
+
+
+def field_tally(field: str, inputs: list[Any], expected: list[Any], output: Any) -> tuple[int, int, int]:
+    """(records whose field must change, of those correct, unchanged fields the output broke).
+
+    A record "must change" a field when the expected value differs (type-strictly) from the
+    input's, an absent field included; a missing output record is simply not correct.
+    """
+    get = FIELDS[field]
+    records = [u for u in inputs if isinstance(u, dict)]
+    changed = correct = broken = 0
+    for raw, want, got in zip(records, expected, align(inputs, expected, output)):
+        must_change = not strict_equal(get(raw), get(want))
+        right = got is not None and strict_equal(get(got), get(want))
+        changed += must_change
+        correct += must_change and right
+        broken += (not must_change) and got is not None and not right
+    return changed, correct, broken
+
+
+def shaped(record: Any, want: dict[str, Any]) -> bool:
+    """Whether an output record carries every field the contract adds (values not judged)."""
+    return (isinstance(record, dict) and ("id" in record) == ("id" in want)
+            and all(FIELDS[f](record) is not MISSING
+                    for f in ("email_provider", "age", "account_tier")))
+
+
+def _unjudged(record: dict[str, Any]) -> dict[str, Any]:
+    """The record without the four judged fields (``contact``/``stats`` keep their other keys)."""
+    rest = {k: v for k, v in record.items() if k not in ("id", "account_tier")}
+    for outer, inner in (("contact", "email_provider"), ("stats", "age")):
+        if isinstance(rest.get(outer), dict):
+            rest[outer] = {k: v for k, v in rest[outer].items() if k != inner}
+    return rest
+
+
+def whole(record: Any, want: dict[str, Any]) -> bool:
+    """Shaped, and every field the contract does not change is exactly as expected."""
+    return shaped(record, want) and strict_equal(_unjudged(record), _unjudged(want))
+
+
+def blocker(ctx: CheckContext) -> Outcome | None:
+    """Why no behaviour can be judged, as an Outcome; None when results exist."""
+    facts = ctx.facts
+    if "results" not in facts:
+        return Outcome.error("no behaviour facts were gathered")
+    if facts.get("problem"):
+        return Outcome.error(facts["problem"])
+    if facts.get("import_error"):
+        error = facts["import_error"]
+        return Outcome.fail(f"importing {MAIN} failed: {error['type']}: {error['message']}")
+    if not facts.get("function_found"):
+        return Outcome.fail(f"{MAIN} defines no callable {FUNCTION}")
+    return None
+
+
+def returned_list(result: Mapping[str, Any] | None) -> bool:
+    return bool(result) and bool(result.get("returned")) and result.get("value_type") == "list"
+
+
+def call_value(ctx: CheckContext, label: str) -> Any:
+    """The call's JSON value, or None when it raised or did not return a list."""
+    result = ctx.facts["results"].get(label)
+    return result["value"] if returned_list(result) else None
+
+
+def how_it_went(result: Mapping[str, Any] | None) -> str:
+    if not result:
+        return "was not observed"
+    if result.get("exception"):
+        return f"raised {result['exception']['type']}: {result['exception']['message']}"
+    if result.get("value_type") != "list":
+        return f"returned {result.get('value_type')}, not a list"
+    return "returned a list"
+
+
+def judge_field(ctx: CheckContext, field: str, what: str) -> Outcome:
+    blocked = blocker(ctx)
+    if blocked:
+        return blocked
+    changed = correct = broken = 0
+    for label in SCORED_LABELS:
+        c, k, b = field_tally(field, ctx.facts["inputs"][label],
+                              ctx.facts["expected"][label], call_value(ctx, label))
+        changed, correct, broken = changed + c, correct + k, broken + b
+    return Outcome.ratio(correct - broken, changed,
+                         f"{correct} of {changed} records that needed {what} got it right; "
+                         f"{broken} already-correct values were broken (fixture + perturbed)")
+
+
+def judge_fixture_records(ctx: CheckContext) -> Outcome:
+    """Share of fixture records returned whole: added fields present, other fields intact."""
+    blocked = blocker(ctx)
+    if blocked:
+        return blocked
+    result = ctx.facts["results"].get("fixture")
+    if not returned_list(result):
+        return Outcome.fail(f"the fixture call {how_it_went(result)}")
+    inputs, expected = ctx.facts["inputs"]["fixture"], ctx.facts["expected"]["fixture"]
+    aligned = align(inputs, expected, result["value"])
+    carry = sum(shaped(got, want) for got, want in zip(aligned, expected))
+    intact = sum(whole(got, want) for got, want in zip(aligned, expected))
+    return Outcome.ratio(intact, len(expected),
+                         f"the fixture call returned {len(result['value'])} items; {carry} of "
+                         f"{len(expected)} records carry all four contract fields and {intact} "
+                         "also keep every other field unchanged")
+
+
+def judge_malformed(ctx: CheckContext) -> Outcome:
+    """Half: one dict back per dict input of the malformed list; half: those records exactly
+    as the contract says; all of it halved when the perturbed call did not return a list."""
+    blocked = blocker(ctx)
+    if blocked:
+        return blocked
+    results = ctx.facts["results"]
+    inputs, expected = ctx.facts["inputs"]["malformed"], ctx.facts["expected"]["malformed"]
+    value = call_value(ctx, "malformed")
+    survived = (isinstance(value, list) and len(value) == len(expected)
+                and all(isinstance(r, dict) for r in value))
+    aligned = align(inputs, expected, value)
+    exact = sum(got is not None and strict_equal(got, want) for got, want in zip(aligned, expected))
+    perturbed_ok = returned_list(results.get("perturbed"))
+    fraction = (0.5 * survived + 0.5 * exact / len(expected)) * (1.0 if perturbed_ok else 0.5)
+    if isinstance(value, list):
+        shape = "one dict per dict input" if survived else f"expected exactly {len(expected)} dicts"
+        malformed = f"returned {len(value)} items ({shape})"
+    elif ctx.facts.get("unobserved", {}).get("malformed"):
+        malformed = f"was lost: {ctx.facts['unobserved']['malformed']}"
+    else:
+        malformed = how_it_went(results.get("malformed"))
+    return Outcome(fraction,
+                   f"the malformed call {malformed}; {exact} of {len(expected)} records match the "
+                   f"contract exactly; the perturbed call {how_it_went(results.get('perturbed'))}")

@@ -1,0 +1,543 @@
+"""Prompt 3 (Data Transformation): fixture hazards, the oracle, every check, and end-to-end grading."""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import shutil
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmark.grading import GradeOptions, grade_prompt
+from benchmark.prompts import p3_transform as P3
+from benchmark.prompts import p3_transform_data as D
+from benchmark.prompts import p3_transform_judge as J
+from benchmark.prompts.base import CheckContext
+from benchmark.rubric import by_id
+from benchmark.submission import SourceFile
+from benchmark.types import ExecResult
+
+ROOT = Path(__file__).resolve().parent.parent
+TEST_DATA = ROOT / "test_data"
+REFERENCE = ROOT / "submissions" / "reference_implementations" / "example_model"
+SEED = 4242
+MAIN = P3.MAIN
+
+# ---- helpers ------------------------------------------------------------------------
+
+
+def _source(text: str) -> SourceFile:
+    text = textwrap.dedent(text)
+    return SourceFile(MAIN, Path(MAIN), text, None, None, ast.parse(text))
+
+
+def _static(text: str, check_id: str) -> float:
+    outcome = P3.CHECKS[check_id](CheckContext(files={MAIN: _source(text)}))
+    assert outcome.rationale
+    return outcome.fraction
+
+
+def _result(label: str, value: Any, *, mutated: bool = False, exception: str | None = None) -> dict:
+    raised = {"type": exception, "message": "boom"} if exception else None
+    return {"label": label, "returned": raised is None, "value": None if raised else value,
+            "value_type": None if raised else type(value).__name__, "unserializable": None,
+            "exception": raised, "mutated": mutated, "output": ""}
+
+
+def _facts(transform=D.expected_output, **overrides) -> dict[str, Any]:
+    """Facts as observe builds them, with each call's value computed by ``transform``."""
+    inputs = {"fixture": D.fixture_users(), "malformed": D.malformed_users(),
+              "perturbed": D.perturbed_users(SEED)}
+    expected = {label: D.expected_output(users) for label, users in inputs.items()}
+    results = {label: _result(label, json.loads(json.dumps(transform(copy.deepcopy(users)))))
+               for label, users in inputs.items()}
+    results.update(overrides)
+    return {"seed": SEED, "inputs": inputs, "expected": expected, "results": results,
+            "problem": "", "import_error": None, "function_found": True}
+
+
+def _behaviour(check_id: str, facts: dict[str, Any]) -> float:
+    outcome = P3.CHECKS[check_id](CheckContext(files={}, facts=facts))
+    assert outcome.rationale
+    return outcome.fraction
+
+
+def _identity(users):
+    return users
+
+
+def _half_right(users):
+    """Right on the fixture-shaped cases a naive solution handles; wrong on the rest."""
+    out = D.expected_output(users)
+    for record in out[::2]:
+        record["account_tier"] = "Gold"
+        record["stats"]["age"] = "?"
+        record["contact"]["email_provider"] = "?"
+        record["id"] = "?"
+    return out
+
+
+# ---- module interface, fixture and hazards --------------------------------------------
+
+
+def test_checks_match_the_rubric_rows():
+    assert set(P3.CHECKS) == {row.id for row in by_id("prompt_3").checks}
+    assert P3.FILES == ("prompt_3_transform.py",) and P3.PYTHON_FILES == frozenset(P3.FILES)
+    assert (ROOT / "benchmark" / "prompts" / "text" / P3.TEXT_FILE).is_file()
+
+
+def _fixture() -> tuple[bytes, list[dict[str, Any]]]:
+    raw = P3.fixture_files()[D.FIXTURE_PATH]
+    return raw, json.loads(raw.decode("utf-8-sig"))
+
+
+def _by_id(users, raw_id):
+    return next(u for u in users if u.get("id") == raw_id)
+
+
+HAZARD_PROOFS = {
+    "utf8_bom": lambda raw, users: raw[:3] == b"\xef\xbb\xbf",
+    "string_ids": lambda raw, users: b'"id": "101"' in raw and b'"id": 102,' in raw,
+    "padded_ids": lambda raw, users: b'"id": "103 "' in raw and b'"id": " 104"' in raw,
+    "float_id": lambda raw, users: b'"id": 105.0' in raw and isinstance(users[4]["id"], float),
+    "string_numbers": lambda raw, users: b'"age": "32"' in raw and b'"total_purchases": "15"' in raw,
+    "float_age": lambda raw, users: b'"age": 28.0' in raw,
+    "padded_age": lambda raw, users: b'"age": " 61 "' in raw,
+    "invalid_ages": lambda raw, users: b'"age": "unknown"' in raw and b'"age": null' in raw,
+    "null_email": lambda raw, users: b'"email": null' in raw,
+    "missing_email": lambda raw, users: any(
+        isinstance(u.get("contact"), dict) and "email" not in u["contact"] for u in users),
+    "uppercase_domain": lambda raw, users: b"@Web.DE" in raw and b"@Outlook.COM" in raw,
+    "padded_email": lambda raw, users: b'"email": " asa.oberg@Outlook.COM "' in raw,
+    "quoted_at_local_part": lambda raw, users: b'"\\"bob@home\\"@Mail.Example.co.uk"' in raw,
+    "stale_provider": lambda raw, users: b'"email_provider": "stale.example"' in raw,
+    "missing_contact_stats": lambda raw, users: not {"contact", "stats"} & set(_by_id(users, 999)),
+    "tier_boundaries": lambda raw, users: all(
+        p in raw for p in (b'"total_purchases": 50\n', b'"total_purchases": "100"',
+                           b'"total_purchases": 99.99', b'"total_purchases": "49.5"')),
+    "non_ascii_names": lambda raw, users: all(
+        name.encode("utf-8") in raw for name in ("José Müller", "Zoë 李", "Åsa Öberg")),
+}
+
+
+def test_every_hazard_is_documented_and_present_in_the_fixture_bytes():
+    raw, users = _fixture()
+    assert set(HAZARD_PROOFS) == set(P3.HAZARDS)
+    missing = [hazard for hazard, proof in HAZARD_PROOFS.items() if not proof(raw, users)]
+    assert not missing
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(raw.decode("utf-8"))  # the BOM breaks a plain utf-8 read
+
+
+def test_fixture_and_answer_key_are_deterministic_and_committed():
+    assert P3.fixture_files() == P3.fixture_files() and P3.answer_keys() == P3.answer_keys()
+    for name, blob in P3.fixture_files().items():
+        assert (TEST_DATA / name).read_bytes() == blob
+    for name, blob in P3.answer_keys().items():
+        assert (TEST_DATA / "answer_keys" / name).read_bytes() == blob
+
+
+def test_answer_key_agrees_with_the_oracle_and_the_contract_examples():
+    _, users = _fixture()
+    key = json.loads(P3.answer_keys()[D.ANSWER_KEY_PATH])
+    assert J.strict_equal(key, D.expected_output(users))
+    by_id = {r["id"]: r for r in key}
+    assert sorted(by_id) == [101, 102, 103, 104, 105, 106, 999]
+    assert [by_id[i]["account_tier"] for i in (101, 102, 103, 104, 105, 106, 999)] == [
+        "Bronze", "Gold", "Silver", "Bronze", "Gold", "Silver", "Bronze"]
+    assert [by_id[i]["contact"]["email_provider"] for i in (101, 102, 103, 104, 105, 106)] == [
+        "gmail.com", "web.de", None, "mail.example.co.uk", "outlook.com", None]
+    assert [by_id[i]["stats"]["age"] for i in (101, 102, 103, 104, 105, 106, 999)] == [
+        32, 45, 28, None, None, 61, None]
+    assert by_id[999]["contact"] == {"email_provider": None} and by_id[999]["stats"] == {"age": None}
+    assert by_id[101]["stats"]["total_purchases"] == "15"  # other fields keep their type
+
+
+@pytest.mark.parametrize("value, expected", [
+    (7, 7), ("32", 32), (" 104", 104), ("-3", -3), ("+5", 5), (28.0, 28), (True, None),
+    (30.5, None), ("32.0", None), ("", None), ("abc", None), (None, None), ([1], None),
+])
+def test_oracle_integer_rule(value, expected):
+    assert J.strict_equal(D.as_int(value), expected)
+
+
+@pytest.mark.parametrize("email, provider", [
+    ("a@Web.DE", "web.de"), (' "x@y"@Mail.Example.co.uk ', "mail.example.co.uk"), ("a@", None),
+    ("no-at", None), (None, None), (12345, None), ("@", None),
+])
+def test_oracle_email_rule(email, provider):
+    assert D.email_provider(email) == provider
+
+
+@pytest.mark.parametrize("count, tier", [
+    (49.99, "Bronze"), (50, "Silver"), ("50.0", "Silver"), (99.99, "Silver"), (100, "Gold"),
+    (" 100 ", "Gold"), ("1e3", "Bronze"), (True, "Bronze"), (None, "Bronze"), ("lots", "Bronze"),
+])
+def test_oracle_tier_boundaries(count, tier):
+    assert D.account_tier({"total_purchases": count}) == tier
+    assert D.account_tier("n/a") == "Bronze"
+
+
+def test_oracle_does_not_mutate_and_skips_non_dicts():
+    users = D.malformed_users()
+    before = json.dumps(users, sort_keys=True)
+    out = D.expected_output(users)
+    assert json.dumps(users, sort_keys=True) == before
+    assert len(out) == sum(isinstance(u, dict) for u in users) and D.expected_output(None) == []
+
+
+def test_perturbed_sets_are_seeded_varied_and_cover_every_kind():
+    a, b = D.perturbed_users(1), D.perturbed_users(2)
+    assert a == D.perturbed_users(1) and a != b
+    for users in (a, b, D.perturbed_users(SEED)):
+        assert 20 <= len(users) <= 40
+        out = D.expected_output(users)
+        ids = [r["id"] for r in out]
+        assert len({json.dumps(i) for i in ids}) == len(ids)  # unique after conversion
+        assert any(isinstance(i, str) for i in ids)  # an unconvertible id is kept
+        assert {r["account_tier"] for r in out} == {"Gold", "Silver", "Bronze"}
+        assert sum(r["contact"]["email_provider"] is None for r in out) <= len(out) // 3
+
+
+# ---- comparison helpers -------------------------------------------------------------
+
+
+def test_strict_equal_tells_types_apart():
+    assert J.strict_equal({"a": [1, None, "x"]}, {"a": [1, None, "x"]})
+    assert not J.strict_equal(True, 1) and not J.strict_equal(32, 32.0)
+    assert not J.strict_equal({"a": 1}, {"a": 1, "b": 2}) and not J.strict_equal([1], [1, 1])
+
+
+def test_align_by_position_then_by_id():
+    users = [{"id": "1"}, "junk", {"id": "x"}, {"id": 3}]
+    expected = D.expected_output(users)
+    same_count = [{"id": 9}, {"id": 8}, {"id": 7}]
+    assert J.align(users, expected, same_count) == same_count
+    assert J.align(users, expected, [{"id": 3}, {"id": 1}]) == [{"id": 1}, None, {"id": 3}]
+    assert J.align(users, expected, [{"id": "x"}, "junk"]) == [None, {"id": "x"}, None]
+    assert J.align(users, expected, None) == [None, None, None]
+
+
+# ---- syntax and structure checks ----------------------------------------------------
+
+GOOD = """
+    def _one(user):
+        return dict(user)
+
+    def transform_and_enrich_users(user_list, *, strict=False):
+        return [_one(u) for u in user_list if isinstance(u, dict)]
+"""
+
+
+def test_file_compiles():
+    assert _static(GOOD, "file_compiles") == 1.0
+    broken = SourceFile(MAIN, Path(MAIN), "def f(:\n", None, None, None, "syntax error: x (line 1)", 1)
+    assert P3.CHECKS["file_compiles"](CheckContext(files={MAIN: broken})).fraction == 0.0
+
+
+def test_function_exists():
+    assert _static(GOOD, "function_exists") == 1.0
+    assert _static("def transform_users(user_list):\n    return []\n", "function_exists") == 0.0
+    assert _static("async def transform_and_enrich_users(u):\n    return []\n", "function_exists") == 0.0
+    nested = "class T:\n    def transform_and_enrich_users(self, u):\n        return []\n"
+    assert _static(nested, "function_exists") == 0.0
+
+
+@pytest.mark.parametrize("params, ok", [
+    ("user_list", True), ("users, limit=None", True), ("users, *rest, **extra", True),
+    ("users, /", True), ("users, mode", False), ("", False), ("users, *, strict", False),
+    ("*users", False),
+])
+def test_correct_signature(params, ok):
+    text = f"def transform_and_enrich_users({params}):\n    return []\n"
+    assert _static(text, "correct_signature") == (1.0 if ok else 0.0)
+
+
+def test_basic_organization():
+    assert _static(GOOD, "basic_organization") == 1.0
+    body = "\n".join(f"        user['k{i}'] = {i}" for i in range(45))
+    long_main = ("print('loading')\n\ndef transform_and_enrich_users(user_list):\n"
+                 f"    out = []\n    for user in user_list:\n{body}\n        out.append(user)\n"
+                 "    return out\n")
+    assert _static(long_main, "basic_organization") == 0.0
+    assert _static('import logging\nlogging.basicConfig()\n' + textwrap.dedent(GOOD),
+                   "basic_organization") == 0.5
+
+
+# ---- execution checks ---------------------------------------------------------------
+
+FIELD_CHECKS = ("id_standardization", "email_provider", "age_normalization", "account_tiers")
+
+
+@pytest.mark.parametrize("check_id", ("function_runs", "error_handling", *FIELD_CHECKS))
+def test_behaviour_checks_full_marks_for_the_oracle_and_none_for_identity(check_id):
+    assert _behaviour(check_id, _facts()) == 1.0
+    assert _behaviour(check_id, _facts(_identity)) == 0.0
+    assert _behaviour(check_id, _facts(lambda users: [])) == 0.0
+
+
+@pytest.mark.parametrize("check_id", FIELD_CHECKS)
+def test_field_checks_give_partial_credit(check_id):
+    assert 0.2 < _behaviour(check_id, _facts(_half_right)) < 0.8
+
+
+def test_field_checks_charge_for_breaking_already_correct_values():
+    def ids_to_none(users):
+        out = D.expected_output(users)
+        for record in out:
+            keep = record.get("id") != 102 and not isinstance(record.get("id"), str)
+            record["id"] = record.get("id") if keep else None
+        return out
+
+    users = D.fixture_users()
+    tally = J.field_tally("id", users, D.expected_output(users), ids_to_none(users))
+    assert tally == (5, 5, 1)  # 5 ids needed converting; 102 was already right and got broken
+    assert _behaviour("id_standardization", _facts(ids_to_none)) < 1.0
+
+
+def test_function_runs_needs_untouched_other_fields():
+    def drop_names(users):
+        out = D.expected_output(users)
+        for record in out:
+            record.pop("name", None)
+        return out
+
+    assert _behaviour("function_runs", _facts(drop_names)) < 0.5
+    crashed = _facts(fixture=_result("fixture", None, exception="KeyError"))
+    assert _behaviour("function_runs", crashed) == 0.0
+
+
+def test_error_handling_parts():
+    crashed = _facts(malformed=_result("malformed", None, exception="AttributeError"))
+    assert _behaviour("error_handling", crashed) == 0.0
+
+    def wrong_records(users):
+        return [{"id": 0} for u in users if isinstance(u, dict)]
+
+    assert _behaviour("error_handling", _facts(wrong_records)) == 0.5
+    perturbed_raised = _facts(perturbed=_result("perturbed", None, exception="ValueError"))
+    assert _behaviour("error_handling", perturbed_raised) == 0.5
+
+
+def test_behaviour_checks_fail_closed_without_an_observation():
+    for facts in ({"results": {}, "problem": "the child run failed (timed out)"}, {}):
+        outcome = P3.CHECKS["id_standardization"](CheckContext(files={}, facts=facts))
+        assert outcome.status == "error" and outcome.fraction == 0.0
+    missing = dict(_facts(), function_found=False)
+    assert P3.CHECKS["function_runs"](CheckContext(files={}, facts=missing)).fraction == 0.0
+    import_error = dict(_facts(), import_error={"type": "ImportError", "message": "no pandas"})
+    outcome = P3.CHECKS["error_handling"](CheckContext(files={}, facts=import_error))
+    assert outcome.fraction == 0.0 and "ImportError" in outcome.rationale
+
+
+def _dead(timed_out: bool = True) -> ExecResult:
+    return ExecResult(None, "", "", timed_out, "timeout", 30.0, 30.0, 10.0)
+
+
+def test_observe_sends_three_calls_and_records_a_dead_child():
+    requests = []
+
+    def run(request, stage):
+        requests.append((request, dict(stage)))
+        return _dead()
+
+    facts = P3.observe({}, run, TEST_DATA, SEED)
+    (request, stage), retry = requests
+    assert stage == {} and request["mode"] == "call" and request["function"] == P3.FUNCTION
+    assert [c["label"] for c in request["calls"]] == ["fixture", "malformed", "perturbed"]
+    assert request["calls"][0]["args"][0] == D.fixture_users()
+    assert [c["label"] for c in retry[0]["calls"]] == ["fixture", "perturbed"]
+    assert "timed out" in facts["problem"]
+    assert J.strict_equal(facts["expected"]["perturbed"], D.expected_output(D.perturbed_users(SEED)))
+
+
+def test_a_hang_on_the_malformed_list_costs_only_error_handling():
+    def run(request, stage):
+        labels = [c["label"] for c in request["calls"]]
+        if "malformed" in labels:
+            return _dead()
+        results = [_result(c["label"], D.expected_output(c["args"][0])) for c in request["calls"]]
+        observation = {"import_error": None, "function_found": True, "results": results}
+        return ExecResult(0, "", "", False, None, 0.1, 0.1, 10.0, observation=observation)
+
+    facts = P3.observe({}, run, TEST_DATA, SEED)
+    assert not facts["problem"] and "timed out" in facts["unobserved"]["malformed"]
+    assert _behaviour("id_standardization", facts) == 1.0
+    outcome = P3.CHECKS["error_handling"](CheckContext(files={}, facts=facts))
+    assert outcome.fraction == 0.0 and "lost" in outcome.rationale
+
+
+# ---- quality, security, performance, maintainability checks ----------------------------
+
+
+def test_specific_exceptions():
+    good = ("def f(x):\n    try:\n        return int(x)\n"
+            "    except (TypeError, ValueError):\n        return None\n")
+    assert _static(good, "specific_exceptions") == 1.0
+    assert _static("def f(x):\n    return x\n", "specific_exceptions") == 1.0
+    bad = ("def f(x):\n    try:\n        return int(x)\n    except Exception:\n        pass\n"
+           "    try:\n        return float(x)\n    except:\n        return None\n"
+           "    try:\n        return str(x)\n    except ValueError:\n        return None\n")
+    assert _static(bad, "specific_exceptions") == pytest.approx(1 / 3)
+
+
+def test_no_input_mutation():
+    assert _behaviour("no_input_mutation", _facts()) == 1.0
+    mutated = _facts(fixture=_result("fixture", [], mutated=True))
+    assert _behaviour("no_input_mutation", mutated) == pytest.approx(2 / 3)
+
+
+def test_readable_loops():
+    assert _static("def f(xs):\n    for x in xs:\n        print(x)\n", "readable_loops") == 1.0
+    indexed = "def f(xs):\n    for i in range(len(xs)):\n        print(xs[i])\n"
+    assert _static(indexed, "readable_loops") == 0.0
+
+
+def test_no_unsafe_constructs():
+    assert _static(GOOD, "no_unsafe_constructs") == 1.0
+    assert _static("def f(s):\n    return eval(s)\n", "no_unsafe_constructs") == 0.0
+    assert _static("import subprocess as sp\ndef f():\n    sp.run(['ls'])\n", "no_unsafe_constructs") == 0.0
+
+
+def test_single_pass():
+    assert _static(GOOD, "single_pass") == 1.0
+    nested = "def f(users):\n    for a in users:\n        for b in users:\n            print(a, b)\n"
+    assert _static(nested, "single_pass") == 0.5
+
+
+def test_code_organization():
+    assert _static(GOOD, "code_organization") == 1.0
+    branches = "\n".join(f"    if x == {i}:\n        return {i}" for i in range(12))
+    assert _static(f"def f(x):\n{branches}\n\ndef g():\n    return 1\n", "code_organization") == 0.5
+
+
+def test_maintainability_index():
+    assert _static(GOOD, "maintainability_index") == 1.0
+    lines = "\n".join(f"    v{i} = a * {i} + b - c / {i + 1} + a ** 2 - b * c" for i in range(300))
+    assert _static(f"def f(a, b, c):\n{lines}\n    return v0\n", "maintainability_index") < 0.2
+
+
+# ---- end to end through grade_prompt --------------------------------------------------
+
+TRIVIAL = {
+    "identity": "def transform_and_enrich_users(user_list):\n    return user_list\n",
+    "none": "def transform_and_enrich_users(user_list):\n    return None\n",
+    "empty": "def transform_and_enrich_users(user_list):\n    return []\n",
+}
+SKELETON = """
+def transform_and_enrich_users(user_list):
+    return [{"id": None, "contact": {"email_provider": None}, "stats": {"age": None},
+             "account_tier": "Bronze"} for _ in user_list]
+"""
+MEDIOCRE = """
+def transform_and_enrich_users(user_list):
+    result = []
+    for i in range(len(user_list)):
+        user = user_list[i]
+        try:
+            user["id"] = int(user["id"])
+            user["contact"]["email_provider"] = user["contact"]["email"].split("@")[1]
+            user["stats"]["age"] = int(user["stats"]["age"])
+            purchases = int(user["stats"]["total_purchases"])
+            if purchases >= 100:
+                user["account_tier"] = "Gold"
+            elif purchases >= 50:
+                user["account_tier"] = "Silver"
+            else:
+                user["account_tier"] = "Bronze"
+        except Exception:
+            pass
+        result.append(user)
+    return result
+"""
+NOISE = '''
+"""Uses eval(), exec(), subprocess.run and for i in range(len(x)) -- only as words."""
+# try/except ValueError TypeError specific exceptions; logging; no eval, exec, subprocess
+# for i in range(len(users)): nested loops; pickle.loads; os.system("rm -rf /")
+'''
+
+
+def _grade(tmp_path: Path, name: str, text: str):
+    model = tmp_path / name
+    model.mkdir()
+    (model / MAIN).write_text(textwrap.dedent(text), encoding="utf-8")
+    return grade_prompt(P3, model, test_data=TEST_DATA)
+
+
+def _earned(result) -> dict[str, float]:
+    return {c.id: c.earned for cat in result.categories for c in cat.checks}
+
+
+def _category(result, name: str) -> float:
+    return next(c.earned for c in result.categories if c.category.value == name)
+
+
+def test_reference_scores_at_least_23():
+    result = grade_prompt(P3, REFERENCE, test_data=TEST_DATA)
+    assert result.status == "ok" and result.passed and result.score >= 23
+    assert _category(result, "execution") == 12.0
+
+
+@pytest.mark.parametrize("seed", [1, 77])
+def test_reference_is_exact_on_other_seeds(seed):
+    result = grade_prompt(P3, REFERENCE, test_data=TEST_DATA, options=GradeOptions(seed=seed))
+    assert _category(result, "execution") == 12.0
+
+
+@pytest.mark.parametrize("name", sorted(TRIVIAL))
+def test_trivial_submissions_score_at_most_3_75(tmp_path, name):
+    result = _grade(tmp_path, name, TRIVIAL[name])
+    assert result.score <= 3.75 and not result.passed
+    assert _category(result, "execution") == 0.0
+
+
+def test_skeleton_and_mediocre_land_between(tmp_path):
+    reference = grade_prompt(P3, REFERENCE, test_data=TEST_DATA).score
+    skeleton = _grade(tmp_path, "skeleton", SKELETON)
+    mediocre = _grade(tmp_path, "mediocre", MEDIOCRE)
+    assert skeleton.score < 6 and not skeleton.passed
+    assert 3.75 < mediocre.score < reference - 8 and not mediocre.passed
+    earned = _earned(mediocre)
+    assert earned["no_input_mutation"] == 0 and earned["readable_loops"] == 0
+    assert earned["id_standardization"] > 0 and earned["error_handling"] == 0
+
+
+def test_canned_fixture_answer_fails_the_perturbed_parts(tmp_path):
+    canned = ("import copy\n\nEXPECTED = " + repr(D.expected_output(D.fixture_users())) +
+              "\n\n\ndef transform_and_enrich_users(user_list):\n    return copy.deepcopy(EXPECTED)\n")
+    result = _grade(tmp_path, "canned", canned)
+    earned = _earned(result)
+    assert earned["function_runs"] == 2.0  # right on the fixture it was written for
+    assert all(earned[c] < 0.5 for c in FIELD_CHECKS) and earned["error_handling"] == 0
+    assert not result.passed
+
+
+def test_comments_and_docstrings_change_no_score(tmp_path):
+    text = (REFERENCE / MAIN).read_text(encoding="utf-8")
+    future = "from __future__ import annotations\n"
+    noisy = text.replace(future, future + NOISE).replace("\ndef ", "\n# eval exec pickle subprocess\ndef ")
+    noisy = noisy.replace('    """Return', '    """Never calls eval() or exec(); loops once.\n\n    Return')
+    model = tmp_path / "noisy"
+    shutil.copytree(REFERENCE, model)
+    (model / MAIN).write_text(noisy, encoding="utf-8")
+    assert noisy != text
+    plain = grade_prompt(P3, REFERENCE, test_data=TEST_DATA)
+    assert _earned(grade_prompt(P3, model, test_data=TEST_DATA)) == _earned(plain)
+
+
+def test_a_real_hang_on_malformed_input_is_contained(tmp_path):
+    text = (REFERENCE / MAIN).read_text(encoding="utf-8")
+    hang = ('    if any(not isinstance(u, dict) for u in user_list):\n        while True:\n'
+            '            pass\n    if not isinstance(user_list, list):')
+    hanging = text.replace("    if not isinstance(user_list, list):", hang, 1)
+    assert hanging != text
+    model = tmp_path / "hang"
+    model.mkdir()
+    (model / MAIN).write_text(hanging, encoding="utf-8")
+    result = grade_prompt(P3, model, test_data=TEST_DATA, options=GradeOptions(timeout_s=2))
+    earned = _earned(result)
+    assert earned["error_handling"] == 0 and _category(result, "execution") == 10.0
