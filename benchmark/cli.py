@@ -143,9 +143,10 @@ def _build_doc(config, runner, models, started, isolation) -> dict[str, Any]:
 
 
 def _report(config: RunConfig, doc: dict[str, Any], paths: dict[str, Path]) -> None:
-    for name, model in doc["models"].items():
-        _say(config, f"🎯 {name}: {model['overall_score']:.2f}/{model['total_possible']:.0f} "
-                     f"({model['percentage']:.1f}%) grade {model['grade']} · {model['badge']}")
+    if len(doc["models"]) > 1:
+        _say(config, "🏆 Ranking:")
+        for place, row in enumerate(doc["comparison"]["ranking"], 1):
+            _say(config, f"  {place}. {row['model']}: {row['percentage']:.1f}%")
     for label, path in paths.items():
         _say(config, f"📄 {label}: {path}")
 
@@ -174,7 +175,7 @@ def run(config: RunConfig) -> int:
     started = _now()
 
     def on_done(result: ModelResult) -> None:
-        _say(config, terminal.format_model_block(model_to_dict(result)))
+        _say(config, terminal.format_model_block(model_to_dict(result), show_checks=True))
 
     models = runner.grade(entries, workers=config.workers, on_done=on_done)
     doc = _build_doc(config, runner, models, started, isolation)

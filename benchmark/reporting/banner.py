@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-WIDTH = 46
+WIDTH = 72
 
 
 def _row(label: str, value: str) -> str:

@@ -1,0 +1,111 @@
+"""The CLI contract: flags, environment aliases, exit codes, and nothing overwritten on errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmark import cli
+from run_benchmark import parse_args
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = ROOT / "submissions" / "reference_implementations" / "example_model"
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    """A private submissions tree with the reference model, run from tmp_path."""
+    subs = tmp_path / "submissions"
+    shutil.copytree(REFERENCE, subs / "reference_implementations" / "example_model")
+    (subs / "user_submissions").mkdir()
+    (subs / "templates" / "template").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(ROOT / "test_data"))
+    return tmp_path
+
+
+def test_parse_args_matches_the_spec_example():
+    args = parse_args(["--model", "example_model", "--mem", "768", "--quiet"])
+    assert args.model == "example_model" and args.mem == 768 and args.quiet
+    with pytest.raises(SystemExit):
+        parse_args(["--mem", "300"])
+    with pytest.raises(SystemExit):
+        parse_args(["--model", "a", "--all-models"])
+
+
+def test_every_spec_flag_exists():
+    args = parse_args(["--all-models", "--workers", "2", "--submissions-dir", "s", "--results-dir", "r",
+                       "--unsafe", "--allow-network", "--trusted-model", "--no-metadata", "-q"])
+    config = cli.config_from_args(args)
+    assert (config.workers, config.submissions_dir, config.results_dir) == (2, "s", "r")
+    assert config.unsafe and config.allow_network and config.trusted_model and config.no_metadata
+
+
+def test_spec_environment_aliases(monkeypatch):
+    monkeypatch.setenv("AIBUGBENCH_RESULTS_DIR", "elsewhere")
+    monkeypatch.setenv("AIBUGBENCH_TIMEOUT", "7")
+    config = cli.config_from_args(parse_args([]))
+    assert config.results_dir == "elsewhere" and config.timeout_s == 7.0
+    monkeypatch.setenv("RUBRICBENCH_RESULTS_DIR", "ours")
+    assert cli.config_from_args(parse_args([])).results_dir == "ours"
+
+
+def test_unknown_model_exits_2_and_overwrites_nothing(tree, capsys):
+    latest = tree / "results" / "latest_results.json"
+    latest.parent.mkdir()
+    latest.write_text('{"keep": true}')
+    assert cli.main(["--model", "nope"]) == cli.EXIT_MISSING_MODEL
+    assert "model 'nope' not found" in capsys.readouterr().err
+    assert latest.read_text() == '{"keep": true}'
+    assert sorted(p.name for p in latest.parent.iterdir()) == ["latest_results.json"]
+
+
+def test_same_model_in_two_tiers_names_both_folders(tree, capsys):
+    shutil.copytree(tree / "submissions/reference_implementations/example_model",
+                    tree / "submissions/user_submissions/example_model")
+    assert cli.main(["--all-models", "-q"]) == cli.EXIT_ERROR
+    err = capsys.readouterr().err
+    assert "reference_implementations/example_model" in err and "user_submissions/example_model" in err
+
+
+def test_missing_submissions_dir_exits_5(tree):
+    assert cli.main(["--submissions-dir", "nowhere", "-q"]) == cli.EXIT_NOT_FOUND
+
+
+def test_unsafe_without_trusted_model_refuses_without_a_terminal(tree, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", open("/dev/null"))
+    assert cli.main(["--model", "example_model", "--unsafe", "-q"]) == cli.EXIT_ERROR
+    assert "--trusted-model" in capsys.readouterr().err
+    assert not (tree / "results").exists()
+
+
+def test_all_models_run_writes_results_and_skips_the_template(tree):
+    broken = tree / "submissions/user_submissions/broken_model"
+    shutil.copytree(REFERENCE, broken)
+    (broken / "prompt_3_transform.py").write_bytes(b"def transform_and_enrich_users(:\n")
+    (tree / "submissions/templates/template/prompt_1_solution.py").write_text("print('[]')\n")
+    code = cli.main(["--all-models", "-q"])
+    assert code == cli.EXIT_VALIDATION
+    doc = json.loads((tree / "results/latest_results.json").read_text())
+    assert sorted(doc["models"]) == ["broken_model", "example_model"]
+    p3 = doc["models"]["broken_model"]["prompts"]["prompt_3"]
+    assert p3["status"] == "error" and "syntax error" in p3["error"]
+    run_dir = tree / "results" / doc["run_id"]
+    assert sorted(p.name for p in run_dir.iterdir()) == [
+        "comparison_chart.txt", "results.json", "summary_report.txt"]
+    assert json.loads((run_dir / "results.json").read_text()) == doc
+    assert doc["comparison"]["ranking"][0]["model"] == "example_model"
+
+
+def test_console_script_and_shim_agree(tree):
+    exe = Path(sys.executable).parent / "rubricbench"
+    assert exe.exists(), "pip install must provide the rubricbench command"
+    for cmd in ([str(exe)], [sys.executable, str(ROOT / "run_benchmark.py")]):
+        out = subprocess.run([*cmd, "--model", "nope", "-q"], capture_output=True, text=True,
+                             cwd=tree, timeout=60)
+        assert out.returncode == 2 and "not found" in out.stderr
