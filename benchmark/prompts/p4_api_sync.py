@@ -1,0 +1,311 @@
+"""Prompt 4, API Integration: ``sync_users_to_crm(user_data, api_token)`` against a mocked CRM.
+
+``observe`` runs the function once per scenario in one ``http`` child (requests-mock answers,
+``time.sleep`` is recorded); the scenarios, the token and the job ids come from the seed
+(``p4_api_sync_data``). Checks judge the recorded requests, return values and output.
+Error-handling credit needs the call to have actually sent a request, and a function that
+never returns a job id gets only half credit for its ``None``s (None is then no signal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..analyzers import astfacts, maintainability, security
+from ..submission import SourceFile
+from ..types import Evidence
+from . import p4_api_sync_data as data
+from . import p4_api_sync_judge as judge
+from .base import CheckContext, Outcome, RunFn, make_registry
+
+PROMPT_ID = "prompt_4"
+TITLE = "API Integration"
+FILES = (data.MAIN,)
+PYTHON_FILES = frozenset(FILES)
+TEXT_FILE = "prompt_4.md"
+MAIN, FUNCTION, PARAMS = data.MAIN, data.FUNCTION, data.PARAMS
+HAZARDS: dict[str, str] = {
+    "non_ascii_names": "api_users.json has names with non-ASCII letters (Zoë Sørensen); the "
+                       "JSON body must carry them intact",
+    "null_plan": "api_users.json has a user whose plan is null; the body must keep it null",
+}
+CHECKS, check = make_registry()
+
+
+def fixture_files() -> dict[str, bytes]:
+    return {data.FIXTURE_PATH: data.dump_json(data.fixture_users())}
+
+
+def answer_keys() -> dict[str, bytes]:
+    return {data.ANSWER_KEY_PATH: data.dump_json(data.answer_key())}
+
+
+# ---- observing ----------------------------------------------------------------------
+
+
+def _request(token: str, scenarios: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"mode": "http", "module": MAIN, "function": FUNCTION,
+            "scenarios": data.harness_scenarios(token, scenarios)}
+
+
+def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path, seed: int) -> dict[str, Any]:
+    """Run every scenario in one child; if it hangs (endless retries), rerun only the
+    success scenarios, so the hang costs the error scenarios and not everything."""
+    token, scenarios = data.make_scenarios(seed)
+    result = run(_request(token, scenarios), {})
+    facts: dict[str, Any] = {"seed": seed, "token": token, "scenarios": scenarios, "results": {},
+                             "streams": [result.stdout, result.stderr], "problem": None}
+    if result.observation is None and result.timed_out:
+        facts["missing_reason"] = "the run with every scenario timed out (endless retries?)"
+        result = run(_request(token, [s for s in scenarios if data.expected_value(s)]), {})
+        facts["streams"] += [result.stdout, result.stderr]
+    observation = result.observation
+    if observation is None:
+        facts["problem"] = "the child timed out" if result.timed_out else \
+            f"the child run failed ({result.channel_error or 'no record'})"
+        facts["hung"] = result.timed_out
+        return facts
+    facts["import_error"] = observation.get("import_error")
+    facts["function_found"] = observation.get("function_found")
+    facts["streams"].append(observation.get("import_output") or "")
+    facts["results"] = {r["label"]: r for r in observation.get("results", [])}
+    return facts
+
+
+# ---- syntax and structure -----------------------------------------------------------
+
+
+@check("file_compiles")
+def file_compiles(ctx: CheckContext) -> Outcome:
+    source = ctx.files.get(MAIN)
+    if source is None or not source.usable:
+        return Outcome.fail(f"{MAIN}: {source.error if source else 'missing'}")
+    if source.tree is None:
+        return Outcome.fail(f"{MAIN}: {source.syntax_error}", [Evidence(MAIN, source.syntax_line)])
+    return Outcome.ok(f"{MAIN} parses and compiles")
+
+
+@check("function_exists")
+def function_exists(ctx: CheckContext) -> Outcome:
+    tree = judge.main_tree(ctx)
+    node = judge.find_function(tree) if tree is not None else None
+    if node is None:
+        return Outcome.fail(f"no top-level def {FUNCTION} in {MAIN}")
+    return Outcome.ok(f"{FUNCTION} defined at line {node.lineno}", [Evidence(MAIN, node.lineno)])
+
+
+@check("correct_signature")
+def correct_signature(ctx: CheckContext) -> Outcome:
+    """Two required positional parameters: 0.75; named user_data, api_token as well: 1.0."""
+    tree = judge.main_tree(ctx)
+    node = judge.find_function(tree) if tree is not None else None
+    if node is None:
+        return Outcome.fail(f"no {FUNCTION} to inspect")
+    required, required_kwonly = judge.required_params(node)
+    evidence = [Evidence(MAIN, node.lineno)]
+    if len(required) != 2 or required_kwonly:
+        return Outcome.fail(f"{FUNCTION} needs exactly 2 required positional parameters; it has "
+                            f"{len(required)} ({', '.join(required) or 'none'})"
+                            + (f" plus required keyword-only {required_kwonly}" if required_kwonly else ""),
+                            evidence)
+    if tuple(required) == PARAMS:
+        return Outcome.ok(f"{FUNCTION}({', '.join(PARAMS)}) as specified", evidence)
+    return Outcome(0.75, f"2 required parameters, but named {tuple(required)} not {PARAMS}",
+                   tuple(evidence))
+
+
+@check("request_structure")
+def request_structure(ctx: CheckContext) -> Outcome:
+    """Per request: POST, the exact https URL, body equal to user_data, JSON content type."""
+    blocked = judge.request_blocker(ctx)
+    if blocked:
+        return blocked
+    pairs = judge.requests_of(ctx.facts)
+    tallies = judge.request_tallies(pairs)
+    done = sum(tallies.values())
+    detail = ", ".join(f"{name} {count}/{len(pairs)}" for name, count in tallies.items())
+    return Outcome.ratio(done, 4 * len(pairs), f"{len(pairs)} requests: {detail}")
+
+
+# ---- execution ----------------------------------------------------------------------
+
+
+@check("success_handling")
+def success_handling(ctx: CheckContext) -> Outcome:
+    return judge.judge_kinds(ctx, data.SUCCESS_KINDS, "200/202 with a job_id return it")
+
+
+@check("handle_400")
+def handle_400(ctx: CheckContext) -> Outcome:
+    return judge.judge_kinds(ctx, ("bad_400",), "400 returns None after one attempt")
+
+
+@check("handle_401")
+def handle_401(ctx: CheckContext) -> Outcome:
+    return judge.judge_kinds(ctx, ("auth_401",), "401 returns None after one attempt")
+
+
+@check("handle_503")
+def handle_503(ctx: CheckContext) -> Outcome:
+    return judge.judge_kinds(ctx, ("unavailable_503",), "persistent 503 returns None within 3 attempts")
+
+
+@check("handle_connection_error")
+def handle_connection_error(ctx: CheckContext) -> Outcome:
+    return judge.judge_kinds(ctx, data.NETWORK_KINDS, "connection errors and timeouts return None")
+
+
+@check("handle_other_status")
+def handle_other_status(ctx: CheckContext) -> Outcome:
+    return judge.judge_kinds(ctx, data.OTHER_STATUS_KINDS, "500/404 return None")
+
+
+@check("json_parsing")
+def json_parsing(ctx: CheckContext) -> Outcome:
+    return judge.judge_kinds(ctx, data.PARSING_KINDS,
+                             "non-JSON, job_id-less and non-object 200 bodies return None")
+
+
+# ---- quality ------------------------------------------------------------------------
+
+
+@check("informative_errors")
+def informative_errors(ctx: CheckContext) -> Outcome:
+    """Each failing scenario's output names its status code or error kind."""
+    blocked = judge.request_blocker(ctx)
+    if blocked:
+        return blocked
+    scenarios = judge.scenarios_of(ctx.facts, data.FAILURE_KINDS)
+    silent = []
+    for scenario in scenarios:
+        result = judge.result_of(ctx.facts, scenario) or {}
+        topics = data.RULES[scenario["kind"]].topics
+        if not (result.get("requests") and judge.mentions(result.get("output") or "", topics)):
+            silent.append(scenario["label"])
+    told = len(scenarios) - len(silent)
+    rationale = f"{told}/{len(scenarios)} failing calls reported the status or error kind"
+    return Outcome.ratio(told, len(scenarios), rationale + (f"; not: {', '.join(silent)}" if silent else ""))
+
+
+@check("specific_exceptions")
+def specific_exceptions(ctx: CheckContext) -> Outcome:
+    """Handlers that are neither bare nor broad-and-silent, as a fraction of all handlers."""
+    tree = judge.main_tree(ctx)
+    infos = astfacts.handlers(tree) if tree is not None else []
+    if not infos:
+        return Outcome.fail("no exception handlers: network errors would escape the function")
+    bad = [h for h in infos if h.kind == "bare" or (h.kind == "broad" and h.swallowed)]
+    evidence = [Evidence(MAIN, h.line, f"{h.kind} handler" + (", swallowed" if h.swallowed else ""))
+                for h in bad]
+    good = len(infos) - len(bad)
+    return Outcome.ratio(good, len(infos), f"{good}/{len(infos)} handlers are specific or re-report "
+                         "the error (bare or silent broad handlers do not count)", evidence)
+
+
+# ---- security -----------------------------------------------------------------------
+
+
+@check("bearer_auth")
+def bearer_auth(ctx: CheckContext) -> Outcome:
+    blocked = judge.request_blocker(ctx)
+    if blocked:
+        return blocked
+    pairs = judge.requests_of(ctx.facts)
+    expected = f"Bearer {ctx.facts['token']}"
+    good = sum(judge.header(request, "Authorization") == expected for _, request in pairs)
+    return Outcome.ratio(good, len(pairs), f"{good}/{len(pairs)} requests carried "
+                         "'Authorization: Bearer <the token passed in>'")
+
+
+@check("no_token_leak")
+def no_token_leak(ctx: CheckContext) -> Outcome:
+    """The token must not appear in URLs, bodies, or anything printed or logged."""
+    blocked = judge.request_blocker(ctx)
+    if blocked:
+        return blocked
+    facts, token = ctx.facts, ctx.facts["token"]
+    requests = [request for _, request in judge.requests_of(facts)]
+    results = [judge.result_of(facts, s) or {} for s in judge.scenarios_of(facts)]
+    outputs = [r.get("output") or "" for r in results]
+    outputs += [(r.get("exception") or {}).get("message") or "" for r in results]
+    places = {
+        "request URLs": [request.get("url") or "" for request in requests],
+        "request bodies": [str(request.get("body") or "") for request in requests],
+        "output (calls, logs, exceptions, stdout/stderr)": outputs + list(facts.get("streams", [])),
+    }
+    leaked = [name for name, texts in places.items() if any(token in text for text in texts)]
+    clean = len(places) - len(leaked)
+    rationale = f"token absent from {clean}/{len(places)} places"
+    if leaked:
+        rationale += f"; leaked in {', '.join(leaked)}"
+    return Outcome.ratio(clean, len(places), rationale)
+
+
+@check("explicit_timeout")
+def explicit_timeout(ctx: CheckContext) -> Outcome:
+    blocked = judge.request_blocker(ctx)
+    if blocked:
+        return blocked
+    pairs = judge.requests_of(ctx.facts)
+    good = sum(judge.timeout_ok(request.get("timeout")) for _, request in pairs)
+    seen = sorted({repr(request.get("timeout")) for _, request in pairs})[:3]
+    return Outcome.ratio(good, len(pairs), f"{good}/{len(pairs)} requests had a finite timeout of "
+                         f"at most {data.MAX_TIMEOUT_S:g} s (seen: {', '.join(seen)})")
+
+
+@check("no_hardcoded_creds")
+def no_hardcoded_creds(ctx: CheckContext) -> Outcome:
+    """Bandit B105-B107 (an empty literal is no credential) plus credential-like constants."""
+    source = ctx.files.get(MAIN)
+    if source is None or source.tree is None or source.text is None:
+        return Outcome.fail(f"{MAIN} could not be analysed")
+    issues = [i for i in security.bandit_issues(source.text, MAIN)
+              if i.test_id in ("B105", "B106", "B107") and not i.text.endswith(": ''")]
+    evidence = [Evidence(MAIN, i.line, f"{i.test_id} {i.test_name}") for i in issues]
+    evidence += [Evidence(MAIN, line, "credential-like string constant")
+                 for line in judge.secret_constant_lines(source.tree)]
+    if evidence:
+        return Outcome.fail(f"{len(evidence)} hard-coded credential finding(s)", evidence)
+    return Outcome.ok("no hard-coded credentials (bandit B105-B107 and credential-like constants)")
+
+
+# ---- performance and maintainability -------------------------------------------------
+
+
+@check("retry_resilience")
+def retry_resilience(ctx: CheckContext) -> Outcome:
+    """503,503,200 -> job id with back-off (1.0 pt); 400 -> one attempt (0.5);
+    persistent ConnectionError -> 2-3 attempts (0.5)."""
+    blocked = judge.request_blocker(ctx)
+    if blocked:
+        return blocked
+    by_kind = {s["kind"]: (s, judge.result_of(ctx.facts, s) or {}) for s in judge.scenarios_of(ctx.facts)}
+    retry, retry_result = by_kind["retry_503_then_200"]
+    attempts = {kind: len(result.get("requests", [])) for kind, (_, result) in by_kind.items()}
+    points, notes = 0.0, []
+    if judge.score_scenario(ctx.facts, retry)[0] == 1.0:
+        backoff = retry_result.get("sleep_total", 0) > 0
+        points += 1.0 if backoff else 0.5
+        notes.append("recovered from 503,503" + ("" if backoff else " but without back-off"))
+    else:
+        notes.append(f"did not recover from 503,503 ({attempts['retry_503_then_200']} attempts)")
+    points += 0.5 if attempts["bad_400"] == 1 else 0.0
+    notes.append(f"400: {attempts['bad_400']} attempt(s)")
+    points += 0.5 if 2 <= attempts["connection_error"] <= data.MAX_ATTEMPTS else 0.0
+    notes.append(f"persistent connection error: {attempts['connection_error']} attempt(s)")
+    return Outcome.ratio(points, 2.0, f"{points:g}/2 retry points: {'; '.join(notes)}")
+
+
+@check("code_organization")
+def code_organization(ctx: CheckContext) -> Outcome:
+    tree = judge.main_tree(ctx)
+    functions = maintainability.metrics(tree).functions if tree is not None else ()
+    if not functions:
+        return Outcome.fail("no functions to measure")
+    big = [f for f in functions if f.length > 40 or f.complexity > 10]
+    evidence = [Evidence(MAIN, f.line, f"{f.name}: {f.length} lines, cc {f.complexity}") for f in big]
+    good = len(functions) - len(big)
+    return Outcome.ratio(good, len(functions), f"{good}/{len(functions)} functions have at most 40 "
+                         "lines and cyclomatic complexity at most 10", evidence)

@@ -1,0 +1,189 @@
+"""Prompt 4 judging helpers: pure functions over the observed facts and the parsed source.
+
+The facts are what ``p4_api_sync.observe`` gathered: the seeded scenarios, the token, and per
+scenario label the harness result (``returned``, ``value``, ``exception``, ``requests``,
+``output``, ``sleep_total``). Nothing here runs code or touches disk.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from .base import CheckContext, Outcome
+from .p4_api_sync_data import ENDPOINT, FUNCTION, MAIN, MAX_TIMEOUT_S, METHOD, RULES, expected_value
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Type-strict equality of JSON values (True != 1, 1 != 1.0)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def scenarios_of(facts: Mapping[str, Any], kinds: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+    return [s for s in facts["scenarios"] if kinds is None or s["kind"] in kinds]
+
+
+def result_of(facts: Mapping[str, Any], scenario: dict[str, Any]) -> dict[str, Any] | None:
+    return facts["results"].get(scenario["label"])
+
+
+def requests_of(facts: Mapping[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(scenario, request) for every request observed."""
+    pairs = []
+    for scenario in scenarios_of(facts):
+        result = result_of(facts, scenario) or {}
+        pairs += [(scenario, request) for request in result.get("requests", [])]
+    return pairs
+
+
+def header(request: dict[str, Any], name: str) -> str | None:
+    for key, value in (request.get("headers") or {}).items():
+        if key.lower() == name.lower():
+            return value
+    return None
+
+
+def request_tallies(pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, int]:
+    """How many requests were POSTs, to the exact URL, with body = user_data, typed JSON."""
+    tallies = {"POST": 0, "exact URL": 0, "body = user_data": 0, "JSON content type": 0}
+    for scenario, request in pairs:
+        content_type = (header(request, "Content-Type") or "").split(";")[0].strip().lower()
+        tallies["POST"] += request.get("method") == METHOD
+        tallies["exact URL"] += request.get("url") == ENDPOINT
+        tallies["body = user_data"] += same_json(request.get("json_body"), scenario["users"])
+        tallies["JSON content type"] += content_type == "application/json"
+    return tallies
+
+
+def gives_job_ids(facts: Mapping[str, Any]) -> bool:
+    """Did any success scenario return its job id? (Else a None return carries no signal.)"""
+    for scenario in scenarios_of(facts):
+        result = result_of(facts, scenario)
+        if expected_value(scenario) is not None and result \
+                and same_json(result.get("value"), scenario["job_id"]):
+            return True
+    return False
+
+
+def score_scenario(facts: Mapping[str, Any], scenario: dict[str, Any]) -> tuple[float, str]:
+    """Credit for one scenario: right value, no exception, a request sent, attempts in range."""
+    label, rule = scenario["label"], RULES[scenario["kind"]]
+    result = result_of(facts, scenario)
+    if result is None:
+        return 0.0, f"{label}: {facts.get('missing_reason') or 'not observed'}"
+    attempts = len(result["requests"])
+    if attempts == 0:
+        return 0.0, f"{label}: sent no request"
+    if result["exception"]:
+        return 0.0, f"{label}: raised {result['exception']['type']}"
+    expected = expected_value(scenario)
+    if not result["returned"] or not same_json(result["value"], expected):
+        return 0.0, f"{label}: returned {str(result['value'])[:40]!r}, expected {expected!r}"
+    if expected is None and not gives_job_ids(facts):
+        return 0.5, f"{label}: None, but the function never returns a job id"
+    if not rule.min_requests <= attempts <= rule.max_requests:
+        return 0.5, f"{label}: {attempts} attempts (contract: {rule.min_requests}-{rule.max_requests})"
+    return 1.0, f"{label}: ok"
+
+
+def mentions(output: str, topics: tuple[str, ...]) -> bool:
+    """Does the output name one of the topics? Status codes must stand alone as numbers."""
+    text = output.lower()
+    for topic in topics:
+        pattern = rf"(?<!\d){topic}(?!\d)" if topic.isdigit() else re.escape(topic)
+        if re.search(pattern, text):
+            return True
+    return False
+
+
+def timeout_ok(value: Any) -> bool:
+    """A finite positive timeout of at most MAX_TIMEOUT_S, or a (connect, read) pair of them."""
+    parts = value if isinstance(value, list) and len(value) == 2 else [value]
+    return all(isinstance(part, (int, float)) and not isinstance(part, bool)
+               and math.isfinite(part) and 0 < part <= MAX_TIMEOUT_S for part in parts)
+
+
+def looks_secret(value: str) -> bool:
+    """A bearer header value, or a long, high-entropy, letter-and-digit string."""
+    if value.startswith("Bearer ") and len(value) > 14:
+        return True
+    if len(value) < 16 or not re.fullmatch(r"[A-Za-z0-9_\-.=+/]+", value):
+        return False
+    if not (re.search(r"\d", value) and re.search(r"[A-Za-z]", value)):
+        return False
+    counts = [value.count(ch) for ch in set(value)]
+    entropy = -sum(c / len(value) * math.log2(c / len(value)) for c in counts)
+    return entropy >= 3.5
+
+
+def secret_constant_lines(tree: ast.Module) -> list[int]:
+    """Lines of string constants used as values (not docstrings) that look like credentials."""
+    docstrings = {id(node.value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
+    return sorted({node.lineno for node in ast.walk(tree)
+                   if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                   and id(node) not in docstrings and looks_secret(node.value)})
+
+
+# ---- shared check steps ---------------------------------------------------------------
+
+
+def blocker(ctx: CheckContext) -> Outcome | None:
+    """Why no behaviour can be judged, as an Outcome; None when results exist."""
+    facts = ctx.facts
+    if "results" not in facts:
+        return Outcome.error("no behaviour facts were gathered")
+    if facts.get("problem"):
+        return (Outcome.fail if facts.get("hung") else Outcome.error)(facts["problem"])
+    if facts.get("import_error"):
+        error = facts["import_error"]
+        return Outcome.fail(f"importing {MAIN} failed: {error['type']}: {error['message']}")
+    if not facts.get("function_found"):
+        return Outcome.fail(f"{MAIN} defines no callable {FUNCTION}")
+    return None
+
+
+def judge_kinds(ctx: CheckContext, kinds: tuple[str, ...], what: str) -> Outcome:
+    blocked = blocker(ctx)
+    if blocked:
+        return blocked
+    verdicts = [score_scenario(ctx.facts, s) for s in scenarios_of(ctx.facts, kinds)]
+    earned = sum(v for v, _ in verdicts)
+    notes = "; ".join(note for value, note in verdicts if value < 1) or "all as specified"
+    return Outcome.ratio(earned, len(verdicts), f"{what}: {earned:g}/{len(verdicts)} ({notes})")
+
+
+def request_blocker(ctx: CheckContext) -> Outcome | None:
+    blocked = blocker(ctx)
+    if blocked is None and not requests_of(ctx.facts):
+        return Outcome.fail("no HTTP request was sent in any scenario")
+    return blocked
+
+
+def main_tree(ctx: CheckContext) -> ast.Module | None:
+    source = ctx.files.get(MAIN)
+    return source.tree if source is not None else None
+
+
+def find_function(tree: ast.Module) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == FUNCTION:
+            return node
+    return None
+
+
+def required_params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[list[str], list[str]]:
+    """(required positional parameter names, required keyword-only parameter names)."""
+    args = node.args
+    positional = [a.arg for a in args.posonlyargs + args.args]
+    required = positional[: len(positional) - len(args.defaults)]
+    return required, [a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]

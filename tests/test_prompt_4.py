@@ -1,0 +1,556 @@
+"""Prompt 4 (API Integration): every check on good and bad facts, the data, and end to end.
+
+Unit tests build harness-shaped facts by hand (``ideal_facts`` mirrors what a correct
+submission produces) and never start a child; the integration tests at the bottom grade
+small submissions through ``grade_prompt``.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import io
+import json
+import shutil
+import tokenize
+from pathlib import Path
+
+import pytest
+
+from benchmark.grading import GradeOptions, grade_prompt
+from benchmark.prompts import module_for
+from benchmark.prompts import p4_api_sync as p4
+from benchmark.prompts import p4_api_sync_data as data
+from benchmark.prompts import p4_api_sync_judge as judge
+from benchmark.prompts.base import CheckContext
+from benchmark.rubric import by_id
+from benchmark.submission import SourceFile
+from benchmark.types import ExecResult
+
+ROOT = Path(__file__).resolve().parent.parent
+TEST_DATA = ROOT / "test_data"
+REFERENCE = ROOT / "submissions" / "reference_implementations" / "example_model" / data.MAIN
+SEED = 424242
+TOKEN, SCENARIOS = data.make_scenarios(SEED)
+KIND = {s["kind"]: s for s in SCENARIOS}
+ATTEMPTS = {"retry_503_then_200": 3, "unavailable_503": 3, "connection_error": 3,
+            "timeout": 3, "read_timeout": 3, "connect_timeout": 3}
+
+
+# ---- builders -----------------------------------------------------------------------
+
+
+def source(text: str) -> SourceFile:
+    return SourceFile(data.MAIN, Path(data.MAIN), text, None, None, ast.parse(text))
+
+
+REFERENCE_SOURCE = source(REFERENCE.read_text(encoding="utf-8"))
+
+
+def ideal_request(scenario: dict) -> dict:
+    return {"method": "POST", "url": data.ENDPOINT,
+            "headers": {"User-Agent": "python-requests/2", "Authorization": f"Bearer {TOKEN}",
+                        "Content-Type": "application/json"},
+            "body": json.dumps(scenario["users"]), "json_body": copy.deepcopy(scenario["users"]),
+            "timeout": [5.0, 30.0]}
+
+
+def ideal_result(scenario: dict) -> dict:
+    rule = data.RULES[scenario["kind"]]
+    attempts = ATTEMPTS.get(scenario["kind"], 1)
+    value = data.expected_value(scenario)
+    return {"label": scenario["label"], "returned": True, "value": value,
+            "value_type": type(value).__name__, "unserializable": None, "exception": None,
+            "mutated": False, "requests": [ideal_request(scenario) for _ in range(attempts)],
+            "output": f"ERROR sync failed: {rule.topics[0]}\n" if rule.topics else "",
+            "sleep_total": 3.0 if attempts > 1 else 0.0}
+
+
+def ideal_facts() -> dict:
+    return {"seed": SEED, "token": TOKEN, "scenarios": SCENARIOS, "problem": None,
+            "import_error": None, "function_found": True, "streams": ["", "", ""],
+            "results": {s["label"]: ideal_result(s) for s in SCENARIOS}}
+
+
+def run_check(check_id: str, facts: dict | None = None, text: str | None = None):
+    files = {data.MAIN: source(text) if text is not None else REFERENCE_SOURCE}
+    return p4.CHECKS[check_id](CheckContext(files=files, facts=facts if facts is not None else ideal_facts()))
+
+
+def patch(facts: dict, kind: str, **fields) -> dict:
+    facts["results"][kind].update(fields)
+    return facts
+
+
+def each_request(facts: dict, **fields) -> dict:
+    for result in facts["results"].values():
+        for request in result["requests"]:
+            request.update(fields)
+    return facts
+
+
+def with_attempts(facts: dict, kind: str, count: int) -> dict:
+    return patch(facts, kind, requests=[ideal_request(KIND[kind]) for _ in range(count)])
+
+
+# ---- registry, data, fixtures ---------------------------------------------------------
+
+
+def test_module_registers_exactly_the_rubric_rows():
+    assert set(p4.CHECKS) == {row.id for row in by_id("prompt_4").checks}
+    assert module_for("prompt_4") is p4 and p4.FILES == ("prompt_4_api_sync.py",)
+
+
+def test_scenarios_are_seeded_and_secret_free():
+    again = data.make_scenarios(SEED)
+    other_token, other = data.make_scenarios(SEED + 1)
+    assert again == (TOKEN, SCENARIOS) and other_token != TOKEN
+    assert [s["job_id"] for s in other] != [s["job_id"] for s in SCENARIOS]
+    assert set(KIND) == set(data.RULES) and len({s["job_id"] for s in SCENARIOS}) == len(SCENARIOS)
+    assert TOKEN not in json.dumps(data.harness_scenarios("", SCENARIOS))
+
+
+def test_answer_key_agrees_with_the_oracle():
+    key = json.loads(p4.answer_keys()[data.ANSWER_KEY_PATH])
+    assert key["endpoint"] == data.ENDPOINT and key["max_attempts"] == 3
+    for scenario in SCENARIOS:
+        rule = key["rules"][scenario["kind"]]
+        expected = data.expected_value(scenario)
+        assert (rule["returns"] == "job_id") == (expected is not None)
+        if expected is not None:  # the job id the fake CRM finally answers with
+            assert scenario["responses"][-1]["json"]["job_id"] == expected
+        assert rule["min_requests"] <= rule["max_requests"] <= data.MAX_ATTEMPTS
+
+
+def test_fixtures_are_deterministic_and_committed():
+    assert p4.fixture_files() == p4.fixture_files() and p4.answer_keys() == p4.answer_keys()
+    for rel, blob in p4.fixture_files().items():
+        assert (TEST_DATA / rel).read_bytes() == blob
+    for rel, blob in p4.answer_keys().items():
+        assert (TEST_DATA / "answer_keys" / rel).read_bytes() == blob
+
+
+def test_each_hazard_exists_in_the_fixture_bytes():
+    blob = p4.fixture_files()[data.FIXTURE_PATH]
+    users = json.loads(blob)
+    proofs = {"non_ascii_names": any(not u["name"].isascii() for u in users) and "Zoë".encode() in blob,
+              "null_plan": any(u["plan"] is None for u in users)}
+    assert set(proofs) == set(p4.HAZARDS) and all(proofs.values())
+
+
+def test_prompt_text_states_the_contract():
+    text = (ROOT / "benchmark" / "prompts" / "text" / p4.TEXT_FILE).read_text(encoding="utf-8")
+    for needle in (data.ENDPOINT, "def sync_users_to_crm(user_data, api_token):", data.MAIN,
+                   "Bearer", "timeout=", "3 attempts", data.FIXTURE_PATH, "Evaluation contract"):
+        assert needle in text
+
+
+# ---- judging helpers ----------------------------------------------------------------
+
+
+def test_same_json_is_type_strict():
+    assert judge.same_json({"a": [1, None]}, {"a": [1, None]})
+    assert not judge.same_json(1, True) and not judge.same_json(1, 1.0) and not judge.same_json([1], [1, 2])
+
+
+def test_timeouts_and_secret_shapes():
+    assert all(map(judge.timeout_ok, (10, 0.5, [3, 27], 60)))
+    assert not any(map(judge.timeout_ok, (None, 0, -1, 61, True, [3, None], "10", [1, 2, 3])))
+    assert judge.looks_secret("sk_live_9fA2kQ7xLm3vR8tZ1pW4") and judge.looks_secret("Bearer abcdefgh1234")
+    assert not any(map(judge.looks_secret, (data.ENDPOINT, "CRM_API_TOKEN", "application/json",
+                                            "Syncing users to the CRM", "job_7Qm2xR9tLk")))
+
+
+def test_status_codes_must_stand_alone_in_messages():
+    assert judge.mentions("HTTP 400 Bad Request", ("400",))
+    assert not judge.mentions("took 4000 ms", ("400",)) and judge.mentions("Read TIMEOUT", ("timeout",))
+
+
+# ---- observe (with a fake run function; no child) -------------------------------------
+
+
+def fake_run(outcomes: list):
+    """A run() that records each request and answers with the next ExecResult-like value."""
+    calls = []
+
+    def run(request, stage):
+        calls.append(request)
+        timed_out, observation, channel_error = outcomes[len(calls) - 1]
+        return ExecResult(None if timed_out else 0, "out", "err", timed_out,
+                          "timeout" if timed_out else None, 1.0, 1.0, 10.0,
+                          observation=observation, channel_error=channel_error)
+
+    return run, calls
+
+
+def _observation(labels):
+    results = [ideal_result(KIND[label]) for label in labels]
+    return {"import_error": None, "function_found": True, "import_output": "", "results": results}
+
+
+def test_observe_runs_every_scenario_once_with_the_seeded_token():
+    run, calls = fake_run([(False, _observation(list(KIND)), None)])
+    facts = p4.observe({}, run, TEST_DATA, SEED)
+    assert len(calls) == 1 and calls[0]["mode"] == "http" and calls[0]["function"] == data.FUNCTION
+    assert [s["args"][1] for s in calls[0]["scenarios"]] == [TOKEN] * len(SCENARIOS)
+    assert set(facts["results"]) == set(KIND) and facts["problem"] is None
+    json.dumps(facts, allow_nan=False)
+
+
+def test_observe_reruns_only_success_scenarios_after_a_hang():
+    success = [s["label"] for s in SCENARIOS if data.expected_value(s)]
+    run, calls = fake_run([(True, None, "timed out"), (False, _observation(success), None)])
+    facts = p4.observe({}, run, TEST_DATA, SEED)
+    assert [s["label"] for s in calls[1]["scenarios"]] == success
+    assert set(facts["results"]) == set(success) and "timed out" in facts["missing_reason"]
+    assert run_check("success_handling", facts).fraction == 1 and run_check("handle_400", facts).fraction == 0
+
+
+def test_observe_records_a_broken_channel_as_a_problem():
+    run, calls = fake_run([(False, None, "no record")])
+    facts = p4.observe({}, run, TEST_DATA, SEED)
+    assert len(calls) == 1 and "no record" in facts["problem"] and not facts["hung"]
+
+
+# ---- syntax and structure -----------------------------------------------------------
+
+
+def test_file_compiles_and_function_exists():
+    assert run_check("file_compiles").fraction == 1 and run_check("function_exists").fraction == 1
+    broken = SourceFile(data.MAIN, Path(data.MAIN), "def f(:\n", None, None, None, "syntax error", 1)
+    ctx = CheckContext(files={data.MAIN: broken}, facts={})
+    assert p4.CHECKS["file_compiles"](ctx).fraction == 0 and p4.CHECKS["function_exists"](ctx).fraction == 0
+    nested = "class Sync:\n    def sync_users_to_crm(self, a, b):\n        return None\n"
+    assert run_check("function_exists", text=nested).fraction == 0
+
+
+@pytest.mark.parametrize("signature, fraction", [
+    ("user_data, api_token", 1.0), ("user_data, api_token, retries=3", 1.0),
+    ("users, token", 0.75), ("user_data", 0.0), ("user_data, api_token, url", 0.0),
+    ("user_data, api_token, *, mode", 0.0),
+])
+def test_correct_signature(signature, fraction):
+    text = f"def sync_users_to_crm({signature}):\n    return None\n"
+    assert run_check("correct_signature", text=text).fraction == fraction
+
+
+def test_request_structure():
+    assert run_check("request_structure").fraction == 1
+    facts = each_request(ideal_facts(), url="http://api.crm-provider.com/v1/users/sync")
+    assert run_check("request_structure", facts).fraction == pytest.approx(0.75)
+    facts = each_request(ideal_facts(), method="PUT", json_body={"users": []},
+                         headers={"Authorization": f"Bearer {TOKEN}"})
+    assert run_check("request_structure", facts).fraction == pytest.approx(0.25)
+    charset = each_request(ideal_facts(), headers={"content-type": "application/json; charset=utf-8"})
+    assert run_check("request_structure", charset).fraction == 1
+
+
+# ---- execution ----------------------------------------------------------------------
+
+EXECUTION = ("success_handling", "handle_400", "handle_401", "handle_503",
+             "handle_connection_error", "handle_other_status", "json_parsing")
+
+
+def test_ideal_behaviour_earns_every_execution_check():
+    assert all(run_check(check_id).fraction == 1 for check_id in EXECUTION)
+
+
+def test_no_request_earns_nothing_even_when_none_is_right():
+    facts = ideal_facts()
+    for result in facts["results"].values():
+        result.update(requests=[], value=None)
+    assert all(run_check(check_id, facts).fraction == 0 for check_id in EXECUTION)
+
+
+def test_none_everywhere_earns_half_for_the_error_cases():
+    facts = ideal_facts()
+    for result in facts["results"].values():
+        result["value"] = None
+    assert run_check("success_handling", facts).fraction == 0
+    assert run_check("handle_400", facts).fraction == 0.5
+
+
+def test_success_handling_needs_the_perturbed_job_id():
+    facts = patch(ideal_facts(), "ok_202", value=data.EXAMPLE_JOB_ID)
+    assert run_check("success_handling", facts).fraction == 0.5
+
+
+@pytest.mark.parametrize("check_id, kind", [("handle_400", "bad_400"), ("handle_401", "auth_401")])
+def test_client_errors_are_not_retried_and_do_not_raise(check_id, kind):
+    assert run_check(check_id, with_attempts(ideal_facts(), kind, 3)).fraction == 0.5
+    raised = patch(ideal_facts(), kind, returned=False, exception={"type": "HTTPError", "message": ""})
+    assert run_check(check_id, raised).fraction == 0
+    assert run_check(check_id, patch(ideal_facts(), kind, value=False)).fraction == 0
+
+
+def test_handle_503_allows_at_most_three_attempts():
+    assert run_check("handle_503", with_attempts(ideal_facts(), "unavailable_503", 1)).fraction == 1
+    assert run_check("handle_503", with_attempts(ideal_facts(), "unavailable_503", 5)).fraction == 0.5
+
+
+def test_network_errors_must_not_escape():
+    facts = patch(ideal_facts(), "read_timeout", returned=False,
+                  exception={"type": "ReadTimeout", "message": ""})
+    assert run_check("handle_connection_error", facts).fraction == pytest.approx(0.75)
+
+
+def test_other_statuses_and_json_parsing():
+    facts = with_attempts(ideal_facts(), "not_found_404", 2)
+    assert run_check("handle_other_status", facts).fraction == pytest.approx(0.75)
+    facts = patch(ideal_facts(), "array_body_200", returned=False,
+                  exception={"type": "AttributeError", "message": "'list' object has no attribute 'get'"})
+    assert run_check("json_parsing", facts).fraction == pytest.approx(2 / 3)
+
+
+def test_behaviour_blockers():
+    assert run_check("handle_400", {**ideal_facts(), "import_error": {"type": "ImportError",
+                                                                       "message": "no tenacity"}}).fraction == 0
+    assert run_check("handle_400", {**ideal_facts(), "function_found": False}).status is None
+    hung = {**ideal_facts(), "results": {}, "problem": "the child timed out", "hung": True}
+    assert run_check("handle_400", hung).status is None and run_check("handle_400", hung).fraction == 0
+    crashed = {**ideal_facts(), "results": {}, "problem": "the child run failed (no record)"}
+    assert run_check("bearer_auth", crashed).status == "error"
+
+
+# ---- quality ------------------------------------------------------------------------
+
+
+def test_informative_errors():
+    assert run_check("informative_errors").fraction == 1
+    facts = ideal_facts()
+    for kind in ("bad_400", "timeout", "no_job_id_200"):
+        patch(facts, kind, output="Something went wrong\n")
+    assert run_check("informative_errors", facts).fraction == pytest.approx(9 / 12)
+
+
+SPECIFIC = """
+import requests
+def sync_users_to_crm(user_data, api_token):
+    try:
+        return requests.post("u", json=user_data, timeout=5).json()["job_id"]
+    except requests.exceptions.RequestException as exc:
+        print("network error", type(exc).__name__)
+    except (ValueError, KeyError):
+        return None
+"""
+
+
+def test_specific_exceptions():
+    assert run_check("specific_exceptions", text=SPECIFIC).fraction == 1
+    bare = SPECIFIC.replace("except (ValueError, KeyError):", "except:")
+    assert run_check("specific_exceptions", text=bare).fraction == 0.5
+    silent = SPECIFIC.replace("except (ValueError, KeyError):", "except Exception:")
+    assert run_check("specific_exceptions", text=silent).fraction == 0.5
+    assert run_check("specific_exceptions", text="def sync_users_to_crm(a, b):\n    return None\n").fraction == 0
+
+
+# ---- security -----------------------------------------------------------------------
+
+
+def test_bearer_auth():
+    assert run_check("bearer_auth").fraction == 1
+    facts = ideal_facts()
+    for request in facts["results"]["ok_200"]["requests"]:
+        request["headers"]["Authorization"] = f"Token {TOKEN}"
+    total = sum(len(r["requests"]) for r in facts["results"].values())
+    assert run_check("bearer_auth", facts).fraction == pytest.approx((total - 1) / total)
+
+
+@pytest.mark.parametrize("where", ["url", "body", "output", "exception", "stream"])
+def test_no_token_leak(where):
+    assert run_check("no_token_leak").fraction == 1
+    facts = ideal_facts()
+    result = facts["results"]["auth_401"]
+    if where == "url":
+        result["requests"][0]["url"] += f"?api_key={TOKEN}"
+    elif where == "body":
+        result["requests"][0]["body"] = json.dumps({"token": TOKEN})
+    elif where == "output":
+        result["output"] = f"401 for token {TOKEN}\n"
+    elif where == "exception":
+        result["exception"] = {"type": "RuntimeError", "message": f"bad token {TOKEN}"}
+    else:
+        facts["streams"][1] = f"atexit: {TOKEN}"
+    assert run_check("no_token_leak", facts).fraction == pytest.approx(2 / 3)
+
+
+def test_explicit_timeout():
+    assert run_check("explicit_timeout").fraction == 1
+    facts = ideal_facts()
+    for result in facts["results"].values():
+        for request in result["requests"][:1]:
+            request["timeout"] = None
+    assert run_check("explicit_timeout", facts).fraction < 1
+    assert run_check("explicit_timeout", each_request(ideal_facts(), timeout=120)).fraction == 0
+
+
+@pytest.mark.parametrize("snippet", [
+    'API_KEY = "sk_live_9fA2kQ7xLm3vR8tZ1pW4"\n',
+    'api_token = "changeme"\n',
+    'HEADERS = {"Authorization": "Bearer 9fA2kQ7xLm3vR8tZ"}\n',
+    'def sync_users_to_crm(user_data, api_token, fallback_token="hunter2"):\n    return None\n',
+])
+def test_hardcoded_credentials_fail(snippet):
+    text = snippet + "def helper(user_data, api_token):\n    return None\n"
+    assert run_check("no_hardcoded_creds", text=text).fraction == 0
+
+
+def test_credentials_in_docstrings_and_comments_do_not_count():
+    text = ('"""Example: API_KEY = "sk_live_9fA2kQ7xLm3vR8tZ1pW4"."""\n'
+            '# token = "sk_live_9fA2kQ7xLm3vR8tZ1pW4"\n'
+            'def sync_users_to_crm(user_data, api_token):\n'
+            '    """Never write api_token = "sk_live_9fA2kQ7xLm3vR8tZ1pW4"."""\n')
+    assert run_check("no_hardcoded_creds").fraction == 1
+    assert run_check("no_hardcoded_creds", text=text).fraction == 1
+    empty = 'def sync_users_to_crm(user_data, api_token):\n    if api_token == "":\n        return None\n'
+    assert run_check("no_hardcoded_creds", text=empty).fraction == 1
+
+
+# ---- performance and maintainability -------------------------------------------------
+
+
+def test_retry_resilience():
+    assert run_check("retry_resilience").fraction == 1
+    no_backoff = patch(ideal_facts(), "retry_503_then_200", sleep_total=0.0)
+    assert run_check("retry_resilience", no_backoff).fraction == 0.75
+    facts = patch(with_attempts(ideal_facts(), "retry_503_then_200", 1), "retry_503_then_200", value=None)
+    facts = with_attempts(with_attempts(facts, "connection_error", 1), "bad_400", 3)
+    assert run_check("retry_resilience", facts).fraction == 0
+
+
+def test_code_organization():
+    assert run_check("code_organization").fraction == 1
+    long_body = "".join(f"    x{i} = {i}\n" for i in range(45))
+    text = f"def sync_users_to_crm(a, b):\n{long_body}    return None\n\ndef ok():\n    return 1\n"
+    assert run_check("code_organization", text=text).fraction == 0.5
+
+
+# ---- end to end through grade_prompt ----------------------------------------------------
+
+TRIVIAL = "def sync_users_to_crm(user_data, api_token):\n    return None\n"
+MEDIOCRE = '''import requests
+
+API_URL = "https://api.crm-provider.com/v1/users/sync"
+
+
+def sync_users_to_crm(user_data, api_token):
+    print("Syncing users with token " + api_token)
+    headers = {"Authorization": "Bearer " + api_token, "Content-Type": "application/json"}
+    try:
+        response = requests.post(API_URL, json=user_data, headers=headers)
+        if response.status_code == 200:
+            return response.json()["job_id"]
+        print("Sync failed:", response.status_code)
+        return None
+    except:
+        return None
+'''
+CANNED = '''import logging
+import requests
+
+URL = "https://api.crm-provider.com/v1/users/sync"
+
+
+def sync_users_to_crm(user_data, api_token):
+    headers = {"Authorization": f"Bearer {api_token}", "Content-Type": "application/json"}
+    try:
+        response = requests.post(URL, json=user_data, headers=headers, timeout=10)
+    except requests.exceptions.RequestException as exc:
+        logging.error("request failed: %s", type(exc).__name__)
+        return None
+    if response.status_code in (200, 202):
+        return "job_7Qm2xR9tLk"
+    logging.error("HTTP %d", response.status_code)
+    return None
+'''
+HANGS_ON_ERRORS = '''import requests
+
+
+def sync_users_to_crm(user_data, api_token):
+    while True:
+        try:
+            response = requests.post("https://api.crm-provider.com/v1/users/sync", json=user_data,
+                                     headers={"Authorization": f"Bearer {api_token}"}, timeout=10)
+        except requests.RequestException:
+            continue
+        if response.status_code in (200, 202):
+            return response.json()["job_id"]
+'''
+LEAKS_AT_EXIT = REFERENCE.read_text(encoding="utf-8").replace(
+    "    headers = _auth_headers(api_token)\n",
+    "    headers = _auth_headers(api_token)\n    atexit.register(os.write, 2, api_token.encode())\n",
+).replace("import json\n", "import atexit\nimport json\n")
+
+
+def laden(text: str) -> str:
+    """The same code with keyword-stuffed comments on every line and docstrings everywhere."""
+    comment = "  # requests.post timeout=10 Bearer retry 503 400 401 except RequestException job_id"
+    ends = {tok.start[0] for tok in tokenize.generate_tokens(io.StringIO(text).readline)
+            if tok.type in (tokenize.NEWLINE, tokenize.NL)}
+    lines = [line + comment if number in ends and line.strip() else line
+             for number, line in enumerate(text.splitlines(), 1)]
+    for node in sorted((n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.FunctionDef)),
+                       key=lambda n: -n.lineno):
+        pad = " " * (node.body[0].col_offset)
+        doc = f'{pad}"""Handles 400 401 503 timeouts; token sk_live_9fA2kQ7xLm3vR8tZ1pW4; never leaks."""'
+        lines.insert(node.body[0].lineno - 1, doc)
+    return "# security: Bearer token, timeout=30, retries with back-off, specific exceptions\n" + \
+        "\n".join(lines) + "\n"
+
+
+def _grade(tmp_path: Path, name: str, text: str, **options):
+    model = tmp_path / name
+    model.mkdir()
+    (model / data.MAIN).write_text(text, encoding="utf-8")
+    return grade_prompt(p4, model, test_data=TEST_DATA, options=GradeOptions(**options))
+
+
+def _earned(result) -> dict[str, float]:
+    return {c.id: c.earned for cat in result.categories for c in cat.checks}
+
+
+@pytest.fixture(scope="module")
+def reference_result():
+    return grade_prompt(p4, REFERENCE.parent, test_data=TEST_DATA)
+
+
+def test_reference_scores_full_marks(reference_result):
+    assert reference_result.status == "ok" and reference_result.passed
+    assert reference_result.score >= 23, _earned(reference_result)
+    assert reference_result.score == pytest.approx(25.0), _earned(reference_result)
+
+
+def test_trivial_submission_fails(tmp_path):
+    result = _grade(tmp_path, "trivial", TRIVIAL)
+    assert result.score <= 3.75 and not result.passed
+
+
+def test_mediocre_submission_lands_in_between(tmp_path, reference_result):
+    result = _grade(tmp_path, "mediocre", MEDIOCRE)
+    earned = _earned(result)
+    assert 3.75 < result.score < reference_result.score - 5
+    assert earned["explicit_timeout"] == 0 and earned["specific_exceptions"] == 0
+    assert earned["no_token_leak"] < 2 and earned["retry_resilience"] < 1
+
+
+def test_canned_job_id_fails_the_perturbed_parts(tmp_path):
+    result = _grade(tmp_path, "canned", CANNED)
+    earned = _earned(result)
+    assert earned["success_handling"] == 0 and earned["json_parsing"] == 0 and not result.passed
+
+
+def test_comments_and_docstrings_change_no_score(tmp_path, reference_result):
+    result = _grade(tmp_path, "laden", laden(REFERENCE.read_text(encoding="utf-8")))
+    assert _earned(result) == _earned(reference_result)
+
+
+def test_a_leak_after_the_call_is_caught_in_the_process_streams(tmp_path):
+    result = _grade(tmp_path, "leaky", LEAKS_AT_EXIT)
+    assert _earned(result)["no_token_leak"] < 2 and _earned(result)["success_handling"] == 1.5
+
+
+def test_endless_retries_cost_the_error_cases_only(tmp_path):
+    result = _grade(tmp_path, "hangs", HANGS_ON_ERRORS, timeout_s=2.0)
+    earned = _earned(result)
+    assert earned["success_handling"] == 1.5 and earned["handle_400"] == 0
+    assert result.status == "ok" and not result.passed
