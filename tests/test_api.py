@@ -1,0 +1,99 @@
+"""The spec's Python API: names import and return the documented shapes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+REF = ROOT / "submissions" / "reference_implementations" / "example_model"
+
+
+def test_validators_return_the_documented_shapes():
+    from benchmark.validators import (validate_prompt1_refactoring, validate_prompt2_yaml_json,
+                                      validate_prompt3_transformation,
+                                      validate_prompt4_api_integration)
+
+    expected_details = {
+        "p1": {"syntax", "execution", "security", "performance", "maintainability"},
+        "p2": {"yaml_valid", "json_valid", "equivalence", "structure"},
+        "p3": {"function_exists", "signature_correct", "transformations", "business_rules"},
+        "p4": {"function_exists", "authentication", "error_handling", "security"},
+    }
+    results = {
+        "p1": validate_prompt1_refactoring(str(REF / "prompt_1_solution.py")),
+        "p2": validate_prompt2_yaml_json(str(REF / "prompt_2_config_fixed.yaml"),
+                                         str(REF / "prompt_2_config.json")),
+        "p3": validate_prompt3_transformation(str(REF / "prompt_3_transform.py")),
+        "p4": validate_prompt4_api_integration(str(REF / "prompt_4_api_sync.py")),
+    }
+    for key, result in results.items():
+        assert result["max_score"] == 25 and result["passed"] is True, key
+        assert 15 <= result["score"] <= 25
+        assert set(result["details"]) == expected_details[key]
+    assert results["p1"]["details"]["syntax"] is True
+    assert results["p2"]["details"]["equivalence"] is True
+    assert results["p4"]["details"]["authentication"] is True
+    assert isinstance(results["p1"]["details"]["security"], list)
+
+
+def test_validator_on_a_renamed_or_missing_file(tmp_path):
+    from benchmark.validators import validate_prompt3_transformation
+
+    renamed = tmp_path / "my_transform.py"
+    renamed.write_bytes((REF / "prompt_3_transform.py").read_bytes())
+    assert validate_prompt3_transformation(renamed)["passed"]
+    missing = validate_prompt3_transformation(tmp_path / "absent.py")
+    assert missing["score"] == 0 and "file not found" in missing["result"]["error"]
+
+
+def test_prompt_validators_class_and_analyzers():
+    from benchmark.validators import (MaintainabilityAnalyzer, PerformanceAnalyzer,
+                                      PromptValidators, SecurityAnalyzer)
+
+    validators = PromptValidators(ROOT / "test_data", model_name="example_model")
+    assert validators.validate_prompt_4_api(REF / "prompt_4_api_sync.py")["passed"]
+    risky = "import os\ndef f(cmd):\n    os.system(cmd)\n    return eval(cmd)\n"
+    assert SecurityAnalyzer.analyze_code_security(risky)["score"] < 1
+    nested = "def f(a):\n    for x in a:\n        for y in a:\n            print(x, y)\n"
+    assert PerformanceAnalyzer.check_nested_loops(nested)["issues"]
+    assert "score" in MaintainabilityAnalyzer.analyze_code_maintainability(nested)
+
+
+def test_scoring_api_from_the_spec():
+    from benchmark.scoring import (BenchmarkScorer, calculate_grade, calculate_score,
+                                   compare_models, generate_badge, get_grade)
+
+    results = {"prompt_1": {"score": 23.5, "max_score": 25}, "prompt_2": {"score": 25.0, "max_score": 25},
+               "prompt_3": {"score": 24.5, "max_score": 25}, "prompt_4": {"score": 21.0, "max_score": 25}}
+    total = calculate_score(results)
+    assert total == pytest.approx(94.0)
+    assert get_grade(total) == calculate_grade(total) == "A"
+    assert generate_badge(total) and BenchmarkScorer().calculate_grade(50) == "F"
+    assert compare_models({})["ranking"] == []
+
+
+def test_utils_runner_types_and_secure_runner_import():
+    from benchmark.runner import BenchmarkRunner
+    from benchmark.secure_runner import SecureRunner
+    from benchmark.types import ModelResults, PromptResult
+    from benchmark.utils import (create_comparison_chart, format_results, safe_load_json,
+                                 safe_load_yaml)
+
+    assert safe_load_json(ROOT / "test_data" / "user_data.json")
+    assert safe_load_yaml(REF / "prompt_2_config_fixed.yaml")["use_legacy_paths"] is True
+    runner = BenchmarkRunner(model_name="example_model", results_dir="results/", timeout=30,
+                             submissions_dir=ROOT / "submissions", test_data=ROOT / "test_data")
+    p3 = runner.run_test("prompt_3_transformation")
+    assert p3["passed"] and p3["max_score"] == 25
+    assert SecureRunner and PromptResult and ModelResults
+    assert callable(format_results) and callable(create_comparison_chart)
+
+
+def test_programmatic_entry_point(tmp_path):
+    from run_benchmark import AICodeBenchmark
+
+    bench = AICodeBenchmark(submissions_dir=str(ROOT / "submissions"), results_dir=str(tmp_path))
+    result = bench.run_single_model("example_model")
+    assert result["overall_score"] >= 90 and result["percentage"] >= 90
