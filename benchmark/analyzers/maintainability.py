@@ -76,3 +76,15 @@ def fraction_within(values: Iterable[float], limit: float) -> float:
     if not items:
         return 1.0
     return sum(value <= limit for value in items) / len(items)
+
+
+# Radon ranks a maintainability index of 20 or more "A" (very maintainable) and below 10 "C".
+# On comment-free source the index falls with program size, so credit follows radon's ranks:
+# full credit at rank A, none at rank C, linear in between.
+MI_FULL = 20.0
+MI_ZERO = 10.0
+
+
+def mi_fraction(mi: float) -> float:
+    """Credit in [0, 1] for a maintainability index (see MI_FULL / MI_ZERO)."""
+    return max(0.0, min(1.0, (mi - MI_ZERO) / (MI_FULL - MI_ZERO)))

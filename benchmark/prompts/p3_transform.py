@@ -46,7 +46,7 @@ MAIN, FUNCTION = judge.MAIN, judge.FUNCTION
 LABELS = ("fixture", "malformed", "perturbed")
 MAX_FUNCTION_LINES = 40
 MAX_COMPLEXITY = 10
-MI_FULL, MI_ZERO = 65.0, 20.0
+MI_FULL, MI_ZERO = maintainability.MI_FULL, maintainability.MI_ZERO
 UNSAFE_CALLS = ("eval", "exec", "compile", "__import__", "pickle.load", "pickle.loads",
                 "marshal.loads", "os.system", "os.popen", "subprocess.run", "subprocess.call",
                 "subprocess.Popen", "subprocess.check_call", "subprocess.check_output")

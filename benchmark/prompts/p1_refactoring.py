@@ -1,0 +1,224 @@
+"""Prompt 1, Refactoring & Analysis: rewrite the legacy ``process_records.py`` as a safe CLI.
+
+``observe`` runs ``prompt_1_solution.py <config>`` twice in a child: on the fixture (config
+and records from ``test_data/``) and on a seeded perturbed data set with another config and
+other file names (``p1_refactoring_data.perturbed_case``). Stdout is parsed in the parent
+(``p1_refactoring_judge``) and compared, type-strictly, with the answer key / the oracle.
+Source checks read the parsed tree through the shared analyzers; comments, docstrings and
+strings never change a result.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..submission import SourceFile
+from ..types import Evidence
+from . import p1_refactoring_data as data
+from . import p1_refactoring_judge as judge
+from .base import CheckContext, Outcome, RunFn
+from .p1_refactoring_fixtures import (CONFIG_NAME, CONFIG_TEXT, LEGACY_NAME, LEGACY_SCRIPT,
+                                      RECORDS, RECORDS_NAME, records_bytes)
+from . import p1_refactoring_metrics  # noqa: F401  (registers its checks)
+from .p1_refactoring_source import CHECKS, check
+
+PROMPT_ID = "prompt_1"
+TITLE = "Refactoring & Analysis"
+FILES = ("prompt_1_solution.py",)
+PYTHON_FILES = frozenset(FILES)
+TEXT_FILE = "prompt_1.md"
+MAIN = FILES[0]
+ANSWER_KEY = "prompt_1_expected.json"
+HAZARDS: dict[str, str] = {
+    "unsafe_yaml_load": "process_records.py loads its config with yaml.load(..., "
+                        "Loader=yaml.Loader), which can build arbitrary Python objects",
+    "builtin_shadowing": "process_records.py binds list, id, filter and type as variables",
+    "swallowed_exceptions": "process_records.py wraps each record in a bare `except: pass`, "
+                            "so string ages, missing keys and bad entries vanish silently",
+    "naive_datetimes": "process_records.py cuts the UTC offset off signup times ([:19]) and "
+                       "subtracts them from a naive datetime.now()",
+    "string_age_type_bug": "records.json has ages such as \"42\" and \" 27 \" (strings) and "
+                           "30.5 (a float), and ids such as \"8\"; the legacy script compares "
+                           "raw values with integer bounds",
+    "hardcoded_country_filter": "process_records.py says 'filter by configured countries' but "
+                                "keeps only country == \"US\", ignoring allowed_countries",
+    "stdout_pollution": "process_records.py prints a progress line on stdout before the JSON",
+    "unmanaged_opens": "process_records.py opens files without `with` or an encoding, and "
+                       "opens data_source relative to the working directory",
+    "mixed_utc_offsets": "records.json signup times use Z, +02:00, -05:00, +05:30 and one "
+                         "naive time; some cross midnight when converted to UTC",
+    "messy_records": "records.json has lowercase/padded countries, a duplicate id, a null "
+                     "email, a non-object entry and an impossible date (2024-02-30)",
+}
+
+def fixture_files() -> dict[str, bytes]:
+    return {LEGACY_NAME: LEGACY_SCRIPT.encode("utf-8"), CONFIG_NAME: CONFIG_TEXT.encode("utf-8"),
+            RECORDS_NAME: records_bytes(RECORDS)}
+
+
+def fixture_expected() -> list[dict[str, Any]]:
+    return data.expected_output(yaml.safe_load(CONFIG_TEXT), RECORDS)
+
+
+def answer_keys() -> dict[str, bytes]:
+    return {ANSWER_KEY: records_bytes(fixture_expected())}
+
+
+def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path,
+            seed: int) -> dict[str, Any]:
+    """Run the CLI on the fixture and on the seeded perturbed data set."""
+    test_data = Path(test_data)
+    stage = {name: (test_data / name).read_bytes() for name in (CONFIG_NAME, RECORDS_NAME)}
+    expected = json.loads((test_data / "answer_keys" / ANSWER_KEY).read_text(encoding="utf-8"))
+    request = {"mode": "script", "module": MAIN, "argv": [CONFIG_NAME], "label": "fixture"}
+    fixture = judge.summarise_run("fixture", run(request, stage), expected)
+    case = data.perturbed_case(seed)
+    request = {"mode": "script", "module": MAIN, "argv": [case.config_name], "label": "perturbed"}
+    result = run(request, {case.config_name: case.config, case.data_name: case.records})
+    perturbed = judge.summarise_run("perturbed", result, case.expected)
+    return {"seed": seed, "fixture": fixture, "perturbed": perturbed}
+
+
+# ---- syntax -------------------------------------------------------------------------
+
+
+@check("valid_syntax")
+def valid_syntax(ctx: CheckContext) -> Outcome:
+    source = ctx.files.get(MAIN)
+    if source is None or not source.usable:
+        return Outcome.fail(f"{MAIN}: {source.error if source else 'missing'}")
+    if source.tree is None:
+        return Outcome.fail(f"{MAIN}: {source.syntax_error}", [Evidence(MAIN, source.syntax_line)])
+    return Outcome.ok(f"{MAIN} parses and compiles")
+
+
+# ---- execution ----------------------------------------------------------------------
+
+
+def _run(ctx: CheckContext, label: str) -> dict[str, Any] | None:
+    run = ctx.facts.get(label)
+    return run if isinstance(run, dict) else None
+
+
+def _output(ctx: CheckContext, label: str) -> tuple[list[Any] | None, Outcome | None]:
+    """(the run's parsed output list, None) or (None, why it cannot be judged)."""
+    if label not in ctx.facts:
+        return None, Outcome.error(f"the {label} run was not observed")
+    run = _run(ctx, label)
+    problem = judge.run_problem(run)
+    if problem:
+        return None, Outcome.fail(problem)
+    return run["output"], None
+
+
+def _failure_note(run: dict[str, Any]) -> str:
+    exception = run.get("exception")
+    if exception:
+        return f"{exception.get('type')}: {exception.get('message')}"
+    tail = (run.get("stderr_tail") or "").strip().splitlines()
+    return tail[-1][:200] if tail else "no message on stderr"
+
+
+@check("runs_without_error")
+def runs_without_error(ctx: CheckContext) -> Outcome:
+    """Exit 0 on the fixture, with a non-empty JSON array on stdout (the fixture keeps records)."""
+    if "fixture" not in ctx.facts:
+        return Outcome.error("the fixture run was not observed")
+    run = _run(ctx, "fixture") or {}
+    if run.get("problem"):
+        return Outcome.fail(f"python {MAIN} {CONFIG_NAME} {run['problem']}")
+    if run.get("exit_code") != 0:
+        return Outcome.fail(f"python {MAIN} {CONFIG_NAME} exited with {run.get('exit_code')} "
+                            f"({_failure_note(run)})")
+    output, blocked = _output(ctx, "fixture")
+    if blocked:
+        return Outcome.fail(f"exit 0, but {blocked.rationale}")
+    if not output:
+        return Outcome.fail("exit 0, but printed an empty array although the fixture has "
+                            f"{len(run['expected'])} valid records")
+    return Outcome.ok(f"exit 0 on the fixture; printed {len(output)} records")
+
+
+@check("json_output_validation")
+def json_output_validation(ctx: CheckContext) -> Outcome:
+    output, blocked = _output(ctx, "fixture")
+    if blocked:
+        return blocked
+    if not output:
+        return Outcome.fail("the output array is empty")
+    good = sum(map(judge.well_formed, output))
+    return Outcome.ratio(good, len(output), f"{good}/{len(output)} output items are objects "
+                         f"with exactly the keys {', '.join(data.OUTPUT_KEYS)} of the stated types")
+
+
+def _pooled_outputs(ctx: CheckContext) -> tuple[list[tuple[list, list]], Outcome | None]:
+    """(expected, output) for the fixture and the perturbed run; a failed perturbed run
+    counts as an empty output, so canned fixture answers cannot earn these checks alone."""
+    output, blocked = _output(ctx, "fixture")
+    if blocked:
+        return [], blocked
+    pairs = [(_run(ctx, "fixture")["expected"], output)]
+    perturbed = _run(ctx, "perturbed")
+    if perturbed is not None and "expected" in perturbed:
+        other, problem = _output(ctx, "perturbed")
+        pairs.append((perturbed["expected"], [] if problem else other))
+    return pairs, None
+
+
+@check("correct_filtering")
+def correct_filtering(ctx: CheckContext) -> Outcome:
+    """Kept ids against the answer key, pooled over the fixture and the perturbed data."""
+    pairs, blocked = _pooled_outputs(ctx)
+    if blocked:
+        return blocked
+    tallies = [judge.filtering(expected, output) for expected, output in pairs]
+    common = sum(t["common"] for t in tallies)
+    union = sum(t["union"] for t in tallies)
+    notes = [f"{label}: missing ids {t['missing']}" if t["missing"] else "" for label, t in
+             zip(("fixture", "perturbed"), tallies)]
+    notes += [f"{label}: unexpected ids {t['extra']}" if t["extra"] else "" for label, t in
+              zip(("fixture", "perturbed"), tallies)]
+    notes += [f"{t['surplus']} duplicate or id-less items" if t["surplus"] else "" for t in tallies]
+    detail = "; ".join(note for note in notes if note) or "exactly the expected ids"
+    return Outcome.ratio(common, union, f"kept ids match {common}/{union} over "
+                         f"{len(tallies)} data sets ({detail})")
+
+
+@check("correct_values")
+def correct_values(ctx: CheckContext) -> Outcome:
+    """Field values of matched records, pooled over the fixture and the perturbed data."""
+    pairs, blocked = _pooled_outputs(ctx)
+    if blocked:
+        return blocked
+    correct = total = 0
+    notes: list[str] = []
+    for expected, output in pairs:
+        right, judged, found = judge.values(expected, output)
+        correct, total, notes = correct + right, total + judged, notes + found
+    if total == 0:
+        return Outcome.fail("no expected record appears in the output")
+    detail = judge.summary(notes) or "all fields exact"
+    return Outcome.ratio(correct, total, f"{correct}/{total} fields of matched records "
+                         f"correct ({detail})")
+
+
+@check("perturbed_dataset")
+def perturbed_dataset(ctx: CheckContext) -> Outcome:
+    """Other records and another config: expected records reproduced exactly, extras cost."""
+    output, blocked = _output(ctx, "perturbed")
+    if blocked:
+        return blocked
+    run = _run(ctx, "perturbed")
+    if run.get("exit_code") != 0:
+        return Outcome.fail(f"exited with {run.get('exit_code')} ({_failure_note(run)})")
+    expected = run["expected"]
+    correct, notes = judge.exact(expected, output)
+    denominator = max(len(expected), len(output))
+    detail = judge.summary(notes) or "all exact"
+    return Outcome.ratio(correct, denominator, f"{correct}/{denominator} records exact on "
+                         f"other data ({len(expected)} expected, {len(output)} printed; {detail})")

@@ -1,0 +1,192 @@
+"""Prompt 1's behaviour facts and comparisons, on plain JSON data only.
+
+``summarise_run`` turns one child run into a JSON-able fact (exit code, parsed stdout, the
+expected answer); the comparison helpers judge a parsed output against the oracle's answer.
+Equality is type-strict (``1``, ``1.0``, ``True`` and ``"1"`` all differ). Output records
+are matched to expected ones by id; an id given as a digit string still matches for
+filtering (its type then costs a value), and only the first record with an id is judged.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from ..types import ExecResult
+from .p1_refactoring_data import OUTPUT_KEYS, OUTPUT_TYPES
+
+MAX_DEPTH = 50
+STDERR_TAIL = 600
+NOTE_LIMIT = 4
+
+
+def same_json(left: Any, right: Any) -> bool:
+    """Type-strict equality of two JSON values (``1``, ``1.0`` and ``True`` all differ)."""
+    if type(left) is not type(right):
+        return False
+    if isinstance(left, dict):
+        return left.keys() == right.keys() and all(same_json(left[k], right[k]) for k in left)
+    if isinstance(left, list):
+        return len(left) == len(right) and all(map(same_json, left, right))
+    return left == right
+
+
+def nesting_depth(text: str) -> int:
+    """Deepest ``[``/``{`` nesting in JSON text, ignoring brackets inside strings."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if escaped:
+            escaped = False
+        elif in_string:
+            escaped = char == "\\"
+            in_string = char != '"'
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_output(stdout: str, truncated: bool) -> tuple[Any, str | None]:
+    """(parsed stdout, None) or (None, why it could not be used)."""
+    if truncated:
+        return None, "stdout exceeded the capture limit"
+    if not stdout.strip():
+        return None, "stdout is empty"
+    if nesting_depth(stdout) > MAX_DEPTH:
+        return None, f"stdout nests deeper than {MAX_DEPTH} levels"
+    try:
+        return json.loads(stdout, parse_constant=_reject_constant), None
+    except (ValueError, RecursionError) as exc:
+        return None, f"stdout is not a single JSON document ({str(exc)[:120]})"
+
+
+def summarise_run(label: str, result: ExecResult, expected: list[dict[str, Any]]) -> dict[str, Any]:
+    record = result.observation
+    problem = None
+    if result.timed_out:
+        problem = f"timed out ({result.killed_by or 'killed'})"
+    elif record is None:
+        problem = f"no harness record ({result.channel_error or 'the child died'})"
+    output, parse_error = parse_output(result.stdout, result.output_truncated)
+    return {
+        "label": label,
+        "exit_code": record.get("exit_code") if record else None,
+        "exception": record.get("exception") if record else None,
+        "problem": problem,
+        "output": output,
+        "parse_error": parse_error,
+        "expected": expected,
+        "stderr_tail": result.stderr[-STDERR_TAIL:],
+    }
+
+
+def run_problem(run: dict[str, Any] | None) -> str | None:
+    """Why a run's output cannot be judged at all, or None."""
+    if run is None:
+        return "the program was not run"
+    if run.get("problem"):
+        return f"the {run['label']} run {run['problem']}"
+    if run.get("parse_error"):
+        return f"the {run['label']} run's {run['parse_error']}"
+    if not isinstance(run.get("output"), list):
+        kind = type(run.get("output")).__name__
+        return f"the {run['label']} run printed a JSON {kind}, not an array"
+    return None
+
+
+def describe(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    text = text if len(text) <= 40 else text[:37] + "..."
+    return f"{text} ({type(value).__name__})"
+
+
+def id_key(value: Any) -> int | None:
+    """The id an output record claims: an int, or a string of digits; else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        return int(value.strip())
+    return None
+
+
+def well_formed(item: Any) -> bool:
+    """A dict with exactly the contract's keys, each value of the contract's type."""
+    if not isinstance(item, dict) or set(item) != set(OUTPUT_KEYS):
+        return False
+    return all(type(item[key]) is OUTPUT_TYPES[key] for key in OUTPUT_KEYS)
+
+
+def index_output(output: list[Any]) -> tuple[dict[int, dict[str, Any]], int]:
+    """(first record per id, count of surplus items: duplicates and records without an id)."""
+    first: dict[int, dict[str, Any]] = {}
+    surplus = 0
+    for item in output:
+        key = id_key(item.get("id")) if isinstance(item, dict) else None
+        if key is None or key in first:
+            surplus += 1
+        else:
+            first[key] = item
+    return first, surplus
+
+
+def filtering(expected: list[dict[str, Any]], output: list[Any]) -> dict[str, Any]:
+    """Kept ids against expected ids: Jaccard, with surplus items added to the union."""
+    wanted = {row["id"] for row in expected}
+    first, surplus = index_output(output)
+    got = set(first)
+    return {"common": len(wanted & got), "union": len(wanted | got) + surplus,
+            "missing": sorted(wanted - got), "extra": sorted(got - wanted), "surplus": surplus}
+
+
+def field_errors(expected: dict[str, Any], actual: dict[str, Any]) -> list[str]:
+    wrong = [key for key in OUTPUT_KEYS
+             if key not in actual or not same_json(actual[key], expected[key])]
+    return [f"id {expected['id']} {key}: got "
+            f"{describe(actual[key]) if key in actual else 'nothing'}, "
+            f"expected {describe(expected[key])}" for key in wrong]
+
+
+def values(expected: list[dict[str, Any]], output: list[Any]) -> tuple[int, int, list[str]]:
+    """(correct fields, judged fields, notes) over expected records found in the output."""
+    first, _ = index_output(output)
+    matched = [row for row in expected if row["id"] in first]
+    notes = [note for row in matched for note in field_errors(row, first[row["id"]])]
+    total = len(matched) * len(OUTPUT_KEYS)
+    return total - len(notes), total, notes
+
+
+def exact(expected: list[dict[str, Any]], output: list[Any]) -> tuple[int, list[str]]:
+    """(expected records reproduced exactly, notes on the others)."""
+    first, _ = index_output(output)
+    notes: list[str] = []
+    correct = 0
+    for row in expected:
+        if row["id"] not in first:
+            notes.append(f"id {row['id']} missing")
+        elif same_json(first[row["id"]], row):
+            correct += 1
+        else:
+            extra = sorted(set(first[row["id"]]) - set(OUTPUT_KEYS))
+            errors = field_errors(row, first[row["id"]])
+            notes.append(errors[0] if errors else f"id {row['id']} has extra keys {extra}")
+    return correct, notes
+
+
+def summary(notes: Iterable[str]) -> str:
+    items = list(notes)
+    if not items:
+        return ""
+    more = f"; and {len(items) - NOTE_LIMIT} more" if len(items) > NOTE_LIMIT else ""
+    return "; ".join(items[:NOTE_LIMIT]) + more

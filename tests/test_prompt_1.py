@@ -1,0 +1,516 @@
+"""Prompt 1 (Refactoring & Analysis): fixtures, oracle, judging helpers, every check, grading.
+
+Check tests build a ``CheckContext`` by hand (source text and/or behaviour facts), so no
+child process is needed; the integration tests at the end grade whole submissions through
+``grade_prompt`` (reference, trivial, mediocre, canned, commented reference).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from benchmark.grading import GradeOptions, grade_prompt
+from benchmark.prompts import p1_refactoring as p1
+from benchmark.prompts import p1_refactoring_data as data
+from benchmark.prompts import p1_refactoring_judge as judge
+from benchmark.prompts.base import CheckContext
+from benchmark.rubric import by_id
+from benchmark.submission import SourceFile
+from benchmark.types import ExecResult
+
+ROOT = Path(__file__).resolve().parent.parent
+TEST_DATA = ROOT / "test_data"
+REFERENCE = ROOT / "submissions" / "reference_implementations" / "example_model" / p1.MAIN
+EXPECTED = json.loads((TEST_DATA / "answer_keys" / p1.ANSWER_KEY).read_text(encoding="utf-8"))
+
+
+# ---- helpers ------------------------------------------------------------------------------
+
+
+def ctx_for(text: str = "x = 1\n", facts: dict[str, Any] | None = None) -> CheckContext:
+    source = SourceFile(p1.MAIN, Path(p1.MAIN), text, None, "0" * 64, ast.parse(text))
+    return CheckContext(files={p1.MAIN: source}, facts=facts or {})
+
+
+def outcome(check_id: str, text: str = "x = 1\n", facts: dict[str, Any] | None = None):
+    return p1.CHECKS[check_id](ctx_for(text, facts))
+
+
+def fraction(check_id: str, text: str = "x = 1\n", facts: dict[str, Any] | None = None) -> float:
+    return outcome(check_id, text, facts).fraction
+
+
+def run_fact(output: Any, expected: list[dict[str, Any]] | None = None, *, label: str = "fixture",
+             exit_code: int | None = 0, problem: str | None = None) -> dict[str, Any]:
+    return {"label": label, "exit_code": exit_code, "exception": None, "problem": problem,
+            "output": output, "parse_error": None, "expected": EXPECTED if expected is None else expected,
+            "stderr_tail": ""}
+
+
+def facts_with(fixture_output: Any = None, perturbed_output: Any = None, **fixture_kw) -> dict:
+    case = data.perturbed_case(7)
+    return {"fixture": run_fact(EXPECTED if fixture_output is None else fixture_output, **fixture_kw),
+            "perturbed": run_fact(case.expected if perturbed_output is None else perturbed_output,
+                                  case.expected, label="perturbed")}
+
+
+def legacy_tree() -> ast.Module:
+    return ast.parse(p1.fixture_files()[p1.LEGACY_NAME].decode("utf-8"))
+
+
+def fixture_records() -> list[Any]:
+    return json.loads(p1.fixture_files()[p1.RECORDS_NAME])
+
+
+# ---- registry, fixtures, hazards, oracle -----------------------------------------------------
+
+
+def test_registry_matches_the_rubric():
+    assert set(p1.CHECKS) == {row.id for row in by_id("prompt_1").checks}
+    assert p1.FILES == ("prompt_1_solution.py",) and p1.PYTHON_FILES == frozenset(p1.FILES)
+    assert (ROOT / "benchmark" / "prompts" / "text" / p1.TEXT_FILE).is_file()
+
+
+def test_fixtures_are_deterministic_and_committed():
+    assert p1.fixture_files() == p1.fixture_files() and p1.answer_keys() == p1.answer_keys()
+    for rel, blob in p1.fixture_files().items():
+        assert (TEST_DATA / rel).read_bytes() == blob, rel
+    for rel, blob in p1.answer_keys().items():
+        assert (TEST_DATA / "answer_keys" / rel).read_bytes() == blob, rel
+
+
+def test_oracle_agrees_with_the_answer_key_and_the_prompt_example():
+    files = p1.fixture_files()
+    config = yaml.safe_load(files[p1.CONFIG_NAME])
+    assert data.expected_output(config, json.loads(files[p1.RECORDS_NAME])) == EXPECTED
+    assert [row["id"] for row in EXPECTED] == [1, 2, 7, 8, 16, 18, 19, 22]
+    bob = next(row for row in EXPECTED if row["id"] == 2)
+    text = (ROOT / "benchmark" / "prompts" / "text" / p1.TEXT_FILE).read_text(encoding="utf-8")
+    assert json.dumps(bob, ensure_ascii=False) in text
+
+
+def _calls(tree: ast.Module, attr: str) -> list[ast.Call]:
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Call)
+            and getattr(n.func, "attr", getattr(n.func, "id", None)) == attr]
+
+
+def _hazard_proofs() -> dict[str, bool]:
+    tree, records = legacy_tree(), fixture_records()
+    objects = [r for r in records if isinstance(r, dict)]
+    stores = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    handlers = [n for n in ast.walk(tree) if isinstance(n, ast.ExceptHandler)]
+    compares = [ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.Compare)]
+    offsets = {re.sub(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", "", r["signup"]) for r in objects}
+    return {
+        "unsafe_yaml_load": any(ast.unparse(kw.value) == "yaml.Loader"
+                                for call in _calls(tree, "load") for kw in call.keywords),
+        "builtin_shadowing": {"list", "id", "filter", "type"} <= stores,
+        "swallowed_exceptions": any(h.type is None and isinstance(h.body[0], ast.Pass) for h in handlers),
+        "naive_datetimes": bool(_calls(tree, "now")) and not _calls(tree, "now")[0].args
+                           and any(isinstance(n, ast.Slice) for n in ast.walk(tree)),
+        "string_age_type_bug": {"42", " 27 "} <= {r["age"] for r in objects if isinstance(r["age"], str)}
+                               and 30.5 in [r["age"] for r in objects] and "8" in [r["id"] for r in objects]
+                               and "type < rules['min_age']" in " ".join(compares),
+        "hardcoded_country_filter": "r['country'] != 'US'" in compares
+                                    and "allowed_countries" not in ast.unparse(tree),
+        "stdout_pollution": len(_calls(tree, "print")) == 2,
+        "unmanaged_opens": len(_calls(tree, "open")) == 2 and not any(
+            isinstance(n, ast.With) for n in ast.walk(tree)),
+        "mixed_utc_offsets": {"Z", "+02:00", "-05:00", "+05:30", ""} <= offsets,
+        "messy_records": {" us ", "ca", "De"} <= {r.get("country") for r in objects}
+                         and None in records and [r["id"] for r in objects].count(1) == 2
+                         and any(r["email"] is None for r in objects)
+                         and any(r["signup"].startswith("2024-02-30") for r in objects),
+    }
+
+
+@pytest.mark.parametrize("hazard", sorted(p1.HAZARDS))
+def test_each_hazard_really_exists_in_the_fixtures(hazard):
+    assert _hazard_proofs()[hazard], hazard
+
+
+def test_legacy_script_gets_the_fixture_wrong():
+    assert not judge.same_json(data.expected_output(yaml.safe_load(p1.CONFIG_TEXT), [
+        {**r, "country": "US"} for r in fixture_records() if isinstance(r, dict)]), EXPECTED)
+
+
+def test_perturbed_cases_are_seeded_and_differ_from_the_fixture():
+    first, again, other = data.perturbed_case(11), data.perturbed_case(11), data.perturbed_case(12)
+    assert first == again and first.records != other.records
+    config = yaml.safe_load(first.config)
+    rules = config["validation_rules"]
+    assert (rules["min_age"], rules["max_age"]) != (18, 65) and rules["required_fields"][-1] in (
+        "plan", "consent")
+    assert first.config_name != p1.CONFIG_NAME and config["data_source"] == first.data_name
+    assert first.data_name != p1.RECORDS_NAME and len(first.expected) >= 8
+    assert first.expected == data.expected_output(config, json.loads(first.records))
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("2024-06-01T23:30:00-05:00", "2024-06-02T04:30:00Z"), ("2024-02-29T00:15:00+01:00",
+                                                           "2024-02-28T23:15:00Z"),
+    ("2024-05-10T12:00:00", None), ("2024-02-30T10:00:00Z", None), ("yesterday", None),
+    (20240101, None), ("2024-05-10 12:00:00Z", None), ("2024-05-10T12:00:00+24:00", None)])
+def test_oracle_timestamps(value, expected):
+    parsed = data.parse_timestamp(value)
+    assert (parsed.strftime("%Y-%m-%dT%H:%M:%SZ") if parsed else None) == expected
+
+
+# ---- judging helpers ----------------------------------------------------------------------------
+
+
+def test_same_json_is_type_strict():
+    assert judge.same_json({"a": [1, "x"]}, {"a": [1, "x"]})
+    assert not judge.same_json(1, True) and not judge.same_json(1, 1.0)
+    assert not judge.same_json({"a": 1}, {"a": 1, "b": 2}) and not judge.same_json([1], [1, 1])
+
+
+def test_parse_output_guards():
+    assert judge.parse_output('[{"a": "[[[["}]', False) == ([{"a": "[[[["}], None)
+    assert judge.parse_output("[" * 60 + "]" * 60, False)[1].startswith("stdout nests deeper")
+    assert judge.parse_output("[NaN]", False)[0] is None
+    assert judge.parse_output("processed 3\n[]", False)[0] is None
+    assert judge.parse_output("[]", True)[1] == "stdout exceeded the capture limit"
+    assert judge.nesting_depth('["\\"[", [[]]]') == 3
+
+
+def test_observe_stages_both_runs_and_keeps_only_json(tmp_path):
+    seen: list[tuple[dict, set]] = []
+
+    def fake_run(request, stage):
+        seen.append((request, set(stage)))
+        record = {"mode": "script", "exit_code": 0, "exception": None}
+        return ExecResult(0, "[]", "log line\n", False, None, 0.1, 0.1, 10.0, (), record)
+
+    facts = p1.observe({}, fake_run, TEST_DATA, 5)
+    case = data.perturbed_case(5)
+    assert seen[0] == ({"mode": "script", "module": p1.MAIN, "argv": [p1.CONFIG_NAME],
+                        "label": "fixture"}, {p1.CONFIG_NAME, p1.RECORDS_NAME})
+    assert seen[1][0]["argv"] == [case.config_name] and seen[1][1] == {case.config_name, case.data_name}
+    assert facts["fixture"]["output"] == [] and facts["perturbed"]["expected"] == case.expected
+    assert json.loads(json.dumps(facts)) == facts
+
+
+# ---- syntax and structure checks ------------------------------------------------------------------
+
+
+def test_valid_syntax():
+    assert fraction("valid_syntax") == 1
+    broken = SourceFile(p1.MAIN, Path(p1.MAIN), "def f(:\n", None, "0", None, "syntax error", 1)
+    assert p1.CHECKS["valid_syntax"](CheckContext(files={p1.MAIN: broken})).fraction == 0
+
+
+@pytest.mark.parametrize(("check_id", "good", "bad"), [
+    ("yaml_import", "import yaml\n", "import json\n"),
+    ("json_import", "from json import loads\n", "import yaml\n"),
+])
+def test_imports(check_id, good, bad):
+    assert fraction(check_id, good) == 1 and fraction(check_id, bad) == 0
+
+
+GUARDED = """
+import json
+def read(path):
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError) as exc:
+        raise SystemExit(str(exc))
+"""
+
+
+def test_error_handling():
+    assert fraction("error_handling", GUARDED) == 1
+    assert fraction("error_handling", GUARDED.replace("except (OSError, ValueError) as exc:", "except:")
+                    .replace("str(exc)", "1")) == 0.5
+    assert fraction("error_handling", GUARDED.replace("(OSError, ValueError)", "Exception")) == 0.5
+    assert fraction("error_handling", "import json\nprint(json.load(open('x')))\n") == 0
+
+
+def test_type_hints():
+    assert fraction("type_hints", "def f(a: int, b: str) -> None:\n    pass\n") == 1
+    assert fraction("type_hints", "def f(a, b: str):\n    pass\n") == pytest.approx(1 / 3)
+    assert fraction("type_hints", "x = 1\n") == 0
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("import logging\nLOG = logging.getLogger(__name__)\n", 1),
+    ("import sys\nprint('dropped', file=sys.stderr)\n", 1),
+    ("from sys import stderr\nstderr.write('x')\n", 1),
+    ("import logging\n", 0.5),
+    ("print('dropped')\n", 0),
+])
+def test_logging(text, expected):
+    assert fraction("logging", text) == expected
+
+
+# ---- execution checks -------------------------------------------------------------------------------
+
+
+def test_runs_without_error():
+    assert fraction("runs_without_error", facts=facts_with()) == 1
+    assert fraction("runs_without_error", facts=facts_with(exit_code=1)) == 0
+    assert fraction("runs_without_error", facts=facts_with(exit_code=None, problem="timed out")) == 0
+    assert fraction("runs_without_error", facts=facts_with(fixture_output=[])) == 0
+    assert outcome("runs_without_error", facts={}).status == "error"
+
+
+def test_json_output_validation():
+    assert fraction("json_output_validation", facts=facts_with()) == 1
+    broken = [dict(row) for row in EXPECTED]
+    broken[0]["id"] = str(broken[0]["id"])
+    broken[1]["extra"] = 1
+    broken[2]["age"] = True
+    assert fraction("json_output_validation", facts=facts_with(broken)) == pytest.approx(5 / 8)
+    assert fraction("json_output_validation", facts=facts_with({"records": EXPECTED})) == 0
+
+
+def test_correct_filtering():
+    """Pooled over both data sets: n = the perturbed set's expected records, all right here."""
+    n = len(data.perturbed_case(7).expected)
+    assert fraction("correct_filtering", facts=facts_with()) == 1
+    fewer_plus_extra = EXPECTED[1:] + [dict(EXPECTED[0], id=99)]
+    assert fraction("correct_filtering", facts=facts_with(fewer_plus_extra)) == pytest.approx((7 + n) / (9 + n))
+    stringly = [dict(row, id=str(row["id"])) for row in EXPECTED]
+    assert fraction("correct_filtering", facts=facts_with(stringly)) == 1
+    assert fraction("correct_filtering", facts=facts_with(EXPECTED + EXPECTED[:1])) == pytest.approx((8 + n) / (9 + n))
+    canned = facts_with(perturbed_output=EXPECTED)
+    assert fraction("correct_filtering", facts=canned) == pytest.approx(8 / (8 + n + 8))
+
+
+def test_correct_values():
+    n = len(data.perturbed_case(7).expected)
+    assert fraction("correct_values", facts=facts_with()) == 1
+    typed = [dict(row, age=str(row["age"])) for row in EXPECTED]
+    assert fraction("correct_values", facts=facts_with(typed)) == pytest.approx((6 * 8 + 7 * n) / (7 * (8 + n)))
+    assert fraction("correct_values", facts=facts_with([{"id": 999}], perturbed_output=[{"id": 999}])) == 0
+    assert fraction("correct_values", facts=facts_with(EXPECTED[:1])) == 1
+
+
+def test_perturbed_dataset():
+    expected = data.perturbed_case(7).expected
+    assert fraction("perturbed_dataset", facts=facts_with()) == 1
+    extra = expected + [dict(expected[0], id=5000)]
+    assert fraction("perturbed_dataset", facts=facts_with(perturbed_output=extra)) == pytest.approx(
+        len(expected) / (len(expected) + 1))
+    assert fraction("perturbed_dataset", facts=facts_with(perturbed_output=EXPECTED)) == 0
+    failed = facts_with()
+    failed["perturbed"]["exit_code"] = 1
+    assert fraction("perturbed_dataset", facts=failed) == 0
+
+
+# ---- quality, security, performance, maintainability ----------------------------------------------
+
+
+def test_has_main_guard():
+    assert fraction("has_main_guard", "def main():\n    pass\nif __name__ == '__main__':\n    main()\n") == 1
+    assert fraction("has_main_guard", "def main():\n    pass\nmain()\n") == 0
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("with open('a', encoding='utf-8') as f:\n    f.read()\n", 1),
+    ("from pathlib import Path\nPath('a').read_text(encoding='utf-8')\n", 1),
+    ("with open('a', 'rb') as f:\n    f.read()\nf2 = open('b', encoding='utf-8')\n", 0.5),
+    ("import json\njson.load(open('a'))\n", 0),
+    ("x = 1\n", 0),
+])
+def test_proper_file_handling(text, expected):
+    assert fraction("proper_file_handling", text) == expected
+
+
+def test_no_builtin_shadowing():
+    assert fraction("no_builtin_shadowing", "items = []\n") == 1
+    assert fraction("no_builtin_shadowing", "list = []\n") == 0.75
+    assert fraction("no_builtin_shadowing", p1.LEGACY_SCRIPT) == 0
+
+
+def test_specific_exceptions():
+    assert fraction("specific_exceptions", GUARDED) == 1
+    assert fraction("specific_exceptions", "try:\n    pass\nexcept:\n    pass\n") == 0
+    assert fraction("specific_exceptions", "try:\n    pass\nexcept Exception:\n    pass\n") == 0
+    handled = "import logging\ntry:\n    pass\nexcept Exception:\n    logging.exception('x')\n    raise\n"
+    assert fraction("specific_exceptions", handled) == 1
+    assert fraction("specific_exceptions", "x = 1\n") == 0
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("import yaml\nyaml.safe_load('a: 1')\n", 1),
+    ("import yaml\nyaml.load('a: 1', Loader=yaml.SafeLoader)\n", 1),
+    ("from yaml import load, CSafeLoader\nload('a', CSafeLoader)\n", 1),
+    ("import yaml\nclass Strict(yaml.SafeLoader):\n    pass\nyaml.load('a', Loader=Strict)\n", 1),
+    ("import yaml\nyaml.load('a: 1', Loader=yaml.Loader)\n", 0),
+    ("import yaml\nyaml.load('a: 1')\n", 0),
+    ("import yaml\nyaml.full_load('a')\n", 0),
+    ("from yaml import unsafe_load as ld\nld('a')\n", 0),
+    ("import yaml\nclass SafeLoader(yaml.Loader):\n    pass\nyaml.load('a', Loader=SafeLoader)\n", 0),
+    ("import yaml\nyaml.safe_load('a')\nyaml.load('b')\n", 0),
+    ("import json\n", 0),
+])
+def test_safe_yaml_loading(text, expected):
+    assert fraction("safe_yaml_loading", text) == expected
+
+
+def test_no_security_issues():
+    assert fraction("no_security_issues", "import json\nprint(json.dumps([]))\n") == 1
+    assert fraction("no_security_issues", "import subprocess\nsubprocess.call('ls', shell=True)\n"
+                    "eval(input())\n") < 0.5
+
+
+@pytest.mark.parametrize(("check_id", "bad"), [
+    ("no_nested_loops", "for a in 'xy':\n    for b in 'zw':\n        print(a, b)\n"),
+    ("no_nested_loops", "for a in 'xy':\n    print([b for b in a])\n"),
+    ("no_io_in_loops", "for name in ['a']:\n    with open(name, encoding='utf-8') as f:\n        f.read()\n"),
+])
+def test_performance_checks(check_id, bad):
+    assert fraction(check_id, "rows = [x for x in 'ab']\n") == 1
+    assert fraction(check_id, bad) == 0.75
+
+
+def test_function_size_and_complexity():
+    short = "def f(value: int) -> int:\n    return value + 1\n"
+    long = "def g(v):\n" + "".join(f"    v = v + {i}\n" for i in range(45)) + "    return v\n"
+    branchy = "def h(v):\n" + "".join(f"    if v == {i}:\n        return {i}\n" for i in range(12)) + "    return v\n"
+    assert fraction("no_long_functions", short) == 1 and fraction("no_long_functions", long) == 0
+    assert fraction("no_long_functions", short + long) == 0.5
+    assert fraction("low_complexity", short) == 1 and fraction("low_complexity", branchy) == 0
+    assert fraction("no_long_functions", "x = 1\n") == 0 and fraction("low_complexity", "x = 1\n") == 0
+
+
+def test_maintainability_index():
+    assert fraction("maintainability_index", "def f(value: int) -> int:\n    return value + 1\n") == 1
+    sprawling = "".join(f"def f{i}(a, b, c):\n    if a > b * {i} and c:\n        return a ** b - c / {i + 1}"
+                        f" + (a % {i + 2})\n    return c * {i} - b\n" for i in range(60))
+    assert fraction("maintainability_index", sprawling) < 0.3
+
+
+def test_good_naming():
+    assert fraction("good_naming", "def load_rules(path: str) -> None:\n    rules = path\n") == 1
+    assert fraction("good_naming", "def LoadRules(p):\n    q = p\n") == 0.25
+
+
+# ---- integration through grade_prompt ----------------------------------------------------------------
+
+TRIVIAL = 'print("[]")\n'
+CANNED = (f"import json\nimport sys\n\nANSWER = {EXPECTED!r}\n\n\ndef main() -> int:\n"
+          "    sys.stdout.write(json.dumps(ANSWER))\n    return 0\n\n\n"
+          "if __name__ == '__main__':\n    sys.exit(main())\n")
+MEDIOCRE = '''\
+import json
+import os
+import sys
+from datetime import datetime, timezone
+
+import yaml
+
+
+def load(path):
+    with open(path) as handle:
+        return yaml.safe_load(handle)
+
+
+def clean(record, rules, reference):
+    for field in rules["required_fields"] + ["id", "age", "signup"]:
+        if record.get(field) is None:
+            return None
+    age = int(record["age"])
+    country = record["country"].upper()
+    if age < rules["min_age"] or age > rules["max_age"] or country not in rules["allowed_countries"]:
+        return None
+    signup = datetime.fromisoformat(record["signup"].replace("Z", "+00:00")).astimezone(timezone.utc)
+    return {"id": int(record["id"]), "name": record["name"].strip(), "email": record["email"].lower(),
+            "age": age, "country": country, "signup": signup.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "days_since_signup": (reference - signup).days}
+
+
+def main():
+    config = load(sys.argv[1])
+    reference = datetime.fromisoformat(config["reference_date"].replace("Z", "+00:00"))
+    with open(os.path.join(os.path.dirname(sys.argv[1]), config["data_source"])) as handle:
+        records = json.load(handle)
+    result = []
+    for record in records:
+        try:
+            row = clean(record, config["validation_rules"], reference)
+        except Exception:
+            continue
+        if row:
+            result.append(row)
+    print(json.dumps(sorted(result, key=lambda row: row["id"])))
+
+
+if __name__ == "__main__":
+    main()
+'''
+COMMENTS = ("# yaml.safe_load(handle)  logging.getLogger(__name__)  except (OSError, ValueError):"
+            "  with open(path, encoding='utf-8')  if __name__ == '__main__':  -> None: str int\n"
+            "# yaml.load(f, Loader=yaml.Loader)  eval(data)  except: pass  list = []  for x in y: for\n")
+
+
+def _grade(tmp_path: Path, text: str):
+    model = tmp_path / "model"
+    model.mkdir(parents=True, exist_ok=True)
+    (model / p1.MAIN).write_text(text, encoding="utf-8")
+    return grade_prompt(p1, model, test_data=TEST_DATA, options=GradeOptions(timeout_s=20))
+
+
+def _earned(result) -> dict[str, float]:
+    return {c.id: c.earned for cat in result.categories for c in cat.checks}
+
+
+def _commented(text: str) -> str:
+    lines = []
+    for line in text.splitlines(keepends=True):
+        if re.match(r"(def |class |@|if __name__)", line):
+            lines.append(COMMENTS)
+        lines.append(line)
+        signature = re.match(r"(\s*)def .*\) -> .*:\s*$", line)
+        if signature:
+            indent = signature.group(1) + "    "
+            lines.append(f'{indent}"""Safe: yaml.safe_load, logging, except ValueError, '
+                         f'with open(encoding=...); never eval or except: pass."""\n')
+    return "".join(lines)
+
+
+def test_reference_scores_high(tmp_path):
+    result = _grade(tmp_path, REFERENCE.read_text(encoding="utf-8"))
+    earned = _earned(result)
+    assert result.passed and result.score >= 23, earned
+    for check_id in ("runs_without_error", "json_output_validation", "correct_filtering",
+                     "correct_values", "perturbed_dataset", "safe_yaml_loading"):
+        assert earned[check_id] == by_id("prompt_1").checks[
+            [r.id for r in by_id("prompt_1").checks].index(check_id)].points
+
+
+def test_comments_and_docstrings_change_no_score(tmp_path):
+    text = REFERENCE.read_text(encoding="utf-8")
+    commented = _commented(text)
+    assert commented.count("yaml.load(f, Loader") > 5 and ast.parse(commented)
+    plain, noisy = _grade(tmp_path / "a", text), _grade(tmp_path / "b", commented)
+    assert _earned(plain) == _earned(noisy) and plain.score == noisy.score
+
+
+@pytest.mark.parametrize("text", [TRIVIAL, "pass\n", p1.LEGACY_SCRIPT])
+def test_trivial_and_legacy_submissions_fail(tmp_path, text):
+    result = _grade(tmp_path, text)
+    assert not result.passed and result.score <= 3.75, _earned(result)
+
+
+def test_mediocre_lands_in_between(tmp_path):
+    result = _grade(tmp_path, MEDIOCRE)
+    earned = _earned(result)
+    assert 8 < result.score < 21, earned
+    assert 0 < earned["correct_filtering"] < 2 and earned["specific_exceptions"] == 0
+
+
+def test_canned_output_fails_the_perturbed_data(tmp_path):
+    earned = _earned(_grade(tmp_path, CANNED))
+    assert earned["correct_filtering"] < 1 and earned["perturbed_dataset"] == 0
+    assert not _grade(tmp_path, CANNED).passed
+    assert earned["safe_yaml_loading"] == 0 and earned["proper_file_handling"] == 0
