@@ -91,7 +91,7 @@ def _exec_summary(request: dict[str, Any], result: ExecResult) -> dict[str, Any]
     }
 
 
-def _prompt_result(module, rubric, checks, files, executions, error) -> PromptResult:
+def _prompt_result(rubric, checks, files, executions, error) -> PromptResult:
     categories, score, passed = scoring.score_prompt(rubric, checks)
     return PromptResult(
         prompt_id=rubric.id, title=rubric.title, score=score, max_score=25.0,
@@ -109,7 +109,7 @@ def grade_prompt(module: ModuleType, model_dir: Path, *, test_data: Path,
     problem = blocking_problem(module, files)
     if problem:
         checks = [_to_check(row, Outcome.error(problem)) for row in rubric.checks]
-        return _prompt_result(module, rubric, checks, files, [], problem)
+        return _prompt_result(rubric, checks, files, [], problem)
     runner = options.runner(Path(model_dir).name)
     executions: list[dict[str, Any]] = []
 
@@ -127,10 +127,10 @@ def grade_prompt(module: ModuleType, model_dir: Path, *, test_data: Path,
             raise
         reason = f"{INTERNAL_ERROR}: observing failed: {type(exc).__name__}: {exc}"
         checks = [_to_check(row, Outcome.error(reason)) for row in rubric.checks]
-        return _prompt_result(module, rubric, checks, files, executions, reason)
+        return _prompt_result(rubric, checks, files, executions, reason)
     ctx = CheckContext(files=files, facts=facts)
     checks = [_run_check(row, module.CHECKS[row.id], ctx, options.debug) for row in rubric.checks]
-    return _prompt_result(module, rubric, checks, files, executions, None)
+    return _prompt_result(rubric, checks, files, executions, None)
 
 
 def grade_model(model_dir: Path, tier: str, *, test_data: Path,

@@ -186,18 +186,14 @@ class SecureRunner:
         if self._sandbox is None:
             raise RuntimeError("run_python_sandboxed must be called inside 'with runner.sandbox()'")
         work = Path(cwd) if cwd else self._sandbox / "work"
-        saved = self.memory_mb
-        self.memory_mb = memory_mb or saved
-        try:
-            return self._execute([sys.executable, "-I", "-B", *args], work,
-                                 self.child_env(self._sandbox), timeout, channel=False)
-        finally:
-            self.memory_mb = saved
+        return self._execute([sys.executable, "-I", "-B", *args], work,
+                             self.child_env(self._sandbox), timeout, channel=False,
+                             memory_mb=memory_mb)
 
     def _execute(self, cmd: list[str], cwd: Path, env: dict[str, str],
-                 timeout: float | None, *, channel: bool) -> ExecResult:
+                 timeout: float | None, *, channel: bool, memory_mb: int | None = None) -> ExecResult:
         timeout = float(timeout or self.timeout_s)
-        limits = _limits(self.memory_mb, int(timeout) + 1)
+        limits = _limits(memory_mb or self.memory_mb, int(timeout) + 1)
         read_fd = write_fd = None
         pass_fds: tuple[int, ...] = ()
         if channel:
