@@ -1,0 +1,1 @@
+# Prompt 1: the refactored version of test_data/process_records.py.
