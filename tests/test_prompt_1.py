@@ -157,10 +157,38 @@ def test_perturbed_cases_are_seeded_and_differ_from_the_fixture():
     ("2024-06-01T23:30:00-05:00", "2024-06-02T04:30:00Z"), ("2024-02-29T00:15:00+01:00",
                                                            "2024-02-28T23:15:00Z"),
     ("2024-05-10T12:00:00", None), ("2024-02-30T10:00:00Z", None), ("yesterday", None),
-    (20240101, None), ("2024-05-10 12:00:00Z", None), ("2024-05-10T12:00:00+24:00", None)])
+    (20240101, None), ("2024-05-10 12:00:00Z", None), ("2024-05-10T12:00:00+24:00", None),
+    ("2024-05-10T12:00:00Z\n", None), (" 2024-05-10T12:00:00Z", None), ("2024-05-10", None),
+    ("2024-05-10T12:00:00.123456", None), ("2024-05-10T12:00:00.5Z", None),
+    ("２０２４-05-10T12:00:00Z", None)])
 def test_oracle_timestamps(value, expected):
     parsed = data.parse_timestamp(value)
     assert (parsed.strftime("%Y-%m-%dT%H:%M:%SZ") if parsed else None) == expected
+
+
+def _kept(record: dict[str, Any], config: dict[str, Any], **fix: Any) -> bool:
+    reference = data.parse_timestamp(config["reference_date"])
+    return data.normalise({**record, **fix}, config["validation_rules"], reference) is not None
+
+
+@pytest.mark.parametrize("seed", [7, 11, 20261121])
+def test_perturbed_cases_hold_the_edge_cases_lenient_parsers_keep(seed):
+    """Each edge case breaks only its own rule: with that value repaired the record is kept."""
+    case = data.perturbed_case(seed)
+    config, records = yaml.safe_load(case.config), json.loads(case.records)
+    objects = [r for r in records if isinstance(r, dict)]
+    good_time = "2024-01-01T00:00:00Z"
+    naive = [r for r in objects if isinstance(r["signup"], str)
+             and re.fullmatch(r"[0-9-]{10}(T[0-9:]{8}(\.[0-9]{6})?)?", r["signup"])]
+    newline = [r for r in objects if r["signup"].endswith("\n")]
+    arabic = [r for r in objects if isinstance(r["age"], str) and r["age"].strip().isdigit()
+              and not r["age"].isascii()]
+    assert len(naive) == 3 and len(newline) == 1 and len(arabic) == 1
+    for record in naive + newline:
+        assert not _kept(record, config) and _kept(record, config, signup=good_time)
+    assert not _kept(arabic[0], config) and _kept(arabic[0], config, age=int(arabic[0]["age"]))
+    junk = [r for r in records if not isinstance(r, dict)]
+    assert len(junk) == 2 and None not in junk
 
 
 # ---- judging helpers ----------------------------------------------------------------------------
@@ -507,6 +535,26 @@ def test_mediocre_lands_in_between(tmp_path):
     earned = _earned(result)
     assert 8 < result.score < 21, earned
     assert 0 < earned["correct_filtering"] < 2 and earned["specific_exceptions"] == 0
+
+
+def _lenient_reference() -> str:
+    """The reference with `\\d` for its digit pattern and naive signups taken as UTC."""
+    text = REFERENCE.read_text(encoding="utf-8")
+    strict_digits = 'DIGITS_PATTERN = re.compile(r"[0-9]+")'
+    strict_time = 'if not isinstance(value, str) or not TIMESTAMP_PATTERN.fullmatch(value):'
+    assert strict_digits in text and strict_time in text
+    lenient_time = ('if isinstance(value, str) and re.fullmatch(r"[0-9T:-]{19}", value):\n'
+                    '        value += "Z"\n    ' + strict_time)
+    return text.replace(strict_digits, 'DIGITS_PATTERN = re.compile(r"\\d+")').replace(
+        strict_time, lenient_time)
+
+
+def test_lenient_digits_and_naive_times_cost_filtering(tmp_path):
+    reference = _earned(_grade(tmp_path / "a", REFERENCE.read_text(encoding="utf-8")))
+    lenient = _earned(_grade(tmp_path / "b", _lenient_reference()))
+    for check_id in ("correct_filtering", "perturbed_dataset"):
+        assert lenient[check_id] < reference[check_id], (check_id, lenient[check_id])
+    assert lenient["runs_without_error"] == reference["runs_without_error"]
 
 
 def test_canned_output_fails_the_perturbed_data(tmp_path):

@@ -15,7 +15,8 @@ from benchmark.grading import grade_prompt
 from benchmark.prompts import p2_yaml_json as m
 from benchmark.prompts import p2_yaml_json_data as data
 from benchmark.prompts.base import CheckContext
-from benchmark.prompts.p2_yaml_json_parse import DuplicateKeyLoader, parse_json, parse_yaml, to_plain
+from benchmark.prompts.p2_yaml_json_parse import (DuplicateKeyLoader, parse_json, parse_yaml, to_plain,
+                                                  yaml_indentation, yaml_scalars)
 from benchmark.rubric import by_id
 from benchmark.submission import SourceFile
 from benchmark.utils import load_yaml_limited
@@ -168,7 +169,7 @@ def _proof_duplicate():
 def _proof_indentation():
     widths = {len(line) - len(line.lstrip(" ")) for line in FIXTURE.splitlines() if line.startswith(" ")}
     assert {2, 3, 4} <= widths
-    fine, indented, problems = data.yaml_indentation(FIXTURE)
+    fine, indented, problems = yaml_indentation(FIXTURE)
     assert fine < indented and any("tab" in why for _, why in problems)
 
 
@@ -217,7 +218,7 @@ def test_yaml_parsing_outcomes():
     assert parse_yaml("a: !!python/object/apply:os.system [ls]\n")["status"] == "unsafe_tag"
     assert parse_yaml("a: !Ref x\n")["status"] == "unsafe_tag"
     assert parse_yaml(None, "file not found") == {"status": "missing", "error": "file not found", "line": None,
-                                                  "data": None, "documents": 0, "duplicates": []}
+                                                  "data": None, "documents": 0, "duplicates": [], "scalars": []}
     ok = parse_yaml(REF_YAML)
     assert ok["status"] == "ok" and ok["documents"] == 1 and not ok["duplicates"]
     assert data.strict_equal(ok["data"], data.EXPECTED)
@@ -267,15 +268,29 @@ def test_strict_equality_tells_types_apart():
 
 def test_yaml_indentation_ignores_comments_and_scalar_text():
     text = ("a:\n  b: |\n      free   text\n        more\n      # not a comment\n  c: plain\n     continued\n"
-            "# x\n     # y\nd:\n- 1\n")
+            "# x\n     # y\nd:\n  - 1\n")
     assert yaml.safe_load(text)["a"]["c"] == "plain continued"
-    assert data.yaml_indentation(text) == (2, 2, [])
-    fine, total, problems = data.yaml_indentation("a:\n    b: 1\n    c: 2\n\td: 3\n")
+    assert yaml_indentation(text) == (3, 3, [])
+    fine, total, problems = yaml_indentation("a:\n    b: 1\n    c: 2\n\td: 3\n")
     assert (fine, total) == (0, 3) and problems[-1] == (4, "tab in indentation")
 
 
 def test_a_comment_cannot_hide_lines_from_the_indentation_check():
-    assert data.yaml_indentation("a:  # looks like a block scalar |\n    b: 1\n")[:2] == (0, 1)
+    assert yaml_indentation("a:  # looks like a block scalar |\n    b: 1\n")[:2] == (0, 1)
+    assert yaml_indentation("a:  # a comment\n   # another\n- 1\n")[:2] == (0, 1)
+
+
+def test_list_items_sit_two_spaces_deeper_than_their_key():
+    indentless = "a:\n  b:\n  - x\n  - y\n  c: 1\nd:\n- z\ne: 2\n"
+    assert yaml.safe_load(indentless) == {"a": {"b": ["x", "y"], "c": 1}, "d": ["z"], "e": 2}  # legal YAML
+    fine, total, problems = yaml_indentation(indentless)
+    assert (fine, total) == (2, 5) and [line for line, _ in problems] == [3, 4, 7]
+    assert "key's column" in problems[0][1]
+    assert yaml_indentation("a:\n  b:\n    - x\n    - y\n  c: 1\nd:\n  - z\ne: 2\n") == (5, 5, [])
+    # items of a list nested in a list item: two deeper than the key after the dash
+    assert yaml_indentation("- k:\n    - x\n  j: 1\n")[:2] == (2, 2)
+    assert yaml_indentation("- k:\n  - x\n  j: 1\n")[:2] == (1, 2)
+    assert yaml_indentation("a:\n  - k: 1\n    j:\n      - x\n")[:2] == (3, 3)
 
 
 def test_json_layout():
@@ -296,6 +311,10 @@ DUP_JSON = REF_JSON.replace('"debug_mode": false', '"debug_mode": true,\n    "de
 STRING_YAML = REF_YAML.replace("batch_size: 100", "batch_size: '100'").replace("debug_mode: false", 'debug_mode: "no"')
 EXTRA_JSON = json.dumps({**data.EXPECTED, "paths": {**data.EXPECTED["paths"], "tmp_dir": "/tmp"}}, indent=2) + "\n"
 FLAT_LIST_JSON = json.dumps({**data.EXPECTED, "api_keys": "primary_key, secondary_key, backup_key"}, indent=2) + "\n"
+SPELLED_YAML = (REF_YAML.replace("use_legacy_paths: true", "use_legacy_paths: yes")  # loads the same data
+                .replace("enable_logging: true", "enable_logging: On")
+                .replace("strict_validation: false", "strict_validation: !!bool false")
+                .replace("max_age: 120", "max_age: +120").replace("batch_size: 100", "batch_size: 1_00"))
 
 BAD = {  # check id -> (yaml, json, ceiling for the check's fraction)
     "yaml_parses": (FIXTURE, REF_JSON, 0.0),
@@ -303,11 +322,11 @@ BAD = {  # check id -> (yaml, json, ceiling for the check's fraction)
     "required_keys": (REF_YAML.replace("api_keys:", "apikeys:"), REF_JSON, 0.95),
     "nested_shapes": (REF_YAML, json.dumps({**data.EXPECTED, "paths": ["a"]}, indent=2) + "\n", 0.9),
     "arrays_scalars": (REF_YAML, FLAT_LIST_JSON, 0.99),
-    "deep_equivalence": (STRING_YAML, REF_JSON, 0.5),
+    "deep_equivalence": (STRING_YAML, MEDIOCRE_JSON, 0.7),
     "partial_matches": (REF_YAML, EXTRA_JSON, 0.99),
     "yaml_json_agree": (STRING_YAML, REF_JSON, 0.9),
     "yaml_indentation": (MEDIOCRE_YAML, REF_JSON, 0.0),
-    "json_literals": (REF_YAML, MEDIOCRE_JSON, 0.6),
+    "json_literals": (SPELLED_YAML, MEDIOCRE_JSON, 0.6),
     "formatting_style": (REF_YAML.replace("true\n", "true  \n").rstrip("\n"), json.dumps(data.EXPECTED), 0.0),
     "no_duplication": (DUP_YAML, DUP_JSON, 0.34),
     "yaml_safety": (REF_YAML.replace("use_legacy_paths: true", "use_legacy_paths: !!python/name:os.system"),
@@ -341,6 +360,50 @@ def test_multi_document_yaml_earns_half_parse_and_loses_duplication():
 def test_duplicate_key_that_resolves_right_still_equals():
     scores = fractions(DUP_YAML, DUP_JSON)
     assert scores["deep_equivalence"] == 1.0 and scores["no_duplication"] == pytest.approx(1 / 3)
+
+
+def test_deep_equivalence_credits_each_exact_section():
+    one_wrong = fractions(REF_YAML.replace("retry_attempts: 3", 'retry_attempts: "3"'),
+                          REF_JSON.replace('"retry_attempts": 3', '"retry_attempts": "3"'))
+    assert one_wrong["deep_equivalence"] == pytest.approx(5 / 6)
+    assert fractions(STRING_YAML, REF_JSON)["deep_equivalence"] == pytest.approx((4 / 6 + 1) / 2)
+    extra_top = REF_YAML + "extra_section: 1\n"  # an unknown top-level key is one more wrong section
+    assert fractions(extra_top, REF_JSON)["deep_equivalence"] == pytest.approx((6 / 7 + 1) / 2)
+    extra_nested = EXTRA_JSON  # an unknown nested key spoils its section
+    assert fractions(REF_YAML, extra_nested)["deep_equivalence"] == pytest.approx((1 + 5 / 6) / 2)
+
+
+def test_yaml_scalar_spellings_come_from_parser_events():
+    text = ("a: yes\nb: '3'\nc: !!int 4\nd: &x 5\ne: *x\nf:\n  g: true  # comment\n  h: [1]\n"
+            "? [k]\n: 6\ni: 7\ni: 8\n---\nz: 9\n")
+    found = {tuple(s["path"]): s for s in yaml_scalars(text)}
+    assert set(found) == {("a",), ("b",), ("c",), ("d",), ("e",), ("f", "g"), ("i",)}  # first document only
+    assert found[("a",)]["resolved"] == "tag:yaml.org,2002:bool" and found[("a",)]["style"] == "plain"
+    assert found[("b",)]["style"] == "'" and found[("c",)]["tag"] == "tag:yaml.org,2002:int"
+    assert found[("d",)]["anchor"] and found[("e",)]["style"] == "alias" and found[("i",)]["value"] == "8"
+    canonical = {path: data.canonical_literal(spelling, 0 if path != ("f", "g") else True)
+                 for path, spelling in found.items()}
+    assert canonical == {("a",): False, ("b",): False, ("c",): False, ("d",): False, ("e",): False,
+                         ("f", "g"): True, ("i",): True}
+    assert yaml_scalars("a: [1\n") == []
+
+
+@pytest.mark.parametrize("spelling, want, ok", [
+    ("true", True, True), ("false", False, True), ("True", True, False), ("yes", True, False),
+    ("off", False, False), ('"false"', False, False), ("120", 0, True), ("-3", 0, True), ("0", 0, True),
+    ("'120'", 0, False), ("+120", 0, False), ("1_20", 0, False), ("0120", 0, False), ("0x78", 0, False),
+    ("120.0", 0, False), ("!!int 120", 0, False), ("1", True, False), ("true", 0, False)])
+def test_canonical_literal_spellings(spelling, want, ok):
+    entry = {tuple(s["path"]): s for s in yaml_scalars(f"k: {spelling}\n")}[("k",)]
+    assert data.canonical_literal(entry, want) is ok
+
+
+def test_yaml_spellings_that_load_right_still_lose_literal_credit():
+    scores = fractions(SPELLED_YAML, REF_JSON)
+    assert parse_yaml(SPELLED_YAML)["data"] == parse_yaml(REF_YAML)["data"]
+    assert scores["deep_equivalence"] == scores["partial_matches"] == 1.0
+    assert scores["json_literals"] == pytest.approx((4 + 9) / 18)
+    assert fractions(REF_YAML, None)["json_literals"] == 0.5
 
 
 def test_missing_json_still_grades_the_yaml():

@@ -160,6 +160,7 @@ def test_answer_key_agrees_with_the_oracle_and_the_contract_examples():
 @pytest.mark.parametrize("value, expected", [
     (7, 7), ("32", 32), (" 104", 104), ("-3", -3), ("+5", 5), (28.0, 28), (True, None),
     (30.5, None), ("32.0", None), ("", None), ("abc", None), (None, None), ([1], None),
+    ("٣٢", None), ("３２", None), ("1_000", None),
 ])
 def test_oracle_integer_rule(value, expected):
     assert J.strict_equal(D.as_int(value), expected)
@@ -176,6 +177,8 @@ def test_oracle_email_rule(email, provider):
 @pytest.mark.parametrize("count, tier", [
     (49.99, "Bronze"), (50, "Silver"), ("50.0", "Silver"), (99.99, "Silver"), (100, "Gold"),
     (" 100 ", "Gold"), ("1e3", "Bronze"), (True, "Bronze"), (None, "Bronze"), ("lots", "Bronze"),
+    ("+100", "Gold"), ("100.0", "Gold"), ("inf", "Bronze"), ("Infinity", "Bronze"), ("nan", "Bronze"),
+    ("5e1", "Bronze"), ("１５０", "Bronze"), ("1_000", "Bronze"), (".5", "Bronze"), ("50.", "Silver"),
 ])
 def test_oracle_tier_boundaries(count, tier):
     assert D.account_tier({"total_purchases": count}) == tier
@@ -201,6 +204,15 @@ def test_perturbed_sets_are_seeded_varied_and_cover_every_kind():
         assert any(isinstance(i, str) for i in ids)  # an unconvertible id is kept
         assert {r["account_tier"] for r in out} == {"Gold", "Silver", "Bronze"}
         assert sum(r["contact"]["email_provider"] is None for r in out) <= len(out) // 3
+        counts = [u["stats"]["total_purchases"] for u in users if "total_purchases" in u.get("stats", {})]
+        values = [D.as_count(c) for c in counts]
+        for limit in (D.SILVER_MIN, D.GOLD_MIN):  # several records on each tier limit, some below
+            assert sum(v == limit for v in values) >= 2 and any(limit - 1 <= v < limit for v in values if v)
+        assert {"e", "inf", "nan"} <= {k for c in counts if isinstance(c, str)
+                                       for k in ("e", "inf", "nan") if k in c.lower()}
+        foreign = [v for u in users for v in (u["id"], (u.get("stats") or {}).get("age"))
+                   if isinstance(v, str) and v.strip().isdigit() and not v.strip().isascii()]
+        assert len(foreign) >= 2 and all(D.as_int(v) is None for v in foreign)
 
 
 # ---- comparison helpers -------------------------------------------------------------
@@ -278,6 +290,42 @@ def test_behaviour_checks_full_marks_for_the_oracle_and_none_for_identity(check_
     assert _behaviour(check_id, _facts()) == 1.0
     assert _behaviour(check_id, _facts(_identity)) == 0.0
     assert _behaviour(check_id, _facts(lambda users: [])) == 0.0
+
+
+def _python_casts(users):
+    """The oracle, except that string ids, ages and counts go through Python's int()/float()
+    (which take "٣٢", "1_000", "1e3", "inf") and "Gold" starts above 100 (a common answer)."""
+    def cast(value, kind):
+        try:
+            return kind(value) if isinstance(value, str) else None
+        except (ValueError, OverflowError):
+            return None
+
+    out = D.expected_output(users)
+    for raw, record in zip([u for u in users if isinstance(u, dict)], out):
+        stats = raw.get("stats") if isinstance(raw.get("stats"), dict) else {}
+        if cast(raw.get("id"), int) is not None:
+            record["id"] = cast(raw["id"], int)
+        if isinstance(stats.get("age"), str):
+            record["stats"]["age"] = cast(stats["age"], int)
+        count = cast(stats.get("total_purchases"), float) if isinstance(stats.get("total_purchases"), str) \
+            else D.as_count(stats.get("total_purchases"))
+        record["account_tier"] = ("Gold" if count is not None and count > 100 else
+                                  "Silver" if count is not None and count >= 50 else "Bronze")
+    return out
+
+
+@pytest.mark.parametrize("check_id", ("id_standardization", "age_normalization", "account_tiers"))
+def test_python_casts_and_an_off_by_one_tier_lose_points(check_id):
+    assert _behaviour(check_id, _facts(_python_casts)) < 1.0
+    assert _behaviour("account_tiers", _facts(_python_casts)) < 0.85
+
+
+def test_prompt_text_states_the_rules_the_perturbed_data_tests():
+    text = (ROOT / "benchmark" / "prompts" / "text" / P3.TEXT_FILE).read_text(encoding="utf-8")
+    for needle in ("Python 3.11", "ASCII digits", '"1e3"', '"inf"', '"nan"', '"٣٢"',
+                   "exactly 100 is Gold", "exactly 50 is Silver"):
+        assert needle in text
 
 
 @pytest.mark.parametrize("check_id", FIELD_CHECKS)

@@ -141,7 +141,8 @@ def test_each_hazard_exists_in_the_fixture_bytes():
 def test_prompt_text_states_the_contract():
     text = (ROOT / "benchmark" / "prompts" / "text" / p4.TEXT_FILE).read_text(encoding="utf-8")
     for needle in (data.ENDPOINT, "def sync_users_to_crm(user_data, api_token):", data.MAIN,
-                   "Bearer", "timeout=", "3 attempts", data.FIXTURE_PATH, "Evaluation contract"):
+                   "Bearer", "timeout=", "3 attempts", data.FIXTURE_PATH, "Evaluation contract",
+                   "Python 3.11", "2 or 3 attempts", "empty string", "not a string"):
         assert needle in text
 
 
@@ -283,15 +284,21 @@ def test_client_errors_are_not_retried_and_do_not_raise(check_id, kind):
     assert run_check(check_id, patch(ideal_facts(), kind, value=False)).fraction == 0
 
 
-def test_handle_503_allows_at_most_three_attempts():
-    assert run_check("handle_503", with_attempts(ideal_facts(), "unavailable_503", 1)).fraction == 1
+def test_handle_503_needs_two_or_three_attempts():
+    assert run_check("handle_503", with_attempts(ideal_facts(), "unavailable_503", 2)).fraction == 1
+    assert run_check("handle_503", with_attempts(ideal_facts(), "unavailable_503", 1)).fraction == 0.5
     assert run_check("handle_503", with_attempts(ideal_facts(), "unavailable_503", 5)).fraction == 0.5
+    raised = patch(with_attempts(ideal_facts(), "unavailable_503", 1), "unavailable_503", returned=False,
+                   value=None, exception={"type": "KeyError", "message": "'job_id'"})
+    assert run_check("handle_503", raised).fraction == 0
 
 
-def test_network_errors_must_not_escape():
+def test_network_errors_must_not_escape_and_must_be_retried():
     facts = patch(ideal_facts(), "read_timeout", returned=False,
                   exception={"type": "ReadTimeout", "message": ""})
     assert run_check("handle_connection_error", facts).fraction == pytest.approx(0.75)
+    once = with_attempts(ideal_facts(), "connection_error", 1)
+    assert run_check("handle_connection_error", once).fraction == pytest.approx(0.875)
 
 
 def test_other_statuses_and_json_parsing():
@@ -299,7 +306,15 @@ def test_other_statuses_and_json_parsing():
     assert run_check("handle_other_status", facts).fraction == pytest.approx(0.75)
     facts = patch(ideal_facts(), "array_body_200", returned=False,
                   exception={"type": "AttributeError", "message": "'list' object has no attribute 'get'"})
-    assert run_check("json_parsing", facts).fraction == pytest.approx(2 / 3)
+    assert run_check("json_parsing", facts).fraction == pytest.approx(4 / 5)
+
+
+@pytest.mark.parametrize("kind", ["int_job_id_200", "empty_job_id_202"])
+def test_json_parsing_needs_a_non_empty_string_job_id(kind):
+    body = KIND[kind]["responses"][-1]["json"]
+    assert body["job_id"] == "" or type(body["job_id"]) is int
+    facts = patch(ideal_facts(), kind, value=body["job_id"], value_type=type(body["job_id"]).__name__)
+    assert run_check("json_parsing", facts).fraction == pytest.approx(4 / 5)
 
 
 def test_behaviour_blockers():
@@ -320,7 +335,15 @@ def test_informative_errors():
     facts = ideal_facts()
     for kind in ("bad_400", "timeout", "no_job_id_200"):
         patch(facts, kind, output="Something went wrong\n")
-    assert run_check("informative_errors", facts).fraction == pytest.approx(9 / 12)
+    assert run_check("informative_errors", facts).fraction == pytest.approx(11 / 14)
+
+
+def test_informative_errors_need_a_none_return_without_raising():
+    facts = patch(ideal_facts(), "bad_400", returned=False, value=None,
+                  exception={"type": "KeyError", "message": "'job_id'"}, output="ERROR HTTP 400\n")
+    job = KIND["int_job_id_200"]["responses"][-1]["json"]["job_id"]
+    facts = patch(facts, "int_job_id_200", value=job, output=f"job id {job}\n")
+    assert run_check("informative_errors", facts).fraction == pytest.approx(12 / 14)
 
 
 SPECIFIC = """
@@ -416,6 +439,9 @@ def test_retry_resilience():
     facts = patch(with_attempts(ideal_facts(), "retry_503_then_200", 1), "retry_503_then_200", value=None)
     facts = with_attempts(with_attempts(facts, "connection_error", 1), "bad_400", 3)
     assert run_check("retry_resilience", facts).fraction == 0
+    raised = patch(ideal_facts(), "bad_400", returned=False, value=None,
+                   exception={"type": "KeyError", "message": "'job_id'"})
+    assert run_check("retry_resilience", raised).fraction == 0.75
 
 
 def test_code_organization():

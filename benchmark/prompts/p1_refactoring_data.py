@@ -4,7 +4,10 @@ The oracle (``expected_output``) is the evaluation contract of ``text/prompt_1.m
 as code; it runs in the grader's process on data the grader generated, never on anything a
 submission produced. ``perturbed_case(seed)`` builds another config and another record set
 (other countries, other age bounds, another reference date, an extra required field, other
-file names), so hard-coded filters or canned output fail there.
+file names), so hard-coded filters or canned output fail there. It also holds the contract's
+edge cases that lenient parsers keep: offset-less signups in three shapes, a signup with a
+trailing newline, an age written in Arabic-Indic digits, and non-object entries that are not
+null.
 """
 
 from __future__ import annotations
@@ -129,11 +132,17 @@ _OFFSETS = ("Z", "+00:00", "+02:00", "-05:00", "+05:30", "-07:00", "+09:00", "-0
 _FIRST = ("Ada", "Ben", "Cleo", "Dev", "Ela", "Finn", "Gia", "Hal", "Ivy", "Joel", "Kai",
           "Lena", "Milo", "Nia", "Otto", "Pax", "Rhea", "Sami", "Tess", "Uma")
 _LAST = ("Stone", "Rivera", "Okafor", "Berg", "Nakamura", "Silva", "Novak", "Haas", "Ibsen")
-# Kinds of record: "ok*" are kept (after normalising), the rest break one rule each.
+# Kinds of record: "ok*" are kept (after normalising), the rest break one rule each; the
+# "junk" entries are not objects (the fixture has a null, these are a number and a string/list).
+# Offset-less signups come in three common shapes (plain, ``isoformat()`` with microseconds,
+# date only), so treating naive times as UTC costs as much as the contract says it is worth.
 _KINDS = ("ok", "ok", "ok", "ok", "ok", "ok", "ok_strings", "ok_strings", "ok_strings",
           "ok_min_age", "ok_max_age", "too_young", "too_old", "float_age", "bad_age",
-          "bad_country", "null_email", "bad_email", "blank_name", "naive_time",
-          "impossible_date", "missing_extra", "blank_extra", "bad_id", "duplicate", "not_object")
+          "unicode_age", "bad_country", "null_email", "bad_email", "blank_name", "naive_time",
+          "naive_micro", "naive_date", "newline_signup", "impossible_date", "missing_extra",
+          "blank_extra", "bad_id", "duplicate", "junk_number", "junk_text")
+# Arabic-Indic digits: str.isdigit(), int() and the regex \d accept them; the contract does not.
+_ARABIC_INDIC = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
 
 
 def _config(rng: random.Random) -> dict[str, Any]:
@@ -184,6 +193,7 @@ def _mutate(rng: random.Random, kind: str, record: dict[str, Any], config: dict[
             earlier: list[int]) -> Any:
     rules = config["validation_rules"]
     extra = rules["required_fields"][-1]
+    naive = _timestamp(rng, parse_timestamp(config["reference_date"]), naive=True)
     changes: dict[str, dict[str, Any]] = {
         "ok_min_age": {"age": rules["min_age"]}, "ok_max_age": {"age": str(rules["max_age"])},
         "too_young": {"age": rules["min_age"] - rng.randint(1, 5)},
@@ -193,13 +203,18 @@ def _mutate(rng: random.Random, kind: str, record: dict[str, Any], config: dict[
                                                if c not in rules["allowed_countries"]])},
         "null_email": {"email": None}, "bad_email": {"email": "no-at-sign.example.com"},
         "blank_name": {"name": "  "}, "blank_extra": {extra: " "}, "bad_id": {"id": "X-7"},
-        "naive_time": {"signup": _timestamp(rng, parse_timestamp(config["reference_date"]),
-                                            naive=True)},
+        "naive_time": {"signup": naive},
+        "naive_micro": {"signup": f"{naive}.{rng.randint(1, 999999):06d}"},
+        "naive_date": {"signup": naive[:10]},
+        "newline_signup": {"signup": record["signup"] + "\n"},
+        "unicode_age": {"age": str(record["age"]).translate(_ARABIC_INDIC)},
         "impossible_date": {"signup": "2024-04-31T12:00:00Z"},
         "duplicate": {"id": rng.choice(earlier)} if earlier else {},
     }
-    if kind == "not_object":
-        return rng.choice((None, "corrupted", 42))
+    if kind == "junk_number":
+        return rng.randint(0, 99)
+    if kind == "junk_text":
+        return rng.choice(("corrupted", "", ["a", "list"]))
     if kind == "ok_strings":
         _stringify(rng, record)
     if kind == "missing_extra":

@@ -7,7 +7,9 @@ layout, skipping comment-only lines, so comments never change a score.
 
 Scoring choices, so that a key skeleton (six top-level keys with null values) earns ~0 of
 execution: a leaf counts as matched or agreed only with a non-null value at its exact
-path, and unknown extra leaves dilute ``partial_matches``. When the YAML holds several
+path; unknown extra leaves dilute ``partial_matches``; ``deep_equivalence`` credits each
+exactly right top-level section, so one wrong value costs one section. YAML literal spellings
+come from parser events (``yes`` and ``true`` load alike). When the YAML holds several
 documents the first one is compared (what a reader taking one document sees).
 """
 
@@ -23,6 +25,7 @@ from ..types import Evidence
 from . import p2_yaml_json_data as data
 from .base import CheckContext, Outcome, RunFn, make_registry
 from .p2_yaml_json_parse import parse_json, parse_yaml
+from .p2_yaml_json_parse import yaml_indentation as yaml_layout
 
 PROMPT_ID = "prompt_2"
 TITLE = "YAML/JSON Correction"
@@ -166,33 +169,18 @@ def arrays_scalars(ctx: CheckContext) -> Outcome:
 
 @check("deep_equivalence")
 def deep_equivalence(ctx: CheckContext) -> Outcome:
-    expected, halves, notes, evidence = _expected(ctx), 0, [], []
-    for kind, name in KINDS.items():
-        loaded, tree = _data(ctx, kind)
-        if loaded and data.strict_equal(tree, expected):
-            halves += 1
-            notes.append(f"{kind.upper()} equals the intended configuration")
-            continue
-        wanted = data.leaves(expected)
-        diff = (data.count_paths(tree, list(wanted), lambda p, v: data.strict_equal(v, wanted[p]))[2]
-                + data.extras(tree, expected)) if loaded else []
-        notes.append(f"{kind.upper()} " + (f"differs at {len(diff)} paths" if loaded else "did not load"))
-        evidence.append(Evidence(name, None, ", ".join(diff[:4]) or "not loaded"))
-    return Outcome.ratio(halves, 2, "; ".join(notes) + " (type-strict)", evidence)
+    """Share of the top-level sections exactly (type-strictly) equal to the intended ones, per file.
 
-
-def _partial(tree: Any, expected: dict[str, Any]) -> tuple[int, int, list[str]]:
-    wanted = data.leaves(expected)
-    done, total, missing = data.count_paths(
-        tree, list(wanted), lambda p, v: v is not None and data.strict_equal(v, wanted[p]))
-    extra = data.extras(tree, expected)
-    return done, total + len(extra), missing + extra
+    Half the points per file; an unknown extra top-level key counts as one more wrong section."""
+    fraction, notes, evidence = _per_file(ctx, lambda tree: data.sections_equal(tree, _expected(ctx)))
+    return Outcome.ratio(fraction, 1, f"top-level sections equal to the intended ones (type-strict): "
+                                      f"{', '.join(notes)}", evidence)
 
 
 @check("partial_matches")
 def partial_matches(ctx: CheckContext) -> Outcome:
     expected = _expected(ctx)
-    fraction, notes, evidence = _per_file(ctx, lambda tree: _partial(tree, expected))
+    fraction, notes, evidence = _per_file(ctx, lambda tree: data.leaves_matched(tree, expected))
     return Outcome.ratio(fraction, 1, f"intended leaves matched type-strictly (extras count against): "
                                       f"{', '.join(notes)}", evidence)
 
@@ -224,28 +212,44 @@ def _raw(ctx: CheckContext, name: str) -> str | None:
 
 @check("yaml_indentation")
 def yaml_indentation(ctx: CheckContext) -> Outcome:
+    """YAML indented with spaces, two per nesting level, list items two deeper than their key.
+
+    Read from raw lines; comment-only lines and the text of multi-line scalars are skipped."""
     text = _raw(ctx, YAML_FILE)
     if text is None:
         return Outcome.fail(f"{YAML_FILE} is not usable", _failure_evidence(ctx, "yaml"))
-    fine, indented, problems = data.yaml_indentation(text)
-    if indented == 0:
-        return Outcome.ok("no indented lines (nothing to get wrong)")
+    fine, nested, problems = yaml_layout(text)
+    if nested == 0:
+        return Outcome.ok("no lines inside a block (nothing to get wrong)")
     evidence = [Evidence(YAML_FILE, line, why) for line, why in problems[:5]]
-    return Outcome.ratio(fine, indented, f"{fine}/{indented} indented lines use spaces in 2-space steps "
-                                         "(comments and multi-line scalar text ignored)", evidence)
+    return Outcome.ratio(fine, nested, f"{fine}/{nested} lines inside a block use spaces in 2-space steps, "
+                                       "list items 2 deeper than their key (comments and multi-line scalar "
+                                       "text ignored)", evidence)
 
 
 @check("json_literals")
 def json_literals(ctx: CheckContext) -> Outcome:
-    loaded, tree = _data(ctx, "json")
-    if not loaded:
-        return Outcome.fail(f"{JSON_FILE} did not load", _failure_evidence(ctx, "json"))
+    """Booleans and integers are native, canonical literals in both files (YAML: `true`/`false`, `100`).
+
+    YAML: plain, untagged `true`/`false` and decimal integers, from yaml's parser events (`yes`
+    loads like `true` but fails); JSON: native booleans and integers. Half the points per file."""
     typed = {p: v for p, v in data.leaves(_expected(ctx)).items() if isinstance(v, (bool, int))}
-    done, total, wrong = data.count_paths(tree, list(typed), lambda p, v: type(v) is type(typed[p]))
-    note = "not a native boolean/integer: " + ", ".join(wrong[:5])
-    evidence = [Evidence(JSON_FILE, None, note)] if wrong else []
-    return Outcome.ratio(done, total, f"{done}/{total} boolean and integer settings are native JSON literals",
-                         evidence)
+    (y_loaded, _), (j_loaded, tree) = _data(ctx, "yaml"), _data(ctx, "json")
+    spellings = {tuple(s["path"]): s for s in _parsed(ctx, "yaml").get("scalars") or []} if y_loaded else {}
+    wrong = {"yaml": [f"{data.dotted(p)} ({data.written(spellings.get(p))})" for p in typed
+                      if not data.canonical_literal(spellings.get(p), typed[p])],
+             "json": data.count_paths(tree, list(typed), lambda p, v: type(v) is type(typed[p]))[2]}
+    notes, evidence = [], []
+    for kind, loaded, why in (("yaml", y_loaded, "not canonical"), ("json", j_loaded, "not native")):
+        notes.append(f"{kind.upper()} {len(typed) - len(wrong[kind])}/{len(typed)}" if loaded
+                     else f"{kind.upper()} did not load")
+        if not loaded:
+            evidence += _failure_evidence(ctx, kind)
+        elif wrong[kind]:
+            evidence.append(Evidence(KINDS[kind], None, f"{why}: " + ", ".join(wrong[kind])))
+    done = 2 * len(typed) - len(wrong["yaml"]) - len(wrong["json"])
+    return Outcome.ratio(done, 2 * len(typed), "boolean and integer settings written as native, "
+                         f"canonical literals: {', '.join(notes)}", evidence)
 
 
 @check("formatting_style")

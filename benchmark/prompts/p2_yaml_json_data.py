@@ -1,17 +1,15 @@
 """Prompt 2 data: the broken fixture, the intended configuration, and pure helpers over them.
 
 Tree helpers compare parsed documents type-strictly (``True`` is not ``1``, ``1`` is not
-``1.0``); layout helpers read raw lines (comment-only lines and the text of multi-line
-scalars never count). Nothing here touches disk or runs submission code.
+``1.0``); layout helpers read raw lines (comment-only lines never count; YAML indentation is
+read in ``p2_yaml_json_parse``). Nothing here touches disk or runs submission code.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
-import yaml
 
 Path_ = tuple[str, ...]
 
@@ -154,73 +152,62 @@ def extras(tree: Any, expected: dict[str, Any]) -> list[str]:
     return [f"{dotted(p)} (unexpected)" for p in leaves(tree) if p not in known]
 
 
+def sections_equal(tree: Any, expected: dict[str, Any]) -> tuple[int, int, list[str]]:
+    """(top-level sections equal type-strictly to the intended ones, sections counted, the
+    differing leaf paths); an unknown extra top-level key counts as one more wrong section."""
+    if not isinstance(tree, dict):
+        return 0, len(expected), ["not a mapping"]
+    equal = sum(key in tree and strict_equal(tree[key], expected[key]) for key in expected)
+    wanted = leaves(expected)
+    diff = (count_paths(tree, list(wanted), lambda p, v: strict_equal(v, wanted[p]))[2]
+            + extras(tree, expected))
+    return equal, len(expected) + sum(key not in expected for key in tree), diff
+
+
+def leaves_matched(tree: Any, expected: dict[str, Any]) -> tuple[int, int, list[str]]:
+    """(intended leaves equal type-strictly and not null, leaves counted, the others); every
+    unknown extra leaf counts as one more unmatched leaf."""
+    wanted = leaves(expected)
+    done, total, missing = count_paths(
+        tree, list(wanted), lambda p, v: v is not None and strict_equal(v, wanted[p]))
+    extra = extras(tree, expected)
+    return done, total + len(extra), missing + extra
+
+
+_BOOL_TAG, _INT_TAG = "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int"
+
+
+def canonical_literal(spelling: dict[str, Any] | None, want: Any) -> bool:
+    """Whether a YAML scalar (an entry of ``yaml_scalars``) is written the one canonical way
+    for the intended boolean or integer ``want``: plain (unquoted), with no tag or anchor,
+    resolved by the loader to that type, and spelled ``true``/``false`` or as a decimal
+    integer with no ``+``, underscores or leading zeros."""
+    if not spelling or spelling["style"] != "plain" or spelling["tag"] is not None or spelling["anchor"]:
+        return False
+    value = spelling["value"]
+    if isinstance(want, bool):
+        return spelling["resolved"] == _BOOL_TAG and value in ("true", "false")
+    try:
+        return spelling["resolved"] == _INT_TAG and str(int(value, 10)) == value
+    except ValueError:
+        return False
+
+
+def written(spelling: dict[str, Any] | None) -> str:
+    """How a YAML scalar was written, quotes and tag included, for evidence."""
+    if not spelling:
+        return "missing"
+    if spelling["style"] == "alias":
+        return "an alias"
+    quote = spelling["style"] if spelling["style"] in ("'", '"') else ""
+    text = f"{quote}{spelling['value']}{quote}" if quote or spelling["style"] == "plain" else "a block scalar"
+    tag = str(spelling["tag"] or "").replace("tag:yaml.org,2002:", "!!")
+    return f"{tag} {text}" if tag else text
+
+
 # ---- raw text layout -----------------------------------------------------------------
 
 _JSON_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[\]{}\n]')
-
-
-def _scalar_text_lines(text: str) -> set[int]:
-    """Numbers of the lines that continue a multi-line scalar (block, folded, quoted or
-    plain): they are text, not structure. Found with yaml's scanner, so a comment can never
-    open or close one; after a scanner error the rest of the file counts as structure."""
-    lines: set[int] = set()
-    try:
-        for token in yaml.scan(text, Loader=yaml.SafeLoader):
-            start, end = token.start_mark, token.end_mark
-            if isinstance(token, yaml.ScalarToken) and end.line > start.line:
-                last = end.line if end.column else end.line - 1
-                lines.update(range(start.line + 2, last + 2))
-    except yaml.YAMLError:
-        pass
-    return lines
-
-
-def _content_lines(text: str) -> Iterator[tuple[int, str, str]]:
-    """(line number, leading whitespace, rest) of YAML lines that carry structure.
-
-    Skips blank lines, comment-only lines and scalar text; document markers come back
-    with empty whitespace and rest.
-    """
-    skip = _scalar_text_lines(text)
-    for number, raw in enumerate(text.split("\n"), 1):
-        line = raw.rstrip("\r")
-        rest = line.lstrip(" \t")
-        if number in skip or not rest or rest.startswith("#"):
-            continue
-        lead = line[: len(line) - len(rest)]
-        if not lead and (rest.rstrip() in ("---", "...") or rest.startswith("--- ")):
-            yield number, "", ""
-            continue
-        yield number, lead, rest
-
-
-def yaml_indentation(text: str) -> tuple[int, int, list[tuple[int, str]]]:
-    """(fine, indented, problems): an indented structural line is fine when it uses spaces
-    only and sits at exactly 2 spaces per nesting level (levels come from a stack of the
-    indents of the enclosing lines, as a YAML parser reads them)."""
-    fine = indented = 0
-    problems: list[tuple[int, str]] = []
-    stack = [0]
-    for number, lead, rest in _content_lines(text):
-        width = len(lead)
-        while len(stack) > 1 and stack[-1] > width:
-            stack.pop()
-        if width > stack[-1]:
-            stack.append(width)
-        if not rest:
-            stack = [0]
-        if not lead:
-            continue
-        indented += 1
-        want = 2 * (len(stack) - 1)
-        if "\t" in lead:
-            problems.append((number, "tab in indentation"))
-        elif width != want:
-            level = len(stack) - 1
-            problems.append((number, f"indented {width} spaces at nesting level {level} ({want} expected)"))
-        else:
-            fine += 1
-    return fine, indented, problems
 
 
 def trailing_space_lines(text: str) -> list[int]:

@@ -7,13 +7,18 @@ pre-check, with an ``object_pairs_hook`` that notices repeated keys and no NaN/I
 
 Each result is a dict: ``status`` ("ok", "missing", "syntax", "unsafe_tag", "limit"),
 ``error`` and ``line`` (why and where it failed), ``data`` (the first document, converted by
-``to_plain``), ``documents`` (YAML) and ``duplicates`` ([{key, line}]).
+``to_plain``), ``documents`` (YAML), ``duplicates`` ([{key, line}]) and, for YAML, ``scalars``:
+how each scalar value under a mapping of the first document is written (see ``yaml_scalars``).
+
+It also reads how the YAML is laid out (``yaml_indentation``), from raw lines with yaml's
+scanner marking the lines that are scalar text; comment-only lines never count.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import yaml
@@ -50,7 +55,8 @@ class DuplicateKeyLoader(LimitedSafeLoader):
 
 
 def _failure(status: str, error: str, line: int | None = None) -> dict[str, Any]:
-    return {"status": status, "error": error, "line": line, "data": None, "documents": 0, "duplicates": []}
+    return {"status": status, "error": error, "line": line, "data": None, "documents": 0, "duplicates": [],
+            "scalars": []}
 
 
 def _mark_line(exc: yaml.YAMLError) -> int | None:
@@ -108,7 +114,61 @@ def parse_yaml(text: str | None, reason: str | None = None) -> dict[str, Any]:
     except (ValueError, RecursionError, MemoryError) as exc:
         return _failure("limit", f"cannot be loaded: {type(exc).__name__}")
     return {"status": "ok", "error": None, "line": None, "data": data,
-            "documents": len(documents), "duplicates": duplicates}
+            "documents": len(documents), "duplicates": duplicates, "scalars": yaml_scalars(text)}
+
+
+_NEXT_KEY = object()  # a mapping frame waiting for its next key
+
+
+def _node_path(frames: list[list[Any]], event: Any) -> list[str] | None:
+    """The mapping-key path of the node ``event`` starts (None for keys, list items and
+    anything below them), advancing the enclosing mapping between key and value."""
+    if not frames:
+        return []
+    frame = frames[-1]  # [is_mapping, path, pending key]
+    if not frame[0]:
+        return None
+    if frame[2] is _NEXT_KEY:
+        frame[2] = event.value if isinstance(event, yaml.ScalarEvent) else None
+        return None
+    path, key, frame[2] = frame[1], frame[2], _NEXT_KEY
+    return None if path is None or key is None else [*path, key]
+
+
+def yaml_scalars(text: str) -> list[dict[str, Any]]:
+    """How each scalar value under mappings of the first document is written, from yaml's
+    parser events: [{path, value, style ("plain", "'", '"', "|", ">" or "alias"), tag (an
+    explicit tag or None), anchor, resolved (the tag a loader gives it)}], in document order,
+    so a repeated key's later entry wins as it does when loading. Only called on text that
+    loaded, so aliases are already bounded; the parser never expands them."""
+    loader = LimitedSafeLoader(text)
+    found: list[dict[str, Any]] = []
+    frames: list[list[Any]] = []
+    try:
+        while loader.check_event() and not loader.check_event(yaml.DocumentEndEvent):
+            event = loader.get_event()
+            if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                frames.pop()
+            elif isinstance(event, yaml.CollectionStartEvent):
+                frames.append([isinstance(event, yaml.MappingStartEvent), _node_path(frames, event), _NEXT_KEY])
+            elif isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent)):
+                path = _node_path(frames, event)
+                if path:
+                    found.append(_spelling(loader, path, event))
+    except yaml.YAMLError:
+        return []
+    finally:
+        loader.dispose()
+    return found
+
+
+def _spelling(loader: LimitedSafeLoader, path: list[str], event: Any) -> dict[str, Any]:
+    if isinstance(event, yaml.AliasEvent):
+        return {"path": path, "value": None, "style": "alias", "tag": None, "anchor": False, "resolved": None}
+    resolved = (event.tag if event.tag not in (None, "!")
+                else loader.resolve(yaml.ScalarNode, event.value, event.implicit))
+    return {"path": path, "value": event.value, "style": event.style or "plain", "tag": event.tag,
+            "anchor": event.anchor is not None, "resolved": resolved}
 
 
 def _reject_constant(name: str) -> Any:
@@ -142,3 +202,96 @@ def parse_json(text: str | None, reason: str | None = None) -> dict[str, Any]:
         return _failure("syntax", str(exc)[:200])
     return {"status": "ok", "error": None, "line": None, "data": data, "documents": 1,
             "duplicates": duplicates}
+
+
+# ---- how the YAML is laid out: raw lines, comments and scalar text skipped ------------
+
+
+def _scalar_text_lines(text: str) -> set[int]:
+    """Numbers of the lines that continue a multi-line scalar (block, folded, quoted or
+    plain): they are text, not structure. Found with yaml's scanner, so a comment can never
+    open or close one; after a scanner error the rest of the file counts as structure."""
+    lines: set[int] = set()
+    try:
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            start, end = token.start_mark, token.end_mark
+            if isinstance(token, yaml.ScalarToken) and end.line > start.line:
+                last = end.line if end.column else end.line - 1
+                lines.update(range(start.line + 2, last + 2))
+    except yaml.YAMLError:
+        pass
+    return lines
+
+
+def _content_lines(text: str) -> Iterator[tuple[int, str, str]]:
+    """(line number, leading whitespace, rest) of YAML lines that carry structure.
+
+    Skips blank lines, comment-only lines and scalar text; document markers come back
+    with empty whitespace and rest.
+    """
+    skip = _scalar_text_lines(text)
+    for number, raw in enumerate(text.split("\n"), 1):
+        line = raw.rstrip("\r")
+        rest = line.lstrip(" \t")
+        if number in skip or not rest or rest.startswith("#"):
+            continue
+        lead = line[: len(line) - len(rest)]
+        if not lead and (rest.rstrip() in ("---", "...") or rest.startswith("--- ")):
+            yield number, "", ""
+            continue
+        yield number, lead, rest
+
+
+def _item_marker(rest: str) -> int:
+    """Columns taken by the leading list-item markers (``- ``, ``- - ``) of a line's text."""
+    offset = 0
+    while rest == "-" or rest.startswith(("- ", "-\t")):
+        stripped = rest[1:].lstrip(" \t")
+        offset, rest = offset + len(rest) - len(stripped), stripped
+    return offset
+
+
+def _open_levels(stack: list[int], width: int, item: bool, key_column: int | None) -> bool:
+    """Update ``stack`` (columns of the open blocks) for a line; True for an item in its
+    key's own column (an "indentless" list, legal YAML), opened as a level of its own."""
+    while len(stack) > 1 and stack[-1] > width:
+        stack.pop()
+    if not item and len(stack) > 1 and stack[-2] == stack[-1] == width:
+        stack.pop()  # a key back in the column closes the indentless list
+    indentless = item and key_column == width
+    if width > stack[-1] or indentless:
+        stack.append(width)
+    return indentless
+
+
+def yaml_indentation(text: str) -> tuple[int, int, list[tuple[int, str]]]:
+    """(fine, nested, problems): a structural line inside a block is fine when it is indented
+    with spaces only at exactly 2 spaces per nesting level. A list item is one level deeper
+    than its key, so it sits 2 spaces deeper; an item in its key's own column is a level
+    short. Levels come from a stack of the open block columns, as a YAML parser reads them."""
+    fine = nested = 0
+    problems: list[tuple[int, str]] = []
+    stack, key_column = [0], None
+    for number, lead, rest in _content_lines(text):
+        if not rest:  # a document marker starts afresh
+            stack, key_column = [0], None
+            continue
+        width, marker = len(lead), _item_marker(rest)
+        indentless = _open_levels(stack, width, marker > 0, key_column)
+        level, want = len(stack) - 1, 2 * (len(stack) - 1)
+        if marker and rest[marker:]:
+            stack.append(width + marker)  # the item's own content opens a level
+        key_column = width + marker
+        if level == 0:
+            continue
+        nested += 1
+        if "\t" in lead:
+            problems.append((number, "tab in indentation"))
+        elif indentless:
+            problems.append((number, f"list item in its key's column {width} ({want} expected: "
+                                     "2 spaces deeper than the key)"))
+        elif width != want:
+            problems.append((number, f"indented {width} spaces at nesting level {level} ({want} expected)"))
+        else:
+            fine += 1
+    return fine, nested, problems

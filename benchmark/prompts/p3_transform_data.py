@@ -12,7 +12,8 @@ The rules here are the prompt's evaluation contract, written as code:
   is empty;
 * ``stats`` is copied the same way and its ``age`` becomes an int by the ``id`` rule, or None;
 * ``account_tier`` is "Gold" when ``stats.total_purchases`` >= 100, "Silver" when >= 50,
-  else "Bronze"; the count may be an int, a float or a plain decimal string, never a bool;
+  else "Bronze"; the count may be an int, a float or a plain decimal string of ASCII digits
+  (no exponent, inf or nan), never a bool;
 * records that are not objects are skipped; everything else is copied unchanged.
 """
 
@@ -191,16 +192,38 @@ _LAST = ("Okafor", "Müller", "García", "Nguyen", "O'Brien", "Sørensen", "Kowa
          "Smith", "Dubois", "Tanaka", "Rossi", "李", "Иванова")
 _DOMAINS = ("gmail.com", "Yahoo.com", "OUTLOOK.COM", "web.de", "Mail.Example.co.uk",
             "proton.me", "ExAmple.ORG", "Uni-Bonn.DE", "fastmail.fm")
-# Per column: the kinds every data set contains once, then the kinds the rest is drawn from
-# (mostly valid values, so a constant answer such as "always None"/"Bronze" earns little).
-_ID_KINDS = (("int", "str", "padded", "float", "opaque"), ("int", "str", "str", "padded", "float"))
+# Per column: the kinds every data set contains (listed twice: at least twice), then the kinds
+# the rest is drawn from (mostly valid, so "always None"/"Bronze" earns little). "foreign" is a
+# number in non-ASCII digits; counts sit on and just below each tier limit, and include strings
+# float() takes but the contract does not ("1e3", "inf", "nan").
+_ID_KINDS = (("int", "str", "padded", "float", "opaque", "foreign"),
+             ("int", "str", "str", "padded", "float"))
 _EMAIL_KINDS = (("plain", "upper", "padded", "null", "absent", "no_at", "quoted", "trailing_at",
                  "stale", "no_contact", "null_contact"),
                 ("plain", "plain", "upper", "upper", "padded", "quoted", "stale"))
-_AGE_KINDS = (("int", "str", "padded", "float", "null", "word", "absent", "fraction", "empty"),
+_AGE_KINDS = (("int", "str", "padded", "float", "null", "word", "absent", "fraction", "empty",
+               "foreign"),
               ("str", "str", "padded", "float", "int"))
-_COUNT_KINDS = (("value", "text", "absent", "null", "word", "no_stats"), ("value", "value", "text"))
+_COUNT_KINDS = (("gold_edge", "gold_edge", "silver_edge", "silver_edge", "below_gold",
+                 "below_silver", "value", "text", "absent", "null", "word", "exponent", "inf",
+                 "nan", "foreign", "no_stats"),
+                ("value", "value", "text", "gold_edge", "silver_edge", "below_gold", "below_silver"))
 _COUNTS = (9, 49, 49.99, 50, 50.0, 51, 99, 99.99, 100, 100.0, 101, 250, 1200)
+_COUNT_CHOICES: dict[str, tuple[Any, ...]] = {
+    "gold_edge": (100, 100.0, "100", " 100 ", "100.0", "+100"),
+    "silver_edge": (50, 50.0, "50", " 50 ", "50.00", "+50"),
+    "below_gold": (99, 99.99, "99", " 99.5 ", "99.99"),
+    "below_silver": (49, 49.99, "49", "49.5 ", " 49.99"),
+    "word": ("lots", "n/a", ""), "exponent": ("1e3", "2E2", "1.5e2", "5e1"),
+    "inf": ("inf", "Infinity", "+inf"), "nan": ("nan", "NaN"),
+}
+_FOREIGN_DIGITS = ("٠١٢٣٤٥٦٧٨٩", "０１２３４５６７８９", "०१२३४५६७८९")
+
+
+def _foreign(number: int, script: int) -> str:
+    """``number`` in Arabic-Indic, full-width or Devanagari digits (not ASCII: not convertible)."""
+    digits = _FOREIGN_DIGITS[script % len(_FOREIGN_DIGITS)]
+    return str(number).translate(str.maketrans("0123456789", digits))
 
 
 def _kinds(rng: random.Random, kinds: tuple[tuple[str, ...], tuple[str, ...]], count: int) -> list[str]:
@@ -213,7 +236,7 @@ def _kinds(rng: random.Random, kinds: tuple[tuple[str, ...], tuple[str, ...]], c
 
 def _render_id(kind: str, number: int) -> Any:
     return {"int": number, "str": str(number), "padded": f"  {number} ", "float": float(number),
-            "opaque": f"user-{number}"}[kind]
+            "opaque": f"user-{number}", "foreign": _foreign(number, number)}[kind]
 
 
 def _contact(rng: random.Random, kind: str, handle: str) -> Any:
@@ -240,13 +263,17 @@ def _age(rng: random.Random, kind: str) -> Any:
     years = rng.randint(16, 90)
     return {"int": years, "str": str(years), "padded": f" {years}  ", "float": float(years),
             "null": None, "word": rng.choice(("unknown", "thirty", "n/a")), "absent": MISSING,
-            "fraction": years + 0.5, "empty": ""}[kind]
+            "fraction": years + 0.5, "empty": "", "foreign": _foreign(years, years)}[kind]
 
 
 def _count(rng: random.Random, kind: str) -> Any:
+    if kind in _COUNT_CHOICES:
+        return rng.choice(_COUNT_CHOICES[kind])
+    if kind == "foreign":
+        return _foreign(rng.choice((60, 75, 120, 150)), rng.randrange(len(_FOREIGN_DIGITS)))
     value = rng.choice(_COUNTS)
     return {"value": value, "text": rng.choice((f"{value}", f" {value} ")), "absent": MISSING,
-            "null": None, "word": rng.choice(("lots", "n/a", "")), "no_stats": value}[kind]
+            "null": None, "no_stats": value}[kind]
 
 
 def _user(rng: random.Random, number: int, kinds: tuple[str, str, str, str]) -> dict[str, Any]:

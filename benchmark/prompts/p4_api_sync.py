@@ -5,6 +5,11 @@
 (``p4_api_sync_data``). Checks judge the recorded requests, return values and output.
 Error-handling credit needs the call to have actually sent a request, and a function that
 never returns a job id gets only half credit for its ``None``s (None is then no signal).
+
+The contract's "never raise" rule: a call that raised earns nothing in the execution check
+that owns its scenario, is no report in ``informative_errors``, and earns none of the
+attempt-count points of ``retry_resilience``. "Retry 503 and network errors": a persistent
+503 or network error must take 2-3 attempts; a single attempt earns half of that scenario.
 """
 
 from __future__ import annotations
@@ -165,7 +170,8 @@ def handle_other_status(ctx: CheckContext) -> Outcome:
 @check("json_parsing")
 def json_parsing(ctx: CheckContext) -> Outcome:
     return judge.judge_kinds(ctx, data.PARSING_KINDS,
-                             "non-JSON, job_id-less and non-object 200 bodies return None")
+                             "non-JSON, non-object, job_id-less and non-string/empty job_id "
+                             "bodies return None")
 
 
 # ---- quality ------------------------------------------------------------------------
@@ -173,7 +179,11 @@ def json_parsing(ctx: CheckContext) -> Outcome:
 
 @check("informative_errors")
 def informative_errors(ctx: CheckContext) -> Outcome:
-    """Each failing scenario's output names its status code or error kind."""
+    """Each failing call logs its status code or error kind and returns None without raising.
+
+    A scenario counts only when the call sent a request and returned None: an escaping
+    exception is no report (the contract says never raise), and a call that returned a value
+    did not treat the failure as one, whatever it printed."""
     blocked = judge.request_blocker(ctx)
     if blocked:
         return blocked
@@ -182,7 +192,8 @@ def informative_errors(ctx: CheckContext) -> Outcome:
     for scenario in scenarios:
         result = judge.result_of(ctx.facts, scenario) or {}
         topics = data.RULES[scenario["kind"]].topics
-        if not (result.get("requests") and judge.mentions(result.get("output") or "", topics)):
+        reported = judge.returned_none(result) and judge.mentions(result.get("output") or "", topics)
+        if not (result.get("requests") and reported):
             silent.append(scenario["label"])
     told = len(scenarios) - len(silent)
     rationale = f"{told}/{len(scenarios)} failing calls reported the status or error kind"
@@ -277,25 +288,11 @@ def no_hardcoded_creds(ctx: CheckContext) -> Outcome:
 @check("retry_resilience")
 def retry_resilience(ctx: CheckContext) -> Outcome:
     """503,503,200 -> job id with back-off (1.0 pt); 400 -> one attempt (0.5);
-    persistent ConnectionError -> 2-3 attempts (0.5)."""
-    blocked = judge.request_blocker(ctx)
-    if blocked:
-        return blocked
-    by_kind = {s["kind"]: (s, judge.result_of(ctx.facts, s) or {}) for s in judge.scenarios_of(ctx.facts)}
-    retry, retry_result = by_kind["retry_503_then_200"]
-    attempts = {kind: len(result.get("requests", [])) for kind, (_, result) in by_kind.items()}
-    points, notes = 0.0, []
-    if judge.score_scenario(ctx.facts, retry)[0] == 1.0:
-        backoff = retry_result.get("sleep_total", 0) > 0
-        points += 1.0 if backoff else 0.5
-        notes.append("recovered from 503,503" + ("" if backoff else " but without back-off"))
-    else:
-        notes.append(f"did not recover from 503,503 ({attempts['retry_503_then_200']} attempts)")
-    points += 0.5 if attempts["bad_400"] == 1 else 0.0
-    notes.append(f"400: {attempts['bad_400']} attempt(s)")
-    points += 0.5 if 2 <= attempts["connection_error"] <= data.MAX_ATTEMPTS else 0.0
-    notes.append(f"persistent connection error: {attempts['connection_error']} attempt(s)")
-    return Outcome.ratio(points, 2.0, f"{points:g}/2 retry points: {'; '.join(notes)}")
+    persistent ConnectionError -> 2-3 attempts (0.5).
+
+    The two attempt-count points also need the call to have returned None without raising
+    (the contract says never raise)."""
+    return judge.judge_retries(ctx)
 
 
 @check("code_organization")

@@ -51,21 +51,24 @@ RULES: dict[str, Rule] = {rule.kind: rule for rule in (
     Rule("auth_401", None, 1, 1, ("401",)),
     Rule("not_found_404", None, 1, 1, ("404",)),
     Rule("server_500", None, 1, MAX_ATTEMPTS, ("500",)),
-    Rule("unavailable_503", None, 1, MAX_ATTEMPTS, ("503",)),
-    Rule("connection_error", None, 1, MAX_ATTEMPTS, ("connect", "network")),
-    Rule("timeout", None, 1, MAX_ATTEMPTS, ("timeout", "timed out", "time out")),
-    Rule("read_timeout", None, 1, MAX_ATTEMPTS, ("timeout", "timed out", "time out")),
-    Rule("connect_timeout", None, 1, MAX_ATTEMPTS,
+    Rule("unavailable_503", None, 2, MAX_ATTEMPTS, ("503",)),
+    Rule("connection_error", None, 2, MAX_ATTEMPTS, ("connect", "network")),
+    Rule("timeout", None, 2, MAX_ATTEMPTS, ("timeout", "timed out", "time out")),
+    Rule("read_timeout", None, 2, MAX_ATTEMPTS, ("timeout", "timed out", "time out")),
+    Rule("connect_timeout", None, 2, MAX_ATTEMPTS,
          ("timeout", "timed out", "time out", "connect")),
     Rule("non_json_200", None, 1, 1, ("json", "decod", "pars", "format")),
     Rule("no_job_id_200", None, 1, 1, ("job",)),
     Rule("array_body_200", None, 1, 1, ("json", "job", "format", "object")),
+    Rule("int_job_id_200", None, 1, 1, ("job",)),
+    Rule("empty_job_id_202", None, 1, 1, ("job",)),
 )}
 
 SUCCESS_KINDS = ("ok_200", "ok_202")
 NETWORK_KINDS = ("connection_error", "timeout", "read_timeout", "connect_timeout")
 OTHER_STATUS_KINDS = ("server_500", "not_found_404")
-PARSING_KINDS = ("non_json_200", "no_job_id_200", "array_body_200")
+PARSING_KINDS = ("non_json_200", "no_job_id_200", "array_body_200", "int_job_id_200",
+                 "empty_job_id_202")
 FAILURE_KINDS = tuple(kind for kind, rule in RULES.items() if rule.returns is None)
 
 _FIRST = ("Ana", "Björn", "Chloé", "Dmitri", "Eve", "François", "Grace", "Hiroshi", "Inés",
@@ -103,6 +106,8 @@ def make_users(rng: random.Random, count: int) -> list[dict[str, Any]]:
 
 
 def _responses(kind: str, job_id: str) -> list[dict[str, Any]]:
+    """The fake CRM's answers, in order (the last repeats). ``int_job_id_200`` sends a number
+    derived from the job id as ``job_id``: not a string, so the contract's answer is None."""
     unavailable = {"status": 503, "text": "Service Unavailable"}
     table: dict[str, list[dict[str, Any]]] = {
         "ok_200": [{"status": 200, "json": {"job_id": job_id, "status": "queued"}}],
@@ -122,8 +127,15 @@ def _responses(kind: str, job_id: str) -> list[dict[str, Any]]:
         "non_json_200": [{"status": 200, "text": "<html><body>OK</body></html>"}],
         "no_job_id_200": [{"status": 200, "json": {"status": "queued"}}],
         "array_body_200": [{"status": 200, "json": [{"job_id": job_id}]}],
+        "int_job_id_200": [{"status": 200, "json": {"job_id": _number(job_id), "status": "queued"}}],
+        "empty_job_id_202": [{"status": 202, "json": {"job_id": "", "status": "queued"}}],
     }
     return table[kind]
+
+
+def _number(job_id: str) -> int:
+    """A seeded positive integer derived from a job id (its characters' code points)."""
+    return int("".join(str(ord(ch) % 10) for ch in job_id[4:])) + 1
 
 
 def make_scenarios(seed: int) -> tuple[str, list[dict[str, Any]]]:

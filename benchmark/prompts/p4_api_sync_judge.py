@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .base import CheckContext, Outcome
-from .p4_api_sync_data import ENDPOINT, FUNCTION, MAIN, MAX_TIMEOUT_S, METHOD, RULES, expected_value
+from .p4_api_sync_data import (ENDPOINT, FUNCTION, MAIN, MAX_ATTEMPTS, MAX_TIMEOUT_S, METHOD, RULES,
+                                expected_value)
 
 
 def same_json(a: Any, b: Any) -> bool:
@@ -62,6 +63,12 @@ def request_tallies(pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> dict[
         tallies["body = user_data"] += same_json(request.get("json_body"), scenario["users"])
         tallies["JSON content type"] += content_type == "application/json"
     return tallies
+
+
+def returned_none(result: Mapping[str, Any] | None) -> bool:
+    """The call returned None and did not raise."""
+    return bool(result) and bool(result.get("returned")) and not result.get("exception") \
+        and result.get("value") is None
 
 
 def gives_job_ids(facts: Mapping[str, Any]) -> bool:
@@ -187,3 +194,33 @@ def required_params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[list[
     positional = [a.arg for a in args.posonlyargs + args.args]
     required = positional[: len(positional) - len(args.defaults)]
     return required, [a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
+
+
+def _attempt_points(facts: Mapping[str, Any], kind: str, low: int, high: int) -> tuple[float, str]:
+    """0.5 when the ``kind`` call made ``low``..``high`` attempts and returned None without raising."""
+    result = next((result_of(facts, s) or {} for s in scenarios_of(facts, (kind,))), {})
+    attempts, clean = len(result.get("requests", [])), returned_none(result)
+    note = f"{attempts} attempt(s)" + ("" if clean else ", not a clean None")
+    return (0.5 if clean and low <= attempts <= high else 0.0), note
+
+
+def judge_retries(ctx: CheckContext) -> Outcome:
+    """The ``retry_resilience`` verdict: recovery with back-off (1), 400 once, network 2-3 tries."""
+    blocked = request_blocker(ctx)
+    if blocked:
+        return blocked
+    retry = scenarios_of(ctx.facts, ("retry_503_then_200",))[0]
+    retry_result = result_of(ctx.facts, retry) or {}
+    points, notes = 0.0, []
+    if score_scenario(ctx.facts, retry)[0] == 1.0:
+        backoff = retry_result.get("sleep_total", 0) > 0
+        points += 1.0 if backoff else 0.5
+        notes.append("recovered from 503,503" + ("" if backoff else " but without back-off"))
+    else:
+        notes.append(f"did not recover from 503,503 ({len(retry_result.get('requests', []))} attempts)")
+    for kind, low, high, what in (("bad_400", 1, 1, "400"),
+                                  ("connection_error", 2, MAX_ATTEMPTS, "persistent connection error")):
+        earned, note = _attempt_points(ctx.facts, kind, low, high)
+        points += earned
+        notes.append(f"{what}: {note}")
+    return Outcome.ratio(points, 2.0, f"{points:g}/2 retry points: {'; '.join(notes)}")
