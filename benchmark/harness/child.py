@@ -1,10 +1,15 @@
 """Child-side harness: runs INSIDE the sandboxed child process, never in the grader.
 
 Usage: ``python -I -B child.py <request.json>`` with the result pipe's descriptor in the
-environment variable ``RUBRICBENCH_CHANNEL_FD``. The harness reads and deletes the request,
-loads the submission from the working directory, performs the requested mode and writes
-exactly one JSON record to the pipe. It imports nothing from the grader, so no grader state
-is reachable from here. The parent validates the record and does all judging.
+environment variable ``RUBRICBENCH_CHANNEL_FD``. It imports nothing from the grader.
+
+Two processes: the *supervisor* (this process; pid 1 of the child's pid namespace where the
+kernel layer is on) reads and deletes the request, then forks a *worker*, which closes the
+result channel, installs the guard, loads the submission and performs the mode. The worker
+reports, over a pipe of its own, one JSON line per blocked attempt and a final result line;
+the supervisor, which never runs submission code, checks those lines, adds the worker's
+real exit status and writes exactly one record, with the nonce, to the result channel.
+The parent then validates the record and does all judging.
 
 Modes: ``script`` (run a file as ``__main__`` with argv), ``call`` (import a module and call
 one function on JSON arguments), ``http`` (like ``call`` with requests-mock intercepting HTTP
@@ -19,29 +24,59 @@ import tempfile
 import time
 import traceback
 
-_dumps = json.dumps
+from _json import encode_basestring_ascii as _quote
+
 _loads = json.loads
-_write = os.write
-_close = os.close
+_write, _read, _close, _exit = os.write, os.read, os.close, os._exit
+_float_repr, _int_repr = float.__repr__, int.__repr__
+_type, _len, _sorted = type, len, sorted
 OUTPUT_CAP = 64 * 1024
 MESSAGE_CAP = 500
+WORKER_CAP = 16 * 1024 * 1024
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+# ---- strict JSON: exact built-in types only, so nothing a submission defines can cross ----
+
+
+def _encode(value, depth=0):
+    kind = _type(value)
+    if depth > 200:
+        raise TypeError("nesting too deep")
+    if value is None or value is True or value is False:
+        return "null" if value is None else ("true" if value else "false")
+    if kind is str:
+        return _quote(value)
+    if kind is int:
+        return _int_repr(value)
+    if kind is float:
+        if value != value or value in (float("inf"), float("-inf")):
+            raise TypeError("non-finite float")
+        return _float_repr(value)
+    if kind is list or kind is tuple:
+        return "[" + ",".join(_encode(v, depth + 1) for v in value) + "]"
+    if kind is dict:
+        if any(_type(k) is not str for k in value):
+            raise TypeError("non-string key")
+        items = [_quote(k) + ":" + _encode(value[k], depth + 1) for k in _sorted(value)]
+        return "{" + ",".join(items) + "}"
+    raise TypeError(f"{kind.__name__} is not plain JSON")
+
+
+def _plain(value):
+    """(a plain copy of value, None) or (None, why it is not plain JSON)."""
+    try:
+        return _loads(_encode(value)), None
+    except (TypeError, ValueError, RecursionError) as exc:
+        return None, f"{_type(value).__name__}: {exc}"
 
 
 def _exc_info(exc):
-    return {"type": type(exc).__name__, "message": str(exc)[:MESSAGE_CAP]}
-
-
-def _jsonable(value):
-    """(value after a JSON round trip, reason it could not be serialised or None)."""
     try:
-        text = _dumps(value, allow_nan=False)
-    except (TypeError, ValueError, RecursionError, OverflowError) as exc:
-        return None, f"{type(value).__name__}: {type(exc).__name__}"
-    return _loads(text), None
-
-
-def _type_name(value):
-    return type(value).__name__
+        message = str(exc)[:MESSAGE_CAP]
+    except Exception:  # a hostile __str__
+        message = "<unprintable>"
+    return {"type": _type(exc).__name__, "message": message}
 
 
 class _Capture:
@@ -75,6 +110,9 @@ class _Capture:
         return False
 
 
+# ---- worker side: everything here may run alongside submission code ----------------------
+
+
 def _import_submission(module_file):
     name = os.path.splitext(os.path.basename(module_file))[0]
     spec = importlib.util.spec_from_file_location(name, os.path.abspath(module_file))
@@ -97,13 +135,16 @@ def _signature(function):
 
 def _load(request, record):
     """Import the module and find the function; fills record; returns the function or None."""
+    capture = _Capture()
+    capture.__enter__()
     try:
-        with _Capture() as cap:
-            module = _import_submission(request["module"])
+        module = _import_submission(request["module"])
     except BaseException as exc:  # SystemExit and KeyboardInterrupt included: a defined outcome
         record["import_error"] = _exc_info(exc)
         return None
-    record["import_output"] = cap.text
+    finally:
+        capture.__exit__(None, None, None)
+    record["import_output"] = capture.text
     function = getattr(module, request["function"], None)
     record["function_found"] = callable(function)
     if not callable(function):
@@ -112,43 +153,42 @@ def _load(request, record):
     return function
 
 
-def _invoke_captured(function, args):
+def _invoke(function, args, before):
+    """Call function(*args) with its output captured; ``before`` is the args' encoding."""
+    result = {"returned": False, "value": None, "value_type": None,
+              "unserializable": None, "exception": None}
     capture = _Capture()
     capture.__enter__()
     try:
-        result = _invoke_inner(function, args)
+        value = function(*args)
+        result["returned"] = True
+        result["value_type"] = _type(value).__name__
+        result["value"], result["unserializable"] = _plain(value)
+    except BaseException as exc:  # SystemExit included: the function must not exit
+        result["exception"] = _exc_info(exc)
     finally:
         capture.__exit__(None, None, None)
+    try:
+        result["mutated"] = _encode(args) != before
+    except (TypeError, RecursionError):
+        result["mutated"] = True
     result["output"] = capture.text
     return result
 
 
-def _invoke_inner(function, args):
-    before = _dumps(args, sort_keys=True)
-    result = {"returned": False, "value": None, "value_type": None,
-              "unserializable": None, "exception": None}
-    try:
-        value = function(*args)
-        result["returned"] = True
-        result["value_type"] = _type_name(value)
-        result["value"], result["unserializable"] = _jsonable(value)
-    except BaseException as exc:  # SystemExit included: the function must not exit
-        result["exception"] = _exc_info(exc)
-    try:
-        result["mutated"] = _dumps(args, sort_keys=True) != before
-    except (TypeError, ValueError, RecursionError):
-        result["mutated"] = True
-    return result
+def _prepared(items):
+    """Decode every argument list before any submission code runs."""
+    return [(item, _loads(json.dumps(item["args"]))) for item in items]
 
 
 def mode_call(request, record):
+    calls = _prepared(request["calls"])
     function = _load(request, record)
     record["results"] = []
     if function is None:
         return
-    for call in request["calls"]:
-        args = _loads(_dumps(call["args"]))  # a fresh copy per call
-        result = _invoke_captured(function, args)
+    for call, args in calls:
+        result = _invoke(function, args, _encode(args))
         result["label"] = call["label"]
         record["results"].append(result)
 
@@ -182,33 +222,37 @@ def _request_view(req):
     if isinstance(body, bytes):
         body = body.decode("utf-8", "replace")
     try:
-        json_body = _loads(body) if body else None
+        json_body = _loads(body) if isinstance(body, str) and body else None
     except (ValueError, TypeError):
         json_body = None
     timeout = req.timeout
-    timeout, _ = _jsonable(list(timeout) if isinstance(timeout, tuple) else timeout)
-    return {"method": req.method, "url": req.url, "headers": dict(req.headers),
-            "body": body, "json_body": json_body, "timeout": timeout}
+    timeout, _ = _plain(list(timeout) if isinstance(timeout, tuple) else timeout)
+    headers = {str(k): str(v) for k, v in req.headers.items()}
+    return {"method": str(req.method), "url": str(req.url), "headers": headers,
+            "body": body if isinstance(body, str) else None, "json_body": json_body,
+            "timeout": timeout}
 
 
 def mode_http(request, record):
+    import requests
     import requests_mock
 
+    scenarios = _prepared(request["scenarios"])
+    plans = [_mock_responses(s["responses"]) for s, _ in scenarios]
     time.sleep = _record_sleep
     with requests_mock.Mocker(real_http=False) as mocker:
         mocker.register_uri(requests_mock.ANY, requests_mock.ANY,
-                            exc=__import__("requests").exceptions.ConnectionError)
+                            exc=requests.exceptions.ConnectionError)
         function = _load(request, record)
         record["import_requests"] = len(mocker.request_history)
     record["results"] = []
     if function is None:
         return
-    for scenario in request["scenarios"]:
+    for (scenario, args), plan in zip(scenarios, plans):
         _SLEPT[0] = 0.0
         with requests_mock.Mocker(real_http=False) as mocker:
-            mocker.register_uri(requests_mock.ANY, requests_mock.ANY,
-                                response_list=_mock_responses(scenario["responses"]))
-            result = _invoke_captured(function, _loads(_dumps(scenario["args"])))
+            mocker.register_uri(requests_mock.ANY, requests_mock.ANY, response_list=plan)
+            result = _invoke(function, args, _encode(args))
             result["requests"] = [_request_view(r) for r in mocker.request_history]
         result["sleep_total"] = _SLEPT[0]
         result["label"] = scenario["label"]
@@ -225,8 +269,8 @@ def mode_script(request, record):
     try:
         runpy.run_path(path, run_name="__main__")
     except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-        if not isinstance(exc.code, int) and exc.code is not None:
+        code = exc.code if _type(exc.code) is int else (0 if exc.code is None else 1)
+        if exc.code is not None and _type(exc.code) is not int:
             print(exc.code, file=sys.stderr)
     except BaseException as exc:
         record["exception"] = _exc_info(exc)
@@ -238,34 +282,133 @@ def mode_script(request, record):
 MODES = {"call": mode_call, "http": mode_http, "script": mode_script}
 
 
-def _send(fd, record):
-    data = _dumps(record, allow_nan=False).encode("utf-8")
-    view = memoryview(data)
-    while view:
-        written = _write(fd, view)
-        view = view[written:]
+def _load_by_path(name):
+    spec = importlib.util.spec_from_file_location(f"_rubricbench_{name}", os.path.join(HERE, f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _arm(request, report_fd):
+    """Install the guard layer (audit hook, then the no-new-process seccomp filter)."""
+    guard = request.get("guard")
+    if not guard:
+        return
+    if guard.get("seccomp"):
+        _load_by_path("seccomp").install_deny_list(no_new_processes=True)
+    _load_by_path("guard").install(guard["sandbox"], guard["read_roots"],
+                                   guard["allow_network"], report_fd)
+
+
+def _run_exit_handlers():
+    """What the submission registered with atexit runs now, as at a normal exit (its output
+    goes to the real streams); it cannot touch the record, which the supervisor writes."""
+    import atexit
+
+    try:
+        atexit._run_exitfuncs()
+    except BaseException:
+        pass
+
+
+def _send_line(fd, text):
+    data = text.encode("utf-8")
+    while data:
+        data = data[_write(fd, data):]
+
+
+def worker(request, report_fd):
+    """Runs the submission; never returns."""
+    record = {"import_error": None, "function_found": None, "signature": None}
+    sys.argv = [request["module"]]
+    sys.path.insert(0, os.getcwd())
+    code = 0
+    try:
+        _arm(request, report_fd)
+        MODES[request["mode"]](request, record)
+        code = record.pop("exit_code", 0)
+        _run_exit_handlers()
+        line = '{"result": ' + _encode(record) + "}\n"
+    except BaseException as exc:  # our own failure: reported, never a pass
+        line = '{"harness_error": ' + _encode(_exc_info(exc)) + "}\n"
+        code = 70
+    _Capture._flush()
+    try:
+        _send_line(report_fd, line)
+    except OSError:
+        pass
+    _exit(code if _type(code) is int and 0 <= code < 256 else 1)
+
+
+# ---- supervisor side: never runs submission code ------------------------------------------
+
+
+def _drain(fd):
+    chunks, size = [], 0
+    while True:
+        chunk = _read(fd, 65536)
+        if not chunk:
+            break
+        if size < WORKER_CAP:
+            chunks.append(chunk)
+            size += _len(chunk)
     _close(fd)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+def _compose(request, text, status):
+    """The record: the worker's result (if it reported), blocked attempts, real exit status."""
+    record = {"mode": request["mode"], "blocked_events": [], "reported": False,
+              "harness_error": None, "malformed_lines": 0}
+    for line in text.splitlines():
+        try:
+            item = _loads(line)
+        except ValueError:
+            record["malformed_lines"] += 1
+            continue
+        if _type(item) is not dict:
+            record["malformed_lines"] += 1
+        elif "blocked" in item and not record["reported"]:
+            record["blocked_events"].append(item)
+        elif "result" in item and not record["reported"] and _type(item["result"]) is dict:
+            record.update(item["result"])
+            record["reported"] = True
+        elif "harness_error" in item:
+            record["harness_error"] = item["harness_error"]
+        else:
+            record["malformed_lines"] += 1
+    if os.WIFSIGNALED(status):
+        record["worker_exit"] = -os.WTERMSIG(status)
+    else:
+        record["worker_exit"] = os.WEXITSTATUS(status)
+    if request["mode"] == "script":
+        record["exit_code"] = record["worker_exit"]
+    return record
 
 
 def main():
-    fd = int(os.environ.pop("RUBRICBENCH_CHANNEL_FD"))
+    channel = int(os.environ.pop("RUBRICBENCH_CHANNEL_FD"))
     request_path = sys.argv[1]
     with open(request_path, encoding="utf-8") as handle:
         request = _loads(handle.read())
     os.remove(request_path)
-    sys.argv = [request["module"]]
-    sys.path.insert(0, os.getcwd())
-    record = {"mode": request["mode"], "nonce": request["nonce"], "import_error": None,
-              "function_found": None, "signature": None}
-    MODES[request["mode"]](request, record)
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except Exception:
-        pass
-    _send(fd, record)
-    return record.get("exit_code", 0)
+    nonce = request.pop("nonce")
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        _close(read_fd)
+        _close(channel)
+        nonce = None
+        worker(request, write_fd)
+    _close(write_fd)
+    text = _drain(read_fd)
+    _, status = os.waitpid(pid, 0)
+    record = _compose(request, text, status)
+    record["nonce"] = nonce
+    _send_line(channel, _encode(record))
+    _close(channel)
+    _exit(record.get("exit_code", 0) if request["mode"] == "script" else 0)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -1,0 +1,92 @@
+"""A small seccomp deny list, as a classic BPF program installed with prctl (x86_64 only).
+
+Used twice: by the parent before exec (``benchmark.isolation``) and by the harness worker
+inside the child just before the submission loads (``no_new_processes=True``); this file
+imports nothing from the grader so the child can load it by path.
+
+Denied with EPERM: namespace and mount control, tracing other processes, kernel modules,
+kexec, bpf, perf events, keyrings, userfaultfd, handle-based opens, reboot, swap, accounting.
+``clone`` with any namespace flag is denied; ``clone3`` answers ENOSYS (its flags cannot be
+inspected, and the C library then falls back to ``clone``). With ``no_new_processes``, also
+fork, vfork, execve, execveat and any ``clone`` that does not create a thread.
+"""
+
+import ctypes
+import errno
+import os
+import platform
+import struct
+
+PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+AUDIT_ARCH_X86_64 = 0xC000003E
+RET_ALLOW = 0x7FFF0000
+RET_ERRNO = 0x00050000
+LD_W_ABS, JEQ_K, JSET_K, RET_K = 0x20, 0x15, 0x45, 0x06
+NR_CLONE, NR_CLONE3 = 56, 435
+NAMESPACE_FLAGS = 0x7E020000  # CLONE_NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET
+CLONE_THREAD = 0x10000
+PROCESS_CALLS_X86_64 = {"fork": 57, "vfork": 58, "execve": 59, "execveat": 322}
+
+DENIED_X86_64 = {
+    "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311, "mount": 165,
+    "umount2": 166, "unshare": 272, "setns": 308, "pivot_root": 155, "chroot": 161,
+    "bpf": 321, "keyctl": 250, "add_key": 248, "request_key": 249, "perf_event_open": 298,
+    "kexec_load": 246, "kexec_file_load": 320, "init_module": 175, "finit_module": 313,
+    "delete_module": 176, "reboot": 169, "swapon": 167, "swapoff": 168, "userfaultfd": 323,
+    "open_by_handle_at": 304, "name_to_handle_at": 303, "acct": 163, "open_tree": 428,
+    "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
+    "mount_setattr": 442,
+}
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def _insn(code, jt, jf, k):
+    return struct.pack("=HBBI", code, jt, jf, k)
+
+
+def program(no_new_processes=False):
+    deny = RET_ERRNO | errno.EPERM
+    insns = [_insn(LD_W_ABS, 0, 0, 4), _insn(JEQ_K, 1, 0, AUDIT_ARCH_X86_64),
+             _insn(RET_K, 0, 0, deny), _insn(LD_W_ABS, 0, 0, 0)]
+    numbers = set(DENIED_X86_64.values())
+    if no_new_processes:
+        numbers |= set(PROCESS_CALLS_X86_64.values())
+    for number in sorted(numbers):
+        insns += [_insn(JEQ_K, 0, 1, number), _insn(RET_K, 0, 0, deny)]
+    insns += [_insn(JEQ_K, 0, 1, NR_CLONE3), _insn(RET_K, 0, 0, RET_ERRNO | errno.ENOSYS)]
+    # clone: deny namespace flags; with no_new_processes, also anything but a new thread
+    insns += [_insn(JEQ_K, 0, 5 if no_new_processes else 3, NR_CLONE), _insn(LD_W_ABS, 0, 0, 16),
+              _insn(JSET_K, 0, 1, NAMESPACE_FLAGS), _insn(RET_K, 0, 0, deny)]
+    if no_new_processes:
+        insns += [_insn(JSET_K, 1, 0, CLONE_THREAD), _insn(RET_K, 0, 0, deny)]
+    insns.append(_insn(RET_K, 0, 0, RET_ALLOW))
+    return b"".join(insns)
+
+
+def supported():
+    return platform.machine() == "x86_64"
+
+
+def install_deny_list(no_new_processes=False):
+    if not supported():
+        raise OSError(f"seccomp filter is written for x86_64, not {platform.machine()}")
+    code = program(no_new_processes)
+    buf = ctypes.create_string_buffer(code, len(code))
+    prog = _SockFprog(len(code) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(NO_NEW_PRIVS)")
+    if _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"seccomp: {os.strerror(err)}")
+
+
+def probe():
+    """Install the filter and check that a denied call is refused (run in a throw-away fork)."""
+    install_deny_list()
+    if _libc.unshare(0x10000000) == 0 or ctypes.get_errno() != errno.EPERM:
+        raise OSError("seccomp filter installed but unshare was not refused")

@@ -1,0 +1,195 @@
+"""The kernel isolation layer: namespaces, Landlock and seccomp, detected and then applied.
+
+Everything here runs in the parent's code, in the forked child just before it execs the
+child Python (``preexec``); the submission never sees this module. Each mechanism is first
+*detected* by ``detect()`` (a probe in a throw-away forked process, cached per grader
+process); only what was detected is applied, and ``KernelSupport.report()`` says which.
+
+- user + network namespaces: the child has no network interface but a downed loopback;
+- a pid namespace: the harness is pid 1 of its own namespace, so every process a submission
+  starts dies with it;
+- Landlock: writes only inside the sandbox folder; reads only of the interpreter, the system
+  libraries and the sandbox (the grader, other models, answer keys and results are out of
+  reach); execution only of the interpreter;
+- seccomp: a small deny list (namespaces, mounts, tracing, kernel modules, bpf, keyrings).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import landlock
+from .harness import seccomp
+
+CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x20000, 0x10000000, 0x20000000, 0x40000000
+PR_SET_PDEATHSIG = 1
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _unshare(flags: int) -> None:
+    if _libc.unshare(flags) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"unshare: {os.strerror(err)}")
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w", encoding="ascii") as handle:
+        handle.write(text)
+
+
+def enter_namespaces(network: bool, pid: bool) -> None:
+    """New user namespace (same ids mapped), plus a network and/or pid namespace."""
+    uid, gid = os.getuid(), os.getgid()
+    flags = CLONE_NEWUSER | (CLONE_NEWNET if network else 0) | (CLONE_NEWPID if pid else 0)
+    _unshare(flags)
+    _write("/proc/self/setgroups", "deny")
+    _write("/proc/self/uid_map", f"{uid} {uid} 1")
+    _write("/proc/self/gid_map", f"{gid} {gid} 1")
+
+
+def become_pid_one() -> None:
+    """After unshare(CLONE_NEWPID): fork; the child is pid 1 and goes on to exec, the
+    intermediate waits for it and exits with its status (it never returns)."""
+    child = os.fork()
+    if child == 0:
+        _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        return
+    os.closerange(3, 65536)  # drop the error pipe and the result channel
+    _, status = os.waitpid(child, 0)
+    if os.WIFSIGNALED(status):
+        os._exit(128 + os.WTERMSIG(status))
+    os._exit(os.WEXITSTATUS(status))
+
+
+@dataclass(frozen=True)
+class KernelPolicy:
+    """What to apply in the child. Paths are absolute."""
+
+    deny_network: bool = True
+    pid_namespace: bool = True
+    landlock: bool = True
+    seccomp: bool = True
+    read_paths: tuple[str, ...] = ()
+    exec_paths: tuple[str, ...] = ()
+    write_paths: tuple[str, ...] = ()
+    deny_tcp: bool = True
+
+
+def apply(policy: KernelPolicy) -> None:
+    """Run in the child before exec (order matters: namespaces, fork, Landlock, seccomp)."""
+    if policy.deny_network or policy.pid_namespace:
+        enter_namespaces(policy.deny_network, policy.pid_namespace)
+    if policy.pid_namespace:
+        become_pid_one()
+    if policy.landlock:
+        landlock.restrict(policy.read_paths, policy.exec_paths, policy.write_paths,
+                         deny_tcp=policy.deny_tcp)
+    if policy.seccomp:
+        seccomp.install_deny_list()
+
+
+# ---- detection ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KernelSupport:
+    user_namespaces: bool
+    network_namespace: bool
+    pid_namespace: bool
+    landlock_abi: int
+    seccomp: bool
+    reasons: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def any(self) -> bool:
+        return self.network_namespace or self.pid_namespace or self.landlock_abi > 0 or self.seccomp
+
+
+def _probe(action) -> str | None:
+    """Run ``action`` in a forked process; None when it worked, else the reason."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        try:
+            action()
+            os.write(write_fd, b"ok")
+        except BaseException as exc:  # report any failure to the parent
+            os.write(write_fd, f"{type(exc).__name__}: {exc}".encode()[:300])
+        os._exit(0)
+    os.close(write_fd)
+    with os.fdopen(read_fd, "rb") as reader:
+        answer = reader.read().decode(errors="replace")
+    os.waitpid(pid, 0)
+    return None if answer == "ok" else (answer or "probe died")
+
+
+def _probe_pid_namespace() -> None:
+    enter_namespaces(network=False, pid=True)
+    child = os.fork()
+    if child == 0:
+        os._exit(0 if os.getpid() == 1 else 1)
+    _, status = os.waitpid(child, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise OSError("the first child of the new pid namespace is not pid 1")
+
+
+_SUPPORT: KernelSupport | None = None
+
+
+def detect() -> KernelSupport:
+    """Probe each mechanism once per process (cached)."""
+    global _SUPPORT
+    if _SUPPORT is not None:
+        return _SUPPORT
+    reasons: dict[str, str] = {}
+    if sys.platform != "linux":
+        reasons["all"] = f"not Linux ({sys.platform})"
+        _SUPPORT = KernelSupport(False, False, False, 0, False, reasons)
+        return _SUPPORT
+    checks = {
+        "user_namespaces": lambda: enter_namespaces(network=False, pid=False),
+        "network_namespace": lambda: enter_namespaces(network=True, pid=False),
+        "pid_namespace": _probe_pid_namespace,
+        "seccomp": seccomp.probe,
+    }
+    found = {}
+    for name, action in checks.items():
+        problem = _probe(action)
+        found[name] = problem is None
+        if problem:
+            reasons[name] = problem
+    abi = landlock.abi_version()
+    if abi <= 0:
+        reasons["landlock"] = "Landlock is not available in this kernel"
+    _SUPPORT = KernelSupport(found["user_namespaces"], found["network_namespace"],
+                             found["pid_namespace"], max(abi, 0), found["seccomp"], reasons)
+    return _SUPPORT
+
+
+def default_paths(sandbox: Path, harness_dir: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(read paths, exec paths) a child Python needs; everything else stays unreadable."""
+    prefixes = sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
+                                                      sys.base_exec_prefix)})
+    exe_dir = os.path.dirname(os.path.realpath(sys.executable))
+    system = ["/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache", "/etc/localtime",
+              "/dev/null", "/dev/urandom", "/dev/zero"]
+    reads = [*prefixes, exe_dir, str(harness_dir), str(sandbox), *system]
+    execs = [*prefixes, exe_dir, *_dynamic_loaders()]
+    return tuple(p for p in dict.fromkeys(reads) if os.path.exists(p)), tuple(dict.fromkeys(execs))
+
+
+def _dynamic_loaders() -> list[str]:
+    """The ELF interpreter(s): execve opens them with execute rights."""
+    found = []
+    for folder in ("/lib64", "/lib", "/usr/lib64", "/usr/lib"):
+        if os.path.isdir(folder):
+            found += [os.path.realpath(os.path.join(folder, name)) for name in os.listdir(folder)
+                      if name.startswith("ld-linux") or name.startswith("ld-musl")]
+    return sorted(set(found))

@@ -1,0 +1,126 @@
+"""Process plumbing for SecureRunner: capped pipe readers, resource limits, reaping, killing.
+
+Nothing here starts a process; ``benchmark.secure_runner`` is the only module that does.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+FILE_SIZE_LIMIT = 32 * 1024 * 1024
+OPEN_FILES_LIMIT = 256
+
+
+class CappedReader(threading.Thread):
+    """Drains a pipe, keeping at most ``cap`` bytes and discarding the rest."""
+
+    def __init__(self, stream, cap: int) -> None:
+        super().__init__(daemon=True)
+        self.stream, self.cap = stream, cap
+        self.chunks: list[bytes] = []
+        self.size = 0
+        self.truncated = False
+
+    def run(self) -> None:
+        with self.stream:
+            while chunk := self.stream.read(65536):
+                room = self.cap - self.size
+                if room > 0:
+                    self.chunks.append(chunk[:room])
+                    self.size += min(room, len(chunk))
+                if len(chunk) > max(room, 0):
+                    self.truncated = True
+
+    def data(self) -> bytes:
+        return b"".join(self.chunks)
+
+
+def limits(memory_mb: int, cpu_s: int) -> dict[int, int]:
+    return {
+        resource.RLIMIT_AS: memory_mb * 1024 * 1024,
+        resource.RLIMIT_CPU: cpu_s,
+        resource.RLIMIT_FSIZE: FILE_SIZE_LIMIT,
+        resource.RLIMIT_NOFILE: OPEN_FILES_LIMIT,
+        resource.RLIMIT_CORE: 0,
+    }
+
+
+def apply_limits(limits: dict[int, int]) -> None:
+    """Runs in the child between fork and exec."""
+    for which, value in limits.items():
+        soft, hard = resource.getrlimit(which)
+        cap = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        resource.setrlimit(which, (cap, cap))
+
+
+def kill_tree(pid: int, known: set[int]) -> int:
+    """Kill the child's process group and every descendant seen; return how many were killed."""
+    victims: set[int] = set(known)
+    try:
+        victims.update(p.pid for p in psutil.Process(pid).children(recursive=True))
+    except psutil.Error:
+        pass
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    killed = 0
+    for victim in victims - {pid}:
+        try:
+            psutil.Process(victim).kill()
+            killed += 1
+        except psutil.Error:
+            pass
+    return killed
+
+
+def remove_tree(path: Path) -> None:
+    def make_writable(func, target, _exc):
+        try:
+            os.chmod(target, 0o700)
+            func(target)
+        except OSError:
+            pass
+
+    shutil.rmtree(path, onerror=make_writable)
+
+
+def wait(pid: int, deadline: float) -> tuple[int | None, Any, bool]:
+    """Reap ``pid`` with rusage, killing its tree at the deadline. Returns (status, usage, timed_out)."""
+    delay = 0.0005
+    while True:
+        try:
+            reaped, status, usage = os.wait4(pid, os.WNOHANG)
+        except ChildProcessError:
+            return None, None, False
+        if reaped:
+            return status, usage, False
+        if time.monotonic() >= deadline:
+            kill_tree(pid, set())
+            _, status, usage = os.wait4(pid, 0)
+            return status, usage, True
+        time.sleep(delay)
+        delay = min(delay * 2, 0.02)
+
+
+def returncode(status: int | None) -> int | None:
+    if status is None:
+        return None
+    if os.WIFSIGNALED(status):
+        return -os.WTERMSIG(status)
+    return os.WEXITSTATUS(status)
+
+
+def signal_name(status: int | None) -> str | None:
+    if status is not None and os.WIFSIGNALED(status):
+        return f"signal:{signal.Signals(os.WTERMSIG(status)).name}"
+    return None

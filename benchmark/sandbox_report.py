@@ -1,0 +1,94 @@
+"""What the sandbox applies, layer by layer, and a network probe made from inside it.
+
+Everything reported here comes from detection (``isolation.detect()``) and from the runner's
+own settings, plus, for the network, a real connection attempt made by a child in the
+sandbox to a listener the grader opened on 127.0.0.1 (no traffic leaves the machine).
+"""
+
+from __future__ import annotations
+
+import socket
+import textwrap
+from typing import Any
+
+from . import landlock
+from .harness import seccomp
+from .process_tools import FILE_SIZE_LIMIT, OPEN_FILES_LIMIT
+
+PROBE = textwrap.dedent("""
+    import socket, sys
+    try:
+        socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2).close()
+        print("reachable")
+    except OSError as exc:
+        print(f"blocked: {exc}")
+""")
+
+
+def _kernel(runner) -> dict[str, Any]:
+    if runner.unsafe:
+        return {"status": "off", "reason": "--unsafe"}
+    support = runner.support
+    if not support.any:
+        return {"status": "unavailable", "reasons": dict(support.reasons)}
+    userns = support.user_namespaces
+    return {
+        "status": "applied",
+        "network_namespace": userns and support.network_namespace and not runner.allow_network,
+        "pid_namespace": userns and support.pid_namespace,
+        "landlock_abi": support.landlock_abi,
+        "filesystem": "Landlock: writes only in the sandbox; reads only interpreter, system "
+                      "libraries and the sandbox" if support.landlock_abi else "not confined",
+        "seccomp": f"deny list of {len(seccomp.DENIED_X86_64)} calls" if support.seccomp else False,
+        "unavailable": dict(support.reasons),
+    }
+
+
+def _guard(runner) -> dict[str, Any]:
+    if runner.unsafe:
+        return {"status": "off", "reason": "--unsafe"}
+    return {"status": "applied",
+            "audit_hook": "network, processes, native libraries, heap walking, writes and "
+                          "reads outside the sandbox are denied and reported",
+            "no_new_process_filter": bool(runner.support.seccomp)}
+
+
+def isolation_report(runner) -> dict[str, Any]:
+    kernel = _kernel(runner)
+    network = "allowed (--allow-network)" if runner.allow_network else (
+        "blocked by the kernel and the guard" if kernel.get("network_namespace")
+        else "blocked by the guard only" if not runner.unsafe else "not blocked (--unsafe)")
+    return {
+        "process": {
+            "status": "applied",
+            "new_session": True,
+            "timeout_s": runner.timeout_s,
+            "kill": "process group + descendant sweep",
+            "rlimits": {"address_space_mb": runner.memory_mb, "cpu_s": "timeout + 1",
+                        "file_size_mb": FILE_SIZE_LIMIT // (1024 * 1024),
+                        "open_files": OPEN_FILES_LIMIT, "core_dumps": 0},
+            "environment": "allow-list",
+            "private_dirs": ["work", "home", "tmp"],
+        },
+        "kernel": kernel,
+        "guard": _guard(runner),
+        "network": network,
+        "unsafe": runner.unsafe,
+        "landlock_kernel_abi": max(landlock.abi_version(), 0),
+    }
+
+
+def probe_network(runner) -> dict[str, str]:
+    """Connect from inside the sandbox to a loopback listener opened here: kernel layer alone
+    (guard off) and with the guard. Returns each outcome as text."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(4)
+        port = str(listener.getsockname()[1])
+        outcome = {}
+        for label, guard in (("kernel_layer", False), ("with_guard", True)):
+            result = runner.run_harness({"mode": "script", "module": "probe.py", "argv": [port]},
+                                        {"probe.py": PROBE.encode()}, timeout=10, guard=guard)
+            text = result.stdout.strip() or result.stderr.strip().splitlines()[-1:] or ["no answer"]
+            outcome[label] = text if isinstance(text, str) else text[0]
+    return outcome
