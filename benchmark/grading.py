@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import Any
 
 from . import scoring
-from .prompts.base import CheckContext, Outcome
+from .prompts.base import SANDBOX_EVENTS, CheckContext, Outcome
 from .rubric import CheckRow, by_id
 from .secure_runner import SecureRunner
 from .submission import SourceFile, load_source
@@ -88,6 +88,7 @@ def _exec_summary(request: dict[str, Any], result: ExecResult) -> dict[str, Any]
         "killed_by": result.killed_by, "wall_s": result.wall_s, "cpu_s": result.cpu_s,
         "peak_rss_mb": result.peak_rss_mb, "channel_error": result.channel_error,
         "output_truncated": result.output_truncated,
+        "blocked_events": len(result.blocked_events),
     }
 
 
@@ -112,12 +113,14 @@ def grade_prompt(module: ModuleType, model_dir: Path, *, test_data: Path,
         return _prompt_result(rubric, checks, files, [], problem)
     runner = options.runner(Path(model_dir).name)
     executions: list[dict[str, Any]] = []
+    blocked: list[dict[str, Any]] = []
 
     def run(request: dict[str, Any], stage) -> ExecResult:
         staged = {name: f.path.read_bytes() for name, f in files.items() if f.usable}
         staged.update(stage)
         result = runner.run_harness(request, staged, timeout=options.timeout_s)
         executions.append(_exec_summary(request, result))
+        blocked.extend({**event, "file": request.get("module", "")} for event in result.blocked_events)
         return result
 
     try:
@@ -128,7 +131,7 @@ def grade_prompt(module: ModuleType, model_dir: Path, *, test_data: Path,
         reason = f"{INTERNAL_ERROR}: observing failed: {type(exc).__name__}: {exc}"
         checks = [_to_check(row, Outcome.error(reason)) for row in rubric.checks]
         return _prompt_result(rubric, checks, files, executions, reason)
-    ctx = CheckContext(files=files, facts=facts)
+    ctx = CheckContext(files=files, facts={**facts, SANDBOX_EVENTS: blocked})
     checks = [_run_check(row, module.CHECKS[row.id], ctx, options.debug) for row in rubric.checks]
     return _prompt_result(rubric, checks, files, executions, None)
 

@@ -85,3 +85,22 @@ def test_every_prompt_records_file_hashes_and_child_runs():
         if module.PYTHON_FILES:
             assert result.execution, f"{module.PROMPT_ID} ran no child"
             assert all(e["channel_error"] is None for e in result.execution)
+
+
+def test_a_blocked_attempt_costs_security_points(tmp_path):
+    import socket
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        port = listener.getsockname()[1]
+        model = _model_with(tmp_path, "prompt_3_transform.py",
+                            (REFERENCE / "prompt_3_transform.py").read_bytes() +
+                            f"\n\ntry:\n    __import__('socket').create_connection(('127.0.0.1', {port}), 1)\n"
+                            "except OSError:\n    pass\n".encode())
+        result = grade_prompt(module_for("prompt_3"), model, test_data=TEST_DATA)
+    check = next(c for cat in result.categories for c in cat.checks if c.id == "sandbox_violations")
+    assert check.status == "partial" and check.earned == pytest.approx(0.25)
+    assert "network" in check.rationale and check.evidence
+    clean = grade_prompt(module_for("prompt_3"), REFERENCE, test_data=TEST_DATA)
+    assert result.score < clean.score

@@ -14,7 +14,7 @@ from ..types import Evidence
 from .base import CheckContext, Outcome, make_registry
 
 MAIN = "prompt_1_solution.py"
-CHECKS, check = make_registry()
+CHECKS, check = make_registry(sandboxed=True)
 
 _PARSE_ATTRS = frozenset({"load", "loads", "safe_load", "safe_load_all", "fromisoformat",
                           "strptime", "read", "read_text", "open"})

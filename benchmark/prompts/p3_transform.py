@@ -51,7 +51,7 @@ UNSAFE_CALLS = ("eval", "exec", "compile", "__import__", "pickle.load", "pickle.
                 "marshal.loads", "os.system", "os.popen", "subprocess.run", "subprocess.call",
                 "subprocess.Popen", "subprocess.check_call", "subprocess.check_output")
 HAZARDS: dict[str, str] = data.HAZARDS
-CHECKS, check = make_registry()
+CHECKS, check = make_registry(sandboxed=True)
 
 
 def fixture_files() -> dict[str, bytes]:
