@@ -23,7 +23,11 @@ from .reporting import terminal
 from .reporting.banner import format_banner
 from .reporting.results_json import model_to_dict, run_to_dict
 from .reporting.writer import write_run
+from .isolation import detect
 from .runner import BenchmarkRunner, DiscoveryError, ModelEntry
+from .sandbox_report import probe_network
+from .secure_runner import SecureRunner
+from .self_check import format_table, run_self_check, verdicts
 from .types import ModelResult, RunConfig, RunResult
 
 EXIT_OK, EXIT_ERROR, EXIT_MISSING_MODEL, EXIT_VALIDATION, EXIT_TIMEOUT, EXIT_NOT_FOUND = range(6)
@@ -56,6 +60,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("-q", "--quiet", action="store_true", help="print only essential output")
     parser.add_argument("--debug", action="store_true", default=_truthy(_env("DEBUG")),
                         help="re-raise grader exceptions instead of recording them")
+    parser.add_argument("--require-isolation", action="store_true",
+                        help="fail when a kernel or guard isolation layer is unavailable")
+    parser.add_argument("--self-check", action="store_true",
+                        help="run canary submissions against each isolation layer and exit")
     args = parser.parse_args(argv)
     if args.workers < 1:
         parser.error("--workers must be at least 1")
@@ -70,6 +78,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         workers=args.workers, memory_mb=args.mem, timeout_s=timeout, unsafe=args.unsafe,
         allow_network=args.allow_network, trusted_model=args.trusted_model,
         no_metadata=args.no_metadata, quiet=args.quiet, debug=args.debug,
+        require_isolation=args.require_isolation,
     )
 
 
@@ -151,6 +160,33 @@ def _report(config: RunConfig, doc: dict[str, Any], paths: dict[str, Path]) -> N
         _say(config, f"📄 {label}: {path}")
 
 
+def measured_isolation(probe_runner) -> dict[str, Any]:
+    """The runner's layer report plus a network probe made from inside the sandbox."""
+    report = probe_runner.isolation_report()
+    report["network_probe"] = probe_network(probe_runner)
+    return report
+
+
+def missing_layers(isolation: dict[str, Any]) -> list[str]:
+    missing = [f"{layer} layer ({isolation[layer].get('reason') or isolation[layer].get('status')})"
+               for layer in ("kernel", "guard") if isolation[layer].get("status") != "applied"]
+    kernel = isolation["kernel"]
+    if kernel.get("status") == "applied":
+        missing += [f"kernel: {name}" for name in ("network_namespace", "pid_namespace", "landlock_abi",
+                                                   "seccomp") if not kernel.get(name)
+                    and not (name == "network_namespace" and isolation["network"].startswith("allowed"))]
+    return missing
+
+
+def self_check_command(config: RunConfig) -> int:
+    rows = verdicts(run_self_check(config.memory_mb), detect().any)
+    print(format_banner(measured_isolation(SecureRunner("self-check", memory_mb=config.memory_mb))))
+    print(format_table(rows))
+    failed = [row["canary"] for row in rows if not row["pass"]]
+    print(f"{len(rows) - len(failed)} passed, {len(failed)} failed")
+    return EXIT_ERROR if failed else EXIT_OK
+
+
 def run(config: RunConfig) -> int:
     submissions = Path(config.submissions_dir)
     test_data = default_test_data()
@@ -169,8 +205,12 @@ def run(config: RunConfig) -> int:
         return EXIT_MISSING_MODEL
     if not _confirm_unsafe(config):
         return EXIT_ERROR
-    isolation = runner.options.runner("probe").isolation_report()
+    isolation = measured_isolation(runner.options.runner("probe"))
     _say(config, format_banner(isolation))
+    missing = missing_layers(isolation)
+    if config.require_isolation and missing:
+        _error(f"--require-isolation: not applied: {'; '.join(missing)}")
+        return EXIT_ERROR
     _say(config, f"🔍 Grading {len(entries)} model(s): {', '.join(e.name for e in entries)}")
     started = _now()
 
@@ -185,9 +225,10 @@ def run(config: RunConfig) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    config = config_from_args(parse_args(argv))
+    args = parse_args(argv)
+    config = config_from_args(args)
     try:
-        return run(config)
+        return self_check_command(config) if args.self_check else run(config)
     except KeyboardInterrupt:
         _error("interrupted")
         return EXIT_ERROR

@@ -124,3 +124,41 @@ def signal_name(status: int | None) -> str | None:
     if status is not None and os.WIFSIGNALED(status):
         return f"signal:{signal.Signals(os.WTERMSIG(status)).name}"
     return None
+
+
+PR_SET_CHILD_SUBREAPER = 36
+_SUBREAPER = False
+
+
+def become_subreaper() -> bool:
+    """Make this process the reaper of orphaned descendants, so a daemon a submission
+    detaches (setsid, double fork) is re-parented here and can be swept."""
+    global _SUBREAPER
+    if not _SUBREAPER:
+        import ctypes
+
+        try:
+            _SUBREAPER = ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            _SUBREAPER = False
+    return _SUBREAPER
+
+
+def current_children() -> set[int]:
+    return {child.pid for child in psutil.Process().children()}
+
+
+def sweep_orphans(before: set[int]) -> int:
+    """Kill (and reap) children of this process that were not there before the run: with
+    the subreaper flag, those are what a finished run left behind."""
+    killed = 0
+    for child in psutil.Process().children():
+        if child.pid in before:
+            continue
+        try:
+            child.kill()
+            child.wait(timeout=2)
+            killed += 1
+        except (psutil.Error, psutil.TimeoutExpired):
+            continue
+    return killed

@@ -14,6 +14,7 @@ from typing import Any
 from . import landlock
 from .harness import seccomp
 from .process_tools import FILE_SIZE_LIMIT, OPEN_FILES_LIMIT
+from .secure_runner import address_space_mb, idle_child_mb
 
 PROBE = textwrap.dedent("""
     import socket, sys
@@ -29,6 +30,8 @@ def _kernel(runner) -> dict[str, Any]:
     if runner.unsafe:
         return {"status": "off", "reason": "--unsafe"}
     support = runner.support
+    if support is None:
+        return {"status": "off", "reason": "disabled for this runner"}
     if not support.any:
         return {"status": "unavailable", "reasons": dict(support.reasons)}
     userns = support.user_namespaces
@@ -50,7 +53,7 @@ def _guard(runner) -> dict[str, Any]:
     return {"status": "applied",
             "audit_hook": "network, processes, native libraries, heap walking, writes and "
                           "reads outside the sandbox are denied and reported",
-            "no_new_process_filter": bool(runner.support.seccomp)}
+            "no_new_process_filter": bool(runner.support and runner.support.seccomp)}
 
 
 def isolation_report(runner) -> dict[str, Any]:
@@ -64,7 +67,9 @@ def isolation_report(runner) -> dict[str, Any]:
             "new_session": True,
             "timeout_s": runner.timeout_s,
             "kill": "process group + descendant sweep",
-            "rlimits": {"address_space_mb": runner.memory_mb, "cpu_s": "timeout + 1",
+            "rlimits": {"address_space_mb": address_space_mb(runner.memory_mb),
+                        "memory_mb": runner.memory_mb, "idle_child_mb": idle_child_mb(),
+                        "cpu_s": "timeout + 1",
                         "file_size_mb": FILE_SIZE_LIMIT // (1024 * 1024),
                         "open_files": OPEN_FILES_LIMIT, "core_dumps": 0},
             "environment": "allow-list",

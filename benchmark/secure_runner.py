@@ -47,14 +47,16 @@ class SecureRunner:
     """Run submission code in isolated child processes (see module docstring)."""
 
     def __init__(self, model_name: str = "default", allow_network: bool = False, *,
-                 memory_mb: int = 512, timeout_s: float = 30.0, unsafe: bool = False) -> None:
+                 memory_mb: int = 512, timeout_s: float = 30.0, unsafe: bool = False,
+                 kernel: bool = True) -> None:
         self.model_name = model_name
         self.allow_network = allow_network
         self.memory_mb = memory_mb
         self.timeout_s = timeout_s
         self.unsafe = unsafe
-        self.support = None if unsafe else isolation.detect()
+        self.support = None if unsafe or not kernel else isolation.detect()
         self._sandbox: Path | None = None
+        pt.become_subreaper()
 
     # ---- sandbox directories -----------------------------------------------------------
     @contextmanager
@@ -101,6 +103,10 @@ class SecureRunner:
     def guard_policy(self, root: Path) -> dict[str, Any] | None:
         if self.unsafe:
             return None
+        if self.support is None:  # guard without the kernel layer (self-check only)
+            reads, _ = isolation.default_paths(root, HARNESS_DIR)
+            return {"sandbox": str(root), "read_roots": list(reads),
+                    "allow_network": self.allow_network, "seccomp": False}
         reads, _ = isolation.default_paths(root, HARNESS_DIR)
         return {"sandbox": str(root), "read_roots": list(reads), "allow_network": self.allow_network,
                 "seccomp": bool(self.support and self.support.seccomp)}
@@ -140,7 +146,7 @@ class SecureRunner:
                  channel: bool, memory_mb: int | None = None,
                  policy: isolation.KernelPolicy | None = None) -> ExecResult:
         timeout = float(timeout or self.timeout_s)
-        limits = pt.limits(memory_mb or self.memory_mb, int(timeout) + 1)
+        limits = pt.limits(address_space_mb(memory_mb or self.memory_mb), int(timeout) + 1)
         read_fd = write_fd = None
         pass_fds: tuple[int, ...] = ()
         if channel:
@@ -153,6 +159,7 @@ class SecureRunner:
             if policy is not None:
                 isolation.apply(policy)
 
+        before = pt.current_children()
         started = time.monotonic()
         proc = subprocess.Popen(
             cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -167,6 +174,7 @@ class SecureRunner:
             reader.start()
         status, usage, timed_out = pt.wait(proc.pid, started + timeout)
         pt.kill_tree(proc.pid, set())  # leftovers in the group die with the run
+        pt.sweep_orphans(before)  # and so do detached ones re-parented to us
         wall = time.monotonic() - started
         for reader in readers:
             reader.join(timeout=2.0)
@@ -189,6 +197,26 @@ class SecureRunner:
         from .sandbox_report import isolation_report
 
         return isolation_report(self)
+
+
+_IDLE_VM_MB: int | None = None
+IDLE_PROBE = ("import json, logging, yaml, requests, requests_mock\n"
+              "print([l.split()[1] for l in open('/proc/self/status') if l.startswith('VmPeak')][0])")
+
+
+def idle_child_mb() -> int:
+    """Address space an idle child maps after importing the harness's libraries (measured once)."""
+    global _IDLE_VM_MB
+    if _IDLE_VM_MB is None:
+        out = subprocess.run([sys.executable, "-I", "-c", IDLE_PROBE], capture_output=True,
+                             text=True, timeout=30, env={"OMP_NUM_THREADS": "1"}, check=False)
+        _IDLE_VM_MB = int(out.stdout.strip()) // 1024 + 1 if out.stdout.strip().isdigit() else 64
+    return _IDLE_VM_MB
+
+
+def address_space_mb(memory_mb: int) -> int:
+    """The RLIMIT_AS given to a child: ``--mem`` on top of what an idle child needs."""
+    return memory_mb + idle_child_mb()
 
 
 def _parse_record(raw: bytes, mode: str, nonce: str) -> tuple[dict[str, Any] | None, str | None]:

@@ -120,6 +120,7 @@ class RunConfig:
     no_metadata: bool = False
     quiet: bool = False
     debug: bool = False
+    require_isolation: bool = False
 
 
 # ---- JSON shapes (what results.json holds) -------------------------------------------

@@ -347,17 +347,33 @@ def worker(request, report_fd):
 # ---- supervisor side: never runs submission code ------------------------------------------
 
 
-def _drain(fd):
-    chunks, size = [], 0
+def _collect(fd, pid):
+    """Read the worker's lines until the worker has exited (not until EOF: a process the
+    submission forked may hold the pipe open). Returns (text, wait status)."""
+    import select
+
+    os.set_blocking(fd, False)
+    chunks, size, status = [], 0, None
     while True:
-        chunk = _read(fd, 65536)
-        if not chunk:
+        ready, _, _ = select.select([fd], [], [], 0.05)
+        while ready:
+            try:
+                chunk = _read(fd, 65536)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            if size < WORKER_CAP:
+                chunks.append(chunk)
+                size += _len(chunk)
+        if status is not None:
             break
-        if size < WORKER_CAP:
-            chunks.append(chunk)
-            size += _len(chunk)
+        done, wait_status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            status = wait_status  # one more pass drains what it wrote last
+            ready = [fd]
     _close(fd)
-    return b"".join(chunks).decode("utf-8", "replace")
+    return b"".join(chunks).decode("utf-8", "replace"), status
 
 
 def _compose(request, text, status):
@@ -405,8 +421,7 @@ def main():
         nonce = None
         worker(request, write_fd)
     _close(write_fd)
-    text = _drain(read_fd)
-    _, status = os.waitpid(pid, 0)
+    text, status = _collect(read_fd, pid)
     record = _compose(request, text, status)
     record["nonce"] = nonce
     _send_line(channel, _encode(record))

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-WIDTH = 72
+WIDTH = 96
 
 
 def _row(label: str, value: str) -> str:
-    text = f" {label:<15}{value}"
+    text = f" {label:<26}{value}"
     return f"║{text[:WIDTH]:<{WIDTH}}║"
 
 
@@ -20,19 +20,34 @@ def _layer_value(layer: Any) -> str:
     return f"{status} ({reason})" if reason and status != "applied" else status
 
 
+def _kernel_value(kernel: Any) -> str:
+    if not isinstance(kernel, dict) or kernel.get("status") != "applied":
+        return _layer_value(kernel)
+    parts = [name for name, on in (("net namespace", kernel.get("network_namespace")),
+                                   ("pid namespace", kernel.get("pid_namespace"))) if on]
+    if kernel.get("landlock_abi"):
+        parts.append(f"Landlock v{kernel['landlock_abi']}")
+    if kernel.get("seccomp"):
+        parts.append("seccomp")
+    return "applied: " + ", ".join(parts)
+
+
 def banner_rows(isolation: dict[str, Any]) -> list[tuple[str, str]]:
     process = isolation.get("process", {})
     limits = process.get("rlimits", {})
     rows = [
         ("Process layer", _layer_value(process)),
-        ("Kernel layer", _layer_value(isolation.get("kernel"))),
+        ("Kernel layer", _kernel_value(isolation.get("kernel"))),
         ("Guard layer", _layer_value(isolation.get("guard"))),
         ("Network", str(isolation.get("network", "unknown"))),
         ("Timeout", f"{process.get('timeout_s', '?')} s wall, whole tree killed"),
-        ("Memory", f"{limits.get('address_space_mb', '?')} MB address space"),
+        ("Memory", f"{limits.get('address_space_mb', '?')} MB address space "
+                   f"(--mem {limits.get('memory_mb', '?')} + idle child {limits.get('idle_child_mb', '?')})"),
         ("Environment", str(process.get("environment", "unknown"))),
         ("Unsafe mode", "ON" if isolation.get("unsafe") else "off"),
     ]
+    for label, outcome in (isolation.get("network_probe") or {}).items():
+        rows.append((f"Net probe ({label.replace('_', ' ')})", str(outcome)))
     return rows
 
 

@@ -1,0 +1,145 @@
+"""``--self-check``: canary submissions run through the same runner the graders use.
+
+Each canary tries one thing a hostile submission would; it runs once per layer set-up
+(process layer only, kernel layer without the guard, guard without the kernel layer, and all
+layers) and the outcome is observed from outside: a file that should not exist, a
+connection a listener here did not receive, a process still alive, a value printed. The
+table says, per canary and layer, whether it was contained, and whether that is what the
+layer promises.
+"""
+
+from __future__ import annotations
+
+import socket
+import tempfile
+import textwrap
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import psutil
+
+from .secure_runner import SecureRunner
+
+LAYERS = ("process", "kernel", "guard", "all")
+RUNNER_NAME = "self-check"
+SANDBOX_PREFIX = f"rubricbench-{RUNNER_NAME.replace('-', '_')}-"
+
+
+@dataclass(frozen=True)
+class Canary:
+    name: str
+    code: str
+    promised_by: tuple[str, ...]  # layers that must contain it on their own
+    contained: Callable[[object, dict], bool]
+
+
+def _printed(word: str) -> Callable[[object, dict], bool]:
+    return lambda result, ctx: word not in result.stdout
+
+
+def _file_absent(result, ctx) -> bool:
+    return not (ctx["outside"] / "canary.txt").exists()
+
+
+def _no_survivor(result, ctx) -> bool:
+    """No process whose command line names a self-check sandbox is still alive (pids inside a
+    pid namespace mean nothing out here, so look the processes up by what they run)."""
+    time.sleep(0.2)
+    for proc in psutil.process_iter(["cmdline", "status"]):
+        try:
+            cmdline = " ".join(proc.info["cmdline"] or ())
+            if SANDBOX_PREFIX in cmdline and proc.info["status"] != psutil.STATUS_ZOMBIE:
+                proc.kill()
+                return False
+        except psutil.Error:
+            continue
+    return True
+
+
+def canaries() -> list[Canary]:
+    return [
+        Canary("network to loopback", """
+            import socket
+            socket.create_connection(("127.0.0.1", {port}), timeout=2)
+            print("CONNECTED")""", ("kernel", "guard"), _printed("CONNECTED")),
+        Canary("write outside the sandbox", """
+            open({outside!r} + "/canary.txt", "w").write("x")""", ("kernel", "guard"), _file_absent),
+        Canary("read the grader's code", """
+            print("READ", len(open({grader!r}).read()))""", ("kernel", "guard"), _printed("READ")),
+        Canary("start a process", """
+            import subprocess, sys
+            subprocess.run([sys.executable, "-c", "print('SPAWNED')"])""",
+                ("guard",), _printed("SPAWNED")),
+        Canary("load a native library", """
+            import ctypes
+            ctypes.CDLL(None).getpid()
+            print("NATIVE")""", ("guard",), _printed("NATIVE")),
+        Canary("daemon outlives the run", """
+            import os, time
+            pid = os.fork()
+            if pid == 0:
+                os.setsid()
+                time.sleep(30)
+                os._exit(0)
+            print(pid)""", ("process", "kernel"), _no_survivor),
+        Canary("grader secrets in the environment", """
+            import os
+            print("LEAK" if any(k.startswith(("AWS", "GITHUB", "OPENAI", "SSH_")) or "TOKEN" in k
+                                for k in os.environ) or os.environ.get("HOME", "").startswith("/root")
+                  else "clean")""", ("process",), _printed("LEAK")),
+        Canary("memory past --mem", """
+            block = bytearray({too_much} * 1024 * 1024)
+            print("ALLOCATED")""", ("process",), _printed("ALLOCATED")),
+        Canary("endless loop", """
+            while True:
+                pass""", ("process",), lambda result, ctx: result.timed_out),
+    ]
+
+
+def _runner(layer: str, memory_mb: int) -> SecureRunner:
+    return SecureRunner(RUNNER_NAME, memory_mb=memory_mb, timeout_s=5,
+                        unsafe=layer == "process", kernel=layer in ("kernel", "all"))
+
+
+def run_self_check(memory_mb: int = 256) -> list[dict]:
+    grader_file = str(Path(__file__).resolve())
+    rows = []
+    with socket.socket() as listener, tempfile.TemporaryDirectory(prefix="rubricbench-outside-") as out:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        ctx = {"outside": Path(out), "port": listener.getsockname()[1]}
+        for canary in canaries():
+            code = textwrap.dedent(canary.code).format(
+                port=ctx["port"], outside=out, grader=grader_file, too_much=memory_mb + 200)
+            row = {"canary": canary.name, "promised_by": canary.promised_by}
+            for layer in LAYERS:
+                runner = _runner(layer, memory_mb)
+                guard = layer in ("guard", "all")
+                result = runner.run_harness({"mode": "script", "module": "canary.py"},
+                                            {"canary.py": code.encode()}, timeout=2, guard=guard)
+                row[layer] = canary.contained(result, ctx)
+                (ctx["outside"] / "canary.txt").unlink(missing_ok=True)
+            rows.append(row)
+    return rows
+
+
+def verdicts(rows: list[dict], kernel_available: bool) -> list[dict]:
+    """Per row: did every promising layer contain it, and did all layers together?"""
+    out = []
+    for row in rows:
+        promised = [layer for layer in row["promised_by"] if layer != "kernel" or kernel_available]
+        ok = all(row[layer] for layer in promised) and row["all"]
+        out.append({**row, "pass": ok})
+    return out
+
+
+def format_table(rows: list[dict]) -> str:
+    header = f"{'canary':<34}" + "".join(f"{layer:>10}" for layer in LAYERS) + "   verdict"
+    lines = [header, "-" * len(header)]
+    for row in rows:
+        cells = "".join(f"{('contained' if row[layer] else 'open'):>10}" for layer in LAYERS)
+        lines.append(f"{row['canary']:<34}{cells}   {'PASS' if row['pass'] else 'FAIL'}"
+                     f" (must hold: {', '.join(row['promised_by'])} + all)")
+    return "\n".join(lines)

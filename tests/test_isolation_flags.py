@@ -1,0 +1,67 @@
+"""Flags that do what they say: --unsafe, --allow-network, --require-isolation, --self-check."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmark import cli, isolation
+from benchmark.grading import GradeOptions, grade_model
+from benchmark.sandbox_report import probe_network
+from benchmark.secure_runner import SecureRunner
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = ROOT / "submissions" / "reference_implementations" / "example_model"
+MODELS = Path(__file__).parent / "models"
+
+
+def _scores(model_dir: Path, options: GradeOptions) -> dict:
+    result = grade_model(model_dir, "user_submissions", test_data=ROOT / "test_data", options=options)
+    return {p.prompt_id: [(c.id, c.earned, c.status) for cat in p.categories for c in cat.checks]
+            for p in result.prompts}
+
+
+@pytest.mark.parametrize("model", [REFERENCE, MODELS / "decent_model"])
+def test_unsafe_gives_identical_scores_for_benign_submissions(model):
+    assert _scores(model, GradeOptions()) == _scores(model, GradeOptions(unsafe=True))
+
+
+def test_allow_network_lifts_only_the_network_layer(tmp_path):
+    open_net = SecureRunner("t", allow_network=True)
+    assert probe_network(open_net) == {"kernel_layer": "reachable", "with_guard": "reachable"}
+    closed = probe_network(SecureRunner("t"))
+    assert all(outcome.startswith("blocked") for outcome in closed.values())
+    code = f"open({str(tmp_path / 'x.txt')!r}, 'w').write('x')\n".encode()
+    res = open_net.run_harness({"mode": "script", "module": "w.py"}, {"w.py": code})
+    assert not (tmp_path / "x.txt").exists() and res.blocked_events
+
+
+def test_require_isolation_fails_when_a_layer_is_missing(monkeypatch, tmp_path, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(ROOT / "test_data"))
+    missing = isolation.KernelSupport(False, False, False, 0, False, {"all": "simulated"})
+    monkeypatch.setattr(isolation, "_SUPPORT", missing)
+    code = cli.main(["--submissions-dir", str(ROOT / "submissions"), "--model", "example_model",
+                     "--require-isolation", "-q"])
+    assert code == cli.EXIT_ERROR
+    assert "kernel layer" in capsys.readouterr().err
+    assert not (tmp_path / "results").exists()
+
+
+def test_manifest_records_the_measured_layers(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(ROOT / "test_data"))
+    assert cli.main(["--submissions-dir", str(ROOT / "submissions"), "--model", "example_model", "-q"]) == 0
+    doc = json.loads((tmp_path / "results" / "latest_results.json").read_text())
+    layers = doc["_metadata"]["isolation"]
+    support = isolation.detect()
+    assert layers["kernel"]["status"] == ("applied" if support.any else "unavailable")
+    assert layers["network_probe"]["with_guard"].startswith("blocked")
+
+
+def test_self_check_passes_on_this_machine(capsys):
+    assert cli.main(["--self-check"]) == cli.EXIT_OK
+    out = capsys.readouterr().out
+    assert "write outside the sandbox" in out and " 0 failed" in out
