@@ -1,0 +1,200 @@
+"""The hostile-submission suite: every attack in tests/hostile/ is contained.
+
+Each folder under tests/hostile/ holds the planted file(s) of one attack and ``attack.json``
+(see tests/hostile/README.md). The test composes a full submission folder (planted files
+plus the reference answers for the other prompts), grades it beside a clean copy of the
+reference model through the real CLI, and asserts:
+
+- the attack's defined outcome (attacked prompt not passed / at most N points, the expected
+  kinds of blocked attempt, status);
+- the clean model's results are identical to a clean run, timings and timestamps aside;
+- no process is left, nothing outside the sandboxes changed (the repository's test data and
+  submissions, a victim folder, the results written before), the loopback listener the test
+  opened received no connection, and the grader's secret never appears in any output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import socket
+import threading
+from pathlib import Path
+
+import psutil
+import pytest
+
+from benchmark import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = ROOT / "submissions" / "reference_implementations" / "example_model"
+HOSTILE = Path(__file__).parent / "hostile"
+ATTACKS = sorted(p.name for p in HOSTILE.iterdir() if (p / "attack.json").is_file())
+SECRET = "rb-secret-7f3a9c1e5d"
+VOLATILE = {"timestamp", "wall_s", "cpu_s", "peak_rss_mb", "run_id", "finished_at",
+            "timestamp_utc", "started_at"}
+
+
+class Listener:
+    """A loopback TCP listener that counts connections (the only network target allowed)."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            conn.close()
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(timeout=2)
+        self.sock.close()
+
+
+def _snapshot(*folders: Path) -> dict[str, str]:
+    digest = {}
+    for folder in folders:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and not path.is_symlink():
+                digest[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+            elif path.is_symlink():
+                digest[str(path)] = "link:" + os.readlink(path)
+    return digest
+
+
+def _normalise(value):
+    if isinstance(value, dict):
+        return {k: _normalise(v) for k, v in value.items() if k not in VOLATILE}
+    if isinstance(value, list):
+        return [_normalise(v) for v in value]
+    return value
+
+
+def _fill(text: str, env: dict[str, str]) -> str:
+    for key, value in env.items():
+        text = text.replace("{{" + key + "}}", value)
+    return text
+
+
+def _compose(attack: str, target: Path, env: dict[str, str]) -> None:
+    shutil.copytree(REFERENCE, target)
+    for planted in (HOSTILE / attack).iterdir():
+        if planted.name in ("attack.json", "README.md"):
+            continue
+        (target / planted.name).write_text(_fill(planted.read_text(encoding="utf-8"), env),
+                                           encoding="utf-8")
+
+
+def _grade(tree: Path) -> tuple[int, dict]:
+    code = cli.main(["--all-models", "--submissions-dir", str(tree / "submissions"),
+                     "--results-dir", str(tree / "results"), "-q", "--no-metadata"])
+    return code, json.loads((tree / "results" / "latest_results.json").read_text())
+
+
+def _sandbox_processes() -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            if any("rubricbench-" in part for part in proc.info["cmdline"] or ()):
+                if proc.status() != psutil.STATUS_ZOMBIE:
+                    found.append(proc)
+        except psutil.Error:
+            continue
+    return found
+
+
+@pytest.fixture(scope="module")
+def clean_run(tmp_path_factory):
+    tree = tmp_path_factory.mktemp("clean")
+    shutil.copytree(REFERENCE, tree / "submissions" / "reference_implementations" / "clean_model")
+    (tree / "submissions" / "user_submissions").mkdir()
+    _, doc = _grade(tree)
+    return _normalise(doc["models"]["clean_model"])
+
+
+@pytest.fixture
+def environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(ROOT / "test_data"))
+    monkeypatch.setenv("RUBRICBENCH_TIMEOUT", "6")
+    monkeypatch.setenv("RUBRICBENCH_GRADER_SECRET", SECRET)
+    listener = Listener()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "victim.txt").write_text("do not touch\n")
+    yield {"PORT": str(listener.port), "OUTSIDE": str(outside), "REPO": str(ROOT),
+           "TEST_DATA": str(ROOT / "test_data"), "RESULTS": str(tmp_path / "results"),
+           "SUBMISSIONS": str(tmp_path / "submissions"), "SECRET_NAME": "RUBRICBENCH_GRADER_SECRET",
+           "_listener": listener, "_tree": tmp_path}
+    listener.close()
+
+
+def test_there_are_at_least_thirty_attacks():
+    assert len(ATTACKS) >= 30, ATTACKS
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
+def test_attack_is_contained(attack, environment, clean_run):
+    spec = json.loads((HOSTILE / attack / "attack.json").read_text())
+    tree: Path = environment["_tree"]
+    env = {k: v for k, v in environment.items() if not k.startswith("_")}
+    subs = tree / "submissions"
+    shutil.copytree(REFERENCE, subs / "reference_implementations" / "clean_model")
+    _compose(attack, subs / "user_submissions" / "hostile_model", env)
+    (tree / "results").mkdir()
+    (tree / "results" / "earlier.json").write_text('{"keep": true}\n')
+    watched = (ROOT / "test_data", ROOT / "submissions", ROOT / "benchmark",
+               tree / "outside", subs / "reference_implementations")
+    before = _snapshot(*watched)
+    processes_before = {p.pid for p in _sandbox_processes()}
+
+    code, doc = _grade(tree)
+
+    assert code in (0, 3, 4), f"grader exit code {code}"
+    assert _normalise(doc["models"]["clean_model"]) == clean_run
+    assert _snapshot(*watched) == before, "a file outside the sandbox changed"
+    assert (tree / "results" / "earlier.json").read_text() == '{"keep": true}\n'
+    assert environment["_listener"].connections == 0, "the loopback listener was reached"
+    leftovers = [p for p in _sandbox_processes() if p.pid not in processes_before]
+    for proc in leftovers:
+        proc.kill()
+    assert not leftovers, f"processes survived: {[p.pid for p in leftovers]}"
+    results_text = "".join(p.read_text(errors="replace") for p in (tree / "results").rglob("*") if p.is_file())
+    assert SECRET not in results_text, "the grader's secret reached the results"
+    _assert_outcome(spec, doc["models"]["hostile_model"])
+
+
+def _assert_outcome(spec: dict, model: dict) -> None:
+    prompt = model["prompts"][spec["prompt"]]
+    expect = spec["expect"]
+    if "max_score" in expect:
+        assert prompt["score"] <= expect["max_score"], (prompt["score"], expect)
+    if expect.get("passed") is False:
+        assert prompt["passed"] is False
+    if "status" in expect:
+        assert prompt["status"] == expect["status"], prompt.get("error")
+    if "blocked" in expect:
+        violation = next(c for c in prompt["checks"] if c["id"] == "sandbox_violations")
+        notes = " ".join(e["note"] for e in violation["evidence"])
+        for kind in expect["blocked"]:
+            assert f"{kind}:" in notes, (kind, violation)
+    for check_id, most in expect.get("checks_at_most", {}).items():
+        check = next(c for c in prompt["checks"] if c["id"] == check_id)
+        assert check["earned"] <= most, check
+    if "not_in_output" in expect:
+        text = json.dumps(prompt)
+        assert expect["not_in_output"] not in text
