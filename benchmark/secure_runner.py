@@ -242,7 +242,9 @@ def _validated(result: ExecResult, mode: str, nonce: str) -> ExecResult:
         record, problem = _parse_record(raw, mode, nonce)
     if record is not None:
         blocked = tuple(e for e in record.pop("blocked_events", []) if isinstance(e, dict))
-        if record.get("harness_error"):
+        if record.get("integrity"):
+            record, problem = None, f"integrity: {record['integrity']}"
+        elif record.get("harness_error"):
             record, problem = None, f"harness error: {record['harness_error']}"
         elif mode != "script" and not record.get("reported"):
             problem = (f"the submission ended the worker before it reported "

@@ -33,6 +33,7 @@ REFERENCE = ROOT / "submissions" / "reference_implementations" / "example_model"
 HOSTILE = Path(__file__).parent / "hostile"
 ATTACKS = sorted(p.name for p in HOSTILE.iterdir() if (p / "attack.json").is_file())
 SECRET = "rb-secret-7f3a9c1e5d"
+MARKERS = ("rubricbench-hostile_model-", "rubricbench-clean_model-")  # this suite's sandboxes
 VOLATILE = {"timestamp", "wall_s", "cpu_s", "peak_rss_mb", "run_id", "finished_at",
             "timestamp_utc", "started_at"}
 
@@ -110,7 +111,7 @@ def _sandbox_processes() -> list[psutil.Process]:
     found = []
     for proc in psutil.process_iter(["cmdline"]):
         try:
-            if any("rubricbench-" in part for part in proc.info["cmdline"] or ()):
+            if any(marker in part for part in proc.info["cmdline"] or () for marker in MARKERS):
                 if proc.status() != psutil.STATUS_ZOMBIE:
                     found.append(proc)
         except psutil.Error:

@@ -377,26 +377,29 @@ def _collect(fd, pid):
 
 
 def _compose(request, text, status):
-    """The record: the worker's result (if it reported), blocked attempts, real exit status."""
+    """The record: the worker's one result line, every blocked attempt (wherever it stands),
+    and the worker's real exit status. Two result lines mean one was forged: no result."""
     record = {"mode": request["mode"], "blocked_events": [], "reported": False,
-              "harness_error": None, "malformed_lines": 0}
+              "harness_error": None, "malformed_lines": 0, "integrity": None}
+    results = []
     for line in text.splitlines():
         try:
             item = _loads(line)
         except ValueError:
-            record["malformed_lines"] += 1
-            continue
-        if _type(item) is not dict:
-            record["malformed_lines"] += 1
-        elif "blocked" in item and not record["reported"]:
+            item = None
+        if _type(item) is dict and "blocked" in item:
             record["blocked_events"].append(item)
-        elif "result" in item and not record["reported"] and _type(item["result"]) is dict:
-            record.update(item["result"])
-            record["reported"] = True
-        elif "harness_error" in item:
+        elif _type(item) is dict and _type(item.get("result")) is dict:
+            results.append(item["result"])
+        elif _type(item) is dict and "harness_error" in item:
             record["harness_error"] = item["harness_error"]
         else:
             record["malformed_lines"] += 1
+    if _len(results) == 1:
+        record.update(results[0])
+        record["reported"] = True
+    elif results:
+        record["integrity"] = f"{_len(results)} result lines reached the supervisor (a forgery)"
     if os.WIFSIGNALED(status):
         record["worker_exit"] = -os.WTERMSIG(status)
     else:

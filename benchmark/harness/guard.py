@@ -18,7 +18,7 @@ NETWORK_EVENTS = frozenset({
     "socket.gethostbyname", "socket.gethostbyaddr", "socket.getnameinfo",
 })
 PROCESS_EVENTS = frozenset({
-    "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
+    "rubricbench.fork_exec", "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
     "os.forkpty", "os.startfile", "os.kill", "os.killpg", "signal.pthread_kill",
 })
 NATIVE_EVENTS = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle",
@@ -114,5 +114,15 @@ class Guard:
             self._report("introspection", event, "")
 
 
+def _fork_exec(*args, **kwargs):
+    """Stands in for _posixsubprocess.fork_exec, which raises no audit event of its own
+    (multiprocessing's spawn and forkserver call it directly)."""
+    sys.audit("rubricbench.fork_exec", repr(args[0])[:200] if args else "")
+    raise PermissionError("RubricBench sandbox: process creation denied")
+
+
 def install(sandbox, read_roots, allow_network, report_fd):
     sys.addaudithook(Guard(sandbox, read_roots, allow_network, report_fd))
+    import _posixsubprocess
+
+    _posixsubprocess.fork_exec = _fork_exec

@@ -207,11 +207,37 @@ def parse_json(text: str | None, reason: str | None = None) -> dict[str, Any]:
 # ---- how the YAML is laid out: raw lines, comments and scalar text skipped ------------
 
 
+MAX_FLOW_DEPTH = 100
+
+
+def flow_depth(text: str) -> int:
+    """The deepest nesting of flow brackets outside quotes (a cheap bound taken before
+    yaml's scanner, whose cost grows with the depth of open flow collections)."""
+    depth = deepest = 0
+    quote = None
+    for char in text:
+        if quote:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth = max(0, depth - 1)
+        elif char == "\n":
+            quote = None
+    return deepest
+
+
 def _scalar_text_lines(text: str) -> set[int]:
     """Numbers of the lines that continue a multi-line scalar (block, folded, quoted or
     plain): they are text, not structure. Found with yaml's scanner, so a comment can never
-    open or close one; after a scanner error the rest of the file counts as structure."""
+    open or close one; after a scanner error the rest of the file counts as structure, and
+    text nested deeper than MAX_FLOW_DEPTH is never scanned (all of it counts as structure)."""
     lines: set[int] = set()
+    if flow_depth(text) > MAX_FLOW_DEPTH:
+        return lines
     try:
         for token in yaml.scan(text, Loader=yaml.SafeLoader):
             start, end = token.start_mark, token.end_mark

@@ -126,7 +126,9 @@ def blocker(ctx: CheckContext) -> Outcome | None:
 
 
 def returned_list(result: Mapping[str, Any] | None) -> bool:
-    return bool(result) and bool(result.get("returned")) and result.get("value_type") == "list"
+    """The call returned a list that crossed the channel as plain JSON."""
+    return (bool(result) and bool(result.get("returned")) and result.get("value_type") == "list"
+            and isinstance(result.get("value"), list))
 
 
 def call_value(ctx: CheckContext, label: str) -> Any:
