@@ -1,4 +1,5 @@
-# Two entry points: `make run` grades the reference model, `make test` runs the suite.
+# Two entry points: `make run` grades the reference model, `make test` runs the suite
+# (after installing Debian's chromium for the report browser test when root and missing).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -18,6 +19,7 @@ run: $(STAMP)
 	$(PY) run_benchmark.py --model example_model
 
 test: $(STAMP)
+	-bash scripts/install_browser.sh
 	$(PY) -m pytest -q
 
 clean:

@@ -3,7 +3,9 @@
 Exit codes (the spec's table): 0 success; 1 general error (bad configuration, a grader
 failure, refused --unsafe); 2 unknown model or no model found; 3 a submission file could not
 be graded (status ``error``: missing, empty, binary, non-UTF-8, syntax error ...); 4 a child
-hit the wall-clock timeout; 5 the submissions or test-data folder does not exist.
+hit the wall-clock timeout; 5 the submissions or test-data folder does not exist; 6 ``--compare
+--fail-on-regression PTS``: a model's overall score dropped by more than PTS points; 7
+``--fail-under PCT``: a graded model scored under PCT percent.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from .grading import GradeOptions, default_test_data, has_internal_error
 from .manifest import build_manifest
 from .reporting import terminal
 from .reporting.banner import format_banner
+from .reporting.excerpts import attach_excerpts
 from .reporting.results_json import model_to_dict, run_to_dict
+from .reporting.saved_runs import SavedRunError, compare_files, models_under, rebuild_reports
 from .reporting.writer import write_run
 from .isolation import detect
 from .runner import BenchmarkRunner, DiscoveryError, ModelEntry
@@ -31,6 +35,7 @@ from .self_check import format_table, run_self_check, verdicts
 from .types import ModelResult, RunConfig, RunResult
 
 EXIT_OK, EXIT_ERROR, EXIT_MISSING_MODEL, EXIT_VALIDATION, EXIT_TIMEOUT, EXIT_NOT_FOUND = range(6)
+EXIT_REGRESSION, EXIT_FAIL_UNDER = 6, 7
 MEM_CHOICES = (256, 384, 512, 768, 1024)
 SCHEMA_VERSION = "1.0"
 
@@ -44,6 +49,14 @@ def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in ("1", "true", "yes", "on")
 
 
+class _Given(argparse.Action):
+    """Store the value and note that it was given (``--compare`` writes next to NEW otherwise)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        namespace.results_dir_given = True
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="rubricbench", description="Grade LLM-written code submissions.")
     target = parser.add_mutually_exclusive_group()
@@ -51,7 +64,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     target.add_argument("--all-models", action="store_true", help="grade every model found (default)")
     parser.add_argument("--workers", type=int, default=1, help="models graded in parallel (default 1)")
     parser.add_argument("--submissions-dir", default="submissions", help="root of the submissions")
-    parser.add_argument("--results-dir", default=_env("RESULTS_DIR", "results"), help="output folder")
+    parser.add_argument("--results-dir", default=_env("RESULTS_DIR", "results"), help="output folder",
+                        action=_Given)
     parser.add_argument("--mem", type=int, choices=MEM_CHOICES, default=512, help="child memory limit (MB)")
     parser.add_argument("--unsafe", action="store_true", help="drop the isolation layers (trusted code only)")
     parser.add_argument("--allow-network", action="store_true", help="let submissions use the network")
@@ -64,10 +78,38 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="fail when a kernel or guard isolation layer is unavailable")
     parser.add_argument("--self-check", action="store_true",
                         help="run canary submissions against each isolation layer and exit")
+    _add_report_flags(parser)
     args = parser.parse_args(argv)
     if args.workers < 1:
         parser.error("--workers must be at least 1")
+    _check_report_flags(parser, args)
     return args
+
+
+def _add_report_flags(parser: argparse.ArgumentParser) -> None:
+    parser.set_defaults(results_dir_given=False)
+    saved = parser.add_argument_group("saved results (no grading)")
+    saved.add_argument("--report-only", metavar="RESULTS_JSON",
+                       help="validate a saved results.json and rebuild its reports next to it")
+    saved.add_argument("--compare", nargs=2, metavar=("OLD_JSON", "NEW_JSON"),
+                       help="compare two saved runs: text on stdout, HTML next to NEW (or in --results-dir)")
+    saved.add_argument("--fail-on-regression", type=float, metavar="PTS",
+                       help="with --compare: exit 6 when a model's overall score drops by more than PTS")
+    parser.add_argument("--fail-under", type=float, metavar="PCT",
+                        help="exit 7 when a graded model scores under PCT percent")
+
+
+def _check_report_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    saved = [flag for flag, on in (("--report-only", args.report_only), ("--compare", args.compare),
+                                   ("--self-check", args.self_check)) if on]
+    if len(saved) > 1:
+        parser.error(f"{' and '.join(saved)} cannot be combined")
+    if saved and saved[0] != "--self-check" and (args.model or args.all_models):
+        parser.error(f"{saved[0]} works on saved results; --model/--all-models do not apply")
+    if args.fail_on_regression is not None and (not args.compare or args.fail_on_regression < 0):
+        parser.error("--fail-on-regression needs --compare and a number of points >= 0")
+    if args.fail_under is not None and (saved or not 0 <= args.fail_under <= 100):
+        parser.error("--fail-under applies to grading runs and takes a percentage from 0 to 100")
 
 
 def config_from_args(args: argparse.Namespace) -> RunConfig:
@@ -187,7 +229,7 @@ def self_check_command(config: RunConfig) -> int:
     return EXIT_ERROR if failed else EXIT_OK
 
 
-def run(config: RunConfig) -> int:
+def run(config: RunConfig, *, fail_under: float | None = None) -> int:
     submissions = Path(config.submissions_dir)
     test_data = default_test_data()
     for folder, what in ((submissions, "submissions"), (test_data, "test data")):
@@ -218,17 +260,46 @@ def run(config: RunConfig) -> int:
         _say(config, terminal.format_model_block(model_to_dict(result), show_checks=True))
 
     models = runner.grade(entries, workers=config.workers, on_done=on_done)
-    doc = _build_doc(config, runner, models, started, isolation)
+    doc = attach_excerpts(_build_doc(config, runner, models, started, isolation),
+                          {entry.name: entry.path for entry in entries})
     paths = write_run(doc, Path(config.results_dir))
     _report(config, doc, paths)
-    return _exit_code(models)
+    return _gate(_exit_code(models), doc, fail_under)
+
+
+def _gate(code: int, doc: dict[str, Any], fail_under: float | None) -> int:
+    """``--fail-under``: exit 7 when a model scored under the bar; grading problems (1, 3, 4) win."""
+    below = models_under(doc, fail_under) if fail_under is not None else []
+    for name, percentage in below:
+        _error(f"--fail-under {fail_under:g}: {name} scored {percentage:.2f}%")
+    return EXIT_FAIL_UNDER if below and code == EXIT_OK else code
+
+
+def saved_command(args: argparse.Namespace, config: RunConfig) -> int:
+    """``--report-only`` and ``--compare``: work from saved results files, no grading."""
+    if args.report_only:
+        for label, written in rebuild_reports(args.report_only).items():
+            _say(config, f"📄 {label}: {written}")
+        return EXIT_OK
+    out_dir = config.results_dir if args.results_dir_given else None
+    result = compare_files(args.compare[0], args.compare[1], out_dir, args.fail_on_regression)
+    print(result.text, end="", flush=True)
+    _say(config, f"📄 comparison: {result.html_path}")
+    return EXIT_REGRESSION if result.regressions else EXIT_OK
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     config = config_from_args(args)
     try:
-        return self_check_command(config) if args.self_check else run(config)
+        if args.self_check:
+            return self_check_command(config)
+        if args.report_only or args.compare:
+            return saved_command(args, config)
+        return run(config, fail_under=args.fail_under)
+    except SavedRunError as exc:
+        _error(str(exc))
+        return EXIT_ERROR
     except KeyboardInterrupt:
         _error("interrupted")
         return EXIT_ERROR

@@ -97,7 +97,7 @@ def test_all_models_run_writes_results_and_skips_the_template(tree):
     assert p3["status"] == "error" and "syntax error" in p3["error"]
     run_dir = tree / "results" / doc["run_id"]
     assert sorted(p.name for p in run_dir.iterdir()) == [
-        "comparison_chart.txt", "results.json", "summary_report.txt"]
+        "comparison_chart.txt", "junit.xml", "report.html", "results.json", "summary.md", "summary_report.txt"]
     assert json.loads((run_dir / "results.json").read_text()) == doc
     assert doc["comparison"]["ranking"][0]["model"] == "example_model"
 

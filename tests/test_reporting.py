@@ -153,8 +153,8 @@ def test_chart_sorted_with_names_and_rounded_numbers(doc):
     positions = [chart.index(name) for name in names]
     assert positions == sorted(positions)
     pct = doc["models"]["alpha_model"]["percentage"]
-    assert f"{pct:.1f}%" in chart
-    assert "prompt_4" in chart and "25.0/25 ✓" in chart
+    assert f"{pct:.2f}%" in chart and f"{pct:.3f}" not in chart  # two decimals, no float noise
+    assert "prompt_4" in chart and "25.00/25 ✓" in chart
     assert render_comparison_chart({"models": {}}).count("(no models)") == 1
 
 
@@ -237,7 +237,7 @@ def test_write_run_writes_every_file(tmp_path, doc):
     paths = write_run(doc, tmp_path)
     run_dir = tmp_path / doc["run_id"]
     assert paths["results"] == run_dir / "results.json"
-    assert set(paths) == {"results", "summary", "chart", "latest"}
+    assert set(paths) == {"results", "summary", "chart", "report", "junit", "markdown", "latest"}
     assert load_results(paths["results"]) == doc
     assert paths["latest"].read_bytes() == paths["results"].read_bytes()
     assert "Model Comparison" in paths["chart"].read_text(encoding="utf-8")

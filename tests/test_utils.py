@@ -134,7 +134,7 @@ def test_format_results_and_charts(tmp_path):
     assert format_results(doc["models"]["m_one"]).startswith("Model: m_one")
     chart = create_comparison_chart(doc)
     assert chart == create_comparison_chart(doc["models"])
-    assert chart.index("m_two") < chart.index("m_one") and "100.0%" in chart
+    assert chart.index("m_two") < chart.index("m_one") and "100.00%" in chart
     out = generate_comparison_chart(doc, tmp_path / "charts" / "chart.txt")
     assert out.read_text(encoding="utf-8") == chart
 

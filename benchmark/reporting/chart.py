@@ -1,4 +1,6 @@
-"""Text comparison chart: one fixed-width bar per model (best first) and a per-prompt table."""
+"""Text comparison chart: one fixed-width bar per model (best first) and a per-prompt table.
+
+Numbers are formatted with two decimals (never raw floats), bars use block characters."""
 
 from __future__ import annotations
 
@@ -36,7 +38,7 @@ def _prompt_table(ranked: list[tuple[str, Mapping[str, Any]]], name_width: int) 
                 cells.append("-".rjust(cell + 2))
                 continue
             mark = "!" if prompt.get("status") == "error" else ("✓" if prompt.get("passed") is True else "✗")
-            text = f"{fixed(prompt.get('score'))}/{maximum(prompt.get('max_score'))} {mark}"
+            text = f"{fixed(prompt.get('score'), 2)}/{maximum(prompt.get('max_score'))} {mark}"
             cells.append(text.rjust(cell + 2))
         lines.append(name.ljust(name_width) + "".join(cells))
     return lines
@@ -50,8 +52,8 @@ def render_comparison_chart(doc: Mapping[str, Any]) -> str:
     if not ranked:
         lines.append("(no models)")
     for name, model in ranked:
-        pct = num(model.get("percentage"))
-        lines.append(f"{name.ljust(name_width)} {bar(pct)} {pct:5.1f}%  {model.get('grade', '?')}")
+        pct = num(model.get("percentage")) + 0.0
+        lines.append(f"{name.ljust(name_width)} {bar(pct)} {pct:6.2f}%  {model.get('grade', '?')}")
     lines += ["", RULE]
     table = _prompt_table(ranked, name_width)
     if table:

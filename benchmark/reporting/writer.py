@@ -17,12 +17,23 @@ from pathlib import Path
 from typing import Any
 
 from .chart import render_comparison_chart
+from .html_report import render_html_report
+from .junit import render_junit
+from .markdown_summary import render_markdown_summary
 from .results_json import validate_results
 from .text_summary import render_summary
 
 RUN_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,127}")
 LATEST_NAME = "latest_results.json"
 DEFAULT_MODE = 0o644
+# Outputs rebuilt from the results document alone: kind -> (file name, renderer).
+REPORTS = {
+    "summary": ("summary_report.txt", render_summary),
+    "chart": ("comparison_chart.txt", render_comparison_chart),
+    "report": ("report.html", render_html_report),
+    "junit": ("junit.xml", render_junit),
+    "markdown": ("summary.md", render_markdown_summary),
+}
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -76,25 +87,38 @@ def atomic_write_json(path: str | Path, obj: Any) -> Path:
     return atomic_write_text(path, dumps(obj))
 
 
-def write_run(doc: Mapping[str, Any], results_dir: str | Path, *, update_latest: bool = True) -> dict[str, Path]:
-    """Validate ``doc``, then write ``<results_dir>/<run_id>/{results.json, summary_report.txt,
-    comparison_chart.txt}`` and ``<results_dir>/latest_results.json``. Returns the paths by kind.
+def render_reports(doc: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
+    """Every report for ``doc`` as ``{kind: (file name, text)}``; renders all before any write."""
+    return {kind: (name, render(doc)) for kind, (name, render) in REPORTS.items()}
 
-    A schema failure raises ``ResultsSchemaError`` before any file is written.
+
+def write_reports(doc: Mapping[str, Any], folder: str | Path) -> dict[str, Path]:
+    """Validate ``doc``, render every report, then write them into ``folder`` (``--report-only``).
+
+    The results file itself is not rewritten. A schema failure writes nothing."""
+    validate_results(doc)
+    rendered = render_reports(doc)
+    return {kind: atomic_write_text(Path(folder) / name, text) for kind, (name, text) in rendered.items()}
+
+
+def write_run(doc: Mapping[str, Any], results_dir: str | Path, *, update_latest: bool = True) -> dict[str, Path]:
+    """Validate ``doc``, then write ``<results_dir>/<run_id>/results.json`` and every report
+    (summary_report.txt, comparison_chart.txt, report.html, junit.xml, summary.md) and
+    ``<results_dir>/latest_results.json``. Returns the paths by kind.
+
+    A schema failure raises ``ResultsSchemaError`` before any file is written; so does a
+    rendering failure (every output is rendered before the first write).
     """
     validate_results(doc)
     run_id = doc["run_id"]
     if not RUN_ID_RE.fullmatch(run_id) or ".." in run_id:
         raise ValueError(f"unsafe run_id {run_id!r}")
     results_json = dumps(doc)
-    summary = render_summary(doc)
-    chart = render_comparison_chart(doc)
+    rendered = render_reports(doc)
     run_dir = Path(results_dir) / run_id
-    paths = {
-        "results": atomic_write_text(run_dir / "results.json", results_json),
-        "summary": atomic_write_text(run_dir / "summary_report.txt", summary),
-        "chart": atomic_write_text(run_dir / "comparison_chart.txt", chart),
-    }
+    paths = {"results": atomic_write_text(run_dir / "results.json", results_json)}
+    for kind, (name, text) in rendered.items():
+        paths[kind] = atomic_write_text(run_dir / name, text)
     if update_latest:
         paths["latest"] = atomic_write_text(Path(results_dir) / LATEST_NAME, results_json)
     return paths

@@ -1,0 +1,100 @@
+"""The comparison of two runs as text (what ``--compare`` prints), from ``run_diff.diff_runs``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .common import RULE_WIDTH, fixed, maximum
+
+MAX_FLIPS_SHOWN = 40
+ARROW = "→"
+
+
+def signed(value: Any, digits: int = 2) -> str:
+    """``+1.25`` / ``-0.50`` / ``±0.00``: no ``-0.00`` and no float noise."""
+    number = round(float(value or 0.0), digits)
+    if number == 0:
+        return "±" + f"{0:.{digits}f}"
+    return f"{number:+.{digits}f}"
+
+
+def _score(value: Any) -> str:
+    return "—" if value is None else fixed(value, 2)
+
+
+def _run_line(label: str, info: Mapping[str, Any]) -> str:
+    return (f"  {label}: {info.get('run_id')} ({info.get('timestamp') or '?'}), "
+            f"grader {info.get('grader_version') or '?'}, rubric {info.get('rubric_hash') or '?'}")
+
+
+def _flip_line(flip: Mapping[str, Any]) -> str:
+    head = f"    {flip['prompt']} {flip['check']} [{flip.get('category')}]: "
+    if flip["kind"] == "added":
+        return head + f"new check, {flip['new_status']} {fixed(flip['new_earned'], 2)}/{fixed(flip['points'], 2)}"
+    if flip["kind"] == "removed":
+        return head + f"check removed (was {flip['old_status']} {fixed(flip['old_earned'], 2)}/{fixed(flip['points'], 2)})"
+    return (head + f"{flip['old_status']} {ARROW} {flip['new_status']}, {fixed(flip['old_earned'], 2)} {ARROW} "
+            f"{fixed(flip['new_earned'], 2)} ({signed(flip['delta'])}): {flip['rationale']}")
+
+
+def _model_lines(model: Mapping[str, Any]) -> list[str]:
+    old, new = model["old"], model["new"]
+    grade = f"grade {old['grade']}" if old["grade"] == new["grade"] else f"grade {old['grade']} {ARROW} {new['grade']}"
+    lines = ["", f"{model['model']}: {fixed(old['score'], 2)} {ARROW} {fixed(new['score'], 2)} "
+                 f"({signed(model['delta'])})  {grade}"]
+    if unchanged(model):
+        return lines[:1] + [lines[1] + ", unchanged (every prompt, category and check)"]
+    for prompt in model["prompts"]:
+        verdicts = "" if prompt["old_verdict"] == prompt["new_verdict"] else \
+            f"  {prompt['old_verdict'] or 'absent'} {ARROW} {prompt['new_verdict'] or 'absent'}"
+        lines.append(f"  {prompt['prompt']:<10} {_score(prompt['old']):>6} {ARROW} {_score(prompt['new']):>6}"
+                     f"/{maximum(prompt['max'])}  ({signed(prompt['delta'])}){verdicts}")
+    changed = [f"{cat} {signed(c['delta'])}" for cat, c in model["categories"].items() if c["delta"] != 0]
+    rest = " (others unchanged)" if len(changed) < len(model["categories"]) else ""
+    lines.append("  categories: " + (", ".join(changed) + rest if changed else "all unchanged"))
+    flips = model["flips"]
+    lines.append(f"  flipped checks: {len(flips) or 'none'}")
+    lines += [_flip_line(flip) for flip in flips[:MAX_FLIPS_SHOWN]]
+    if len(flips) > MAX_FLIPS_SHOWN:
+        lines.append(f"    …and {len(flips) - MAX_FLIPS_SHOWN} more (see the HTML comparison)")
+    return lines
+
+
+def unchanged(model: Mapping[str, Any]) -> bool:
+    """No delta anywhere and no flipped check or verdict."""
+    return (model["delta"] == 0 and not model["flips"]
+            and all(p["delta"] == 0 and p["old_verdict"] == p["new_verdict"] for p in model["prompts"])
+            and all(c["delta"] == 0 for c in model["categories"].values()))
+
+
+def _brief(sign: str, brief: Mapping[str, Any]) -> str:
+    return (f"  {sign} {brief['model']} ({brief.get('tier')}): {fixed(brief['score'], 2)}/{maximum(brief['total'])} "
+            f"({brief['percentage']:.2f}%) {brief.get('grade')}")
+
+
+def gate_line(threshold: float, failed: list[Mapping[str, Any]]) -> str:
+    if not failed:
+        return f"Regression gate (--fail-on-regression {threshold:.2f}): passed, no model dropped more than {threshold:.2f} points"
+    worst = ", ".join(f"{r['model']} {signed(r['delta'])}" for r in failed)
+    return f"Regression gate (--fail-on-regression {threshold:.2f}): FAILED: {worst}"
+
+
+def render_diff_text(diff: Mapping[str, Any], threshold: float | None = None,
+                     failed: list[Mapping[str, Any]] | None = None) -> str:
+    """The whole comparison (ends with a newline). ``threshold``/``failed``: the regression gate."""
+    lines = ["RubricBench comparison", _run_line("old", diff["old"]), _run_line("new", diff["new"])]
+    if diff["rubric_changed"]:
+        lines.append(f"  note: the rubric changed ({diff['old'].get('rubric_hash')} {ARROW} "
+                     f"{diff['new'].get('rubric_hash')}); scores may not be directly comparable")
+    lines += ["━" * RULE_WIDTH, f"Models: {len(diff['models'])} in both runs, {len(diff['added'])} new, "
+                                f"{len(diff['removed'])} removed"]
+    for model in diff["models"]:
+        lines += _model_lines(model)
+    if diff["added"]:
+        lines += ["", "New models (only in the new run):"] + [_brief("+", b) for b in diff["added"]]
+    if diff["removed"]:
+        lines += ["", "Removed models (only in the old run):"] + [_brief("-", b) for b in diff["removed"]]
+    if threshold is not None:
+        lines += ["", gate_line(threshold, failed or [])]
+    return "\n".join(lines) + "\n"

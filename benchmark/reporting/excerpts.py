@@ -1,0 +1,89 @@
+"""Source excerpts for evidence: a few lines around each evidence line, stored in the results.
+
+Filled in when a run is written, from the model folders the runner graded. A file's lines are
+used only when the file still has the sha256 recorded for it at grading time (``files`` of
+the prompt), so an excerpt always shows the text that was graded; symbolic links, files that
+changed or vanished, and names that are not the prompt's graded files get no excerpt. The
+excerpt is a display aid (the HTML report shows it); it never affects a score.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..submission import read_text
+
+CONTEXT = 2  # lines shown before and after the evidence line
+MAX_LINE_CHARS = 160
+MAX_EXCERPTS_PER_CHECK = 8
+LINE_BREAK = re.compile(r"\r\n|\r|\n")  # the breaks ast and PyYAML count lines by
+
+
+def _clip(line: str) -> str:
+    return line if len(line) <= MAX_LINE_CHARS else line[: MAX_LINE_CHARS - 1] + "…"
+
+
+def excerpt_for(lines: list[str], line: Any, context: int = CONTEXT) -> dict[str, Any] | None:
+    """``{"start": n, "lines": [...]}`` around 1-based ``line``, or None when out of range."""
+    if isinstance(line, bool) or not isinstance(line, int) or not 1 <= line <= len(lines):
+        return None
+    first = max(1, line - context)
+    last = min(len(lines), line + context)
+    return {"start": first, "lines": [_clip(text) for text in lines[first - 1:last]]}
+
+
+class _GradedFiles:
+    """Lines of a model's graded files, read once each, keyed by name and expected sha256."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.cache: dict[tuple[str, str], list[str] | None] = {}
+
+    def lines(self, name: str, sha256: str) -> list[str] | None:
+        key = (name, sha256)
+        if key not in self.cache:
+            self.cache[key] = self._read(name, sha256)
+        return self.cache[key]
+
+    def _read(self, name: str, sha256: str) -> list[str] | None:
+        if Path(name).name != name or name in ("", ".", ".."):
+            return None  # a bare file name inside the model folder, nothing else
+        text, error, digest = read_text(self.folder / name)
+        if text is None or error is not None or digest != sha256:
+            return None
+        return LINE_BREAK.split(text)
+
+
+def _fill_prompt(prompt: dict[str, Any], files: _GradedFiles) -> None:
+    hashes = prompt.get("files") if isinstance(prompt.get("files"), Mapping) else {}
+    for check in prompt.get("checks") or ():
+        shown = 0
+        for item in check.get("evidence") or ():
+            if shown >= MAX_EXCERPTS_PER_CHECK:
+                break
+            sha256 = hashes.get(item.get("file"))
+            if not isinstance(sha256, str):
+                continue
+            lines = files.lines(item["file"], sha256)
+            excerpt = excerpt_for(lines, item.get("line")) if lines is not None else None
+            if excerpt is not None:
+                item["excerpt"] = excerpt
+                shown += 1
+
+
+def attach_excerpts(doc: Mapping[str, Any], folders: Mapping[str, str | Path]) -> dict[str, Any]:
+    """A copy of ``doc`` whose evidence entries carry ``excerpt`` where the graded file is
+    in ``folders[model]`` unchanged. ``doc`` itself is not modified."""
+    out = copy.deepcopy(dict(doc))
+    for name, model in (out.get("models") or {}).items():
+        folder = folders.get(name)
+        if folder is None:
+            continue
+        files = _GradedFiles(Path(folder))
+        for prompt in (model.get("prompts") or {}).values():
+            _fill_prompt(prompt, files)
+    return out

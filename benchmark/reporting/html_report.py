@@ -1,0 +1,181 @@
+"""report.html: one self-contained page built from the results document alone.
+
+Leaderboard, model x category heatmap, per-prompt bars, a drill-down per model and prompt
+down to every check (points, status, rationale, evidence with source excerpt) and the run's
+manifest. This module turns the document into a view model; ``templates/report.html.j2``
+lays it out (autoescaped), ``svg`` computes chart geometry, ``templating`` supplies the CSP.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..rubric import PASS_FRACTION
+from ..scoring import category_totals, prompt_sort_key
+from .banner import banner_rows
+from .common import CATEGORY_NAMES, by_percentage, fixed, maximum, num, prompts_of
+from .svg import hbars, heatmap, meter, pct_text
+from .templating import render_page
+
+LABEL_CHARS = 24
+
+
+def short(text: Any, limit: int = LABEL_CHARS) -> str:
+    """A chart label: long names end with an ellipsis (the full name is in the tooltip)."""
+    text = str(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def verdict(prompt: Mapping[str, Any]) -> str:
+    if prompt.get("status") == "error":
+        return "error"
+    return "pass" if prompt.get("passed") is True else "fail"
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def kv_rows(value: Any, prefix: str = "") -> list[tuple[str, str]]:
+    """Nested manifest data as (dotted key, text) rows."""
+    if isinstance(value, Mapping):
+        rows: list[tuple[str, str]] = []
+        for key in value:
+            rows += kv_rows(value[key], f"{prefix}.{key}" if prefix else str(key))
+        return rows or [(prefix, "(none)")]
+    if isinstance(value, (list, tuple)):
+        value = ", ".join(str(v) for v in value) or "(none)"
+    return [(prefix, "—" if value is None else str(value))]
+
+
+def _excerpt(item: Mapping[str, Any]) -> list[dict[str, Any]]:
+    excerpt = _mapping(item.get("excerpt"))
+    start, lines = excerpt.get("start"), excerpt.get("lines")
+    if not isinstance(start, int) or not isinstance(lines, list):
+        return []
+    return [{"no": start + i, "text": str(text), "hit": start + i == item.get("line")}
+            for i, text in enumerate(lines)]
+
+
+def _check_view(check: Mapping[str, Any]) -> dict[str, Any]:
+    evidence = []
+    for item in check.get("evidence") or ():
+        if isinstance(item, Mapping):
+            where = str(item.get("file") or "")
+            if item.get("line"):
+                where += f":{item['line']}"
+            evidence.append({"where": where, "note": str(item.get("note") or ""), "lines": _excerpt(item)})
+    return {"id": check.get("id"), "category": check.get("category"), "method": check.get("method"),
+            "status": check.get("status"), "earned": fixed(check.get("earned"), 2),
+            "points": fixed(check.get("points"), 2), "rationale": str(check.get("rationale") or ""),
+            "evidence": evidence}
+
+
+def _prompt_view(anchor: str, pid: str, prompt: Mapping[str, Any]) -> dict[str, Any]:
+    detailed = _mapping(prompt.get("detailed_scoring"))
+    categories = [{"name": name, "earned": fixed(_mapping(detailed[name]).get("earned"), 2),
+                   "max": fixed(_mapping(detailed[name]).get("max"), 1),
+                   "factor": fixed(_mapping(detailed[name]).get("factor", 1.0), 2)}
+                  for name in CATEGORY_NAMES if name in detailed and num(_mapping(detailed[name]).get("max")) > 0]
+    checks = [_check_view(c) for c in prompt.get("checks") or () if isinstance(c, Mapping)]
+    return {"pid": pid, "anchor": anchor, "title": str(prompt.get("title") or pid), "verdict": verdict(prompt),
+            "score": fixed(prompt.get("score"), 2), "max": maximum(prompt.get("max_score")),
+            "error": prompt.get("error"), "categories": categories, "checks": checks,
+            "lost": sum(1 for c in checks if c["status"] != "pass"),
+            "execution": [dict(e) for e in prompt.get("execution") or () if isinstance(e, Mapping)],
+            "files": sorted(_mapping(prompt.get("files")).items())}
+
+
+def _model_view(index: int, name: str, model: Mapping[str, Any]) -> dict[str, Any]:
+    anchor = f"m{index}"
+    prompts = [_prompt_view(f"{anchor}-{pid}", pid, p) for pid, p in prompts_of(model)]
+    pct = num(model.get("percentage"))
+    return {"rank": index + 1, "name": name, "anchor": anchor, "tier": model.get("tier", "?"),
+            "cached": model.get("cached") is True, "score": fixed(model.get("overall_score"), 2),
+            "total": maximum(model.get("total_possible")), "pct": pct_text(pct, 2),
+            "grade": model.get("grade", "?"), "badge": model.get("badge", "?"),
+            "passed": sum(1 for p in prompts if p["verdict"] == "pass"), "prompts": prompts,
+            "meter": meter(pct / 100.0)}
+
+
+def _heatmap(ranked: list[tuple[str, Mapping[str, Any]]]) -> dict[str, Any]:
+    values = []
+    for name, model in ranked:
+        totals = category_totals(model)
+        row = []
+        for cat in CATEGORY_NAMES:
+            earned, possible = totals[cat]["earned"], totals[cat]["max"]
+            row.append((earned / possible if possible > 0 else None,
+                        f"{name} · {cat}: {fixed(earned, 2)}/{fixed(possible, 1)}"))
+        pct = num(model.get("percentage"))
+        row.append((pct / 100.0, f"{name} · overall: {pct_text(pct, 2)}"))
+        values.append(row)
+    chart = heatmap([short(name) for name, _ in ranked], [*CATEGORY_NAMES, "overall"], values)
+    chart["anchors"] = [f"m{i}" for i in range(len(ranked))]
+    return chart
+
+
+def _prompt_charts(doc: Mapping[str, Any], ranked: list[tuple[str, Mapping[str, Any]]]) -> list[dict[str, Any]]:
+    performance = _mapping(_mapping(doc.get("comparison")).get("prompt_performance"))
+    prompt_ids = sorted({pid for _, m in ranked for pid, _ in prompts_of(m)}, key=prompt_sort_key)
+    charts = []
+    for pid in prompt_ids:
+        items, title, top = [], pid, 0.0
+        for name, model in ranked:
+            prompt = _mapping(_mapping(model.get("prompts")).get(pid))
+            if not prompt:
+                continue
+            title = str(prompt.get("title") or pid)
+            top = max(top, num(prompt.get("max_score")))
+            text = f"{fixed(prompt.get('score'), 2)}/{maximum(prompt.get('max_score'))}"
+            items.append({"label": short(name), "value": num(prompt.get("score")), "state": verdict(prompt),
+                          "text": text, "tip": f"{name}: {text} ({verdict(prompt)})"})
+        stats = _mapping(performance.get(pid))
+        charts.append({"pid": pid, "title": title, "chart": hbars(items, top, PASS_FRACTION * top),
+                       "pass_rate": pct_text(stats.get("pass_rate"), 0) if stats else None,
+                       "avg": fixed(stats.get("avg_score"), 2) if stats else None})
+    return charts
+
+
+def _manifest(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
+    meta = _mapping(doc.get("_metadata"))
+    isolation = meta.get("isolation")
+    run = [("run_id", str(doc.get("run_id"))), ("schema_version", str(doc.get("schema_version")))]
+    run += [(key, "—" if meta.get(key) is None else str(meta.get(key)))
+            for key in ("grader_version", "rubric_hash", "git_commit", "python_version", "python_executable",
+                        "platform", "timestamp_utc") if key in meta]
+    layers = isolation if isinstance(isolation, Mapping) else {"isolation": isolation}
+    summary = banner_rows(layers) if isinstance(isolation, Mapping) else kv_rows(layers)
+    sections = [("Run", run),
+                ("Isolation layers (measured at run time)", summary),
+                ("Isolation details", kv_rows(layers) if layers else []),
+                ("Limits", kv_rows(_mapping(_mapping(layers.get("process")).get("rlimits")))
+                 + [("timeout_s", str(_mapping(layers.get("process")).get("timeout_s", "?")))]),
+                ("Configuration", kv_rows(meta.get("config") or {})),
+                ("Dependencies", kv_rows(meta.get("dependencies") or {})),
+                ("Fixture hashes (sha256)", kv_rows(meta.get("fixture_hashes") or {})),
+                ("Submission hashes (sha256)", kv_rows(meta.get("submission_hashes") or {}))]
+    return [{"title": title, "rows": rows} for title, rows in sections]
+
+
+def report_context(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """Everything the template shows, as plain strings, numbers and lists."""
+    ranked = by_percentage(doc)
+    run = _mapping(doc.get("benchmark_run"))
+    meta = _mapping(doc.get("_metadata"))
+    return {
+        "run": {"id": str(doc.get("run_id", "?")), "started": run.get("timestamp", "?"),
+                "finished": run.get("finished_at", "?"), "models": len(ranked),
+                "grader": meta.get("grader_version", "?"), "rubric": meta.get("rubric_hash", "?")},
+        "models": [_model_view(i, name, model) for i, (name, model) in enumerate(ranked)],
+        "heatmap": _heatmap(ranked),
+        "prompt_charts": _prompt_charts(doc, ranked),
+        "manifest": _manifest(doc),
+        "pass_mark": pct_text(100 * PASS_FRACTION, 0),
+    }
+
+
+def render_html_report(doc: Mapping[str, Any]) -> str:
+    """The whole page (UTF-8 text)."""
+    return render_page("report.html.j2", report=report_context(doc))

@@ -1,0 +1,111 @@
+"""junit.xml for CI: one testsuite per model, one testcase per model x prompt.
+
+A prompt below the pass mark is a ``<failure>``; a prompt that could not be graded
+(status ``error``) is an ``<error>``. Either carries the checks that did not fully pass,
+with points, rationale and evidence places. Built with ``xml.etree`` (which escapes markup);
+characters XML 1.0 cannot hold at all (most control characters) are replaced first.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping
+from typing import Any
+
+from .common import by_percentage, fixed, maximum, num, prompts_of
+
+INVALID_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+NOT_PASSED_ORDER = {"error": 0, "fail": 1, "skipped": 2, "partial": 3}
+
+
+def xml_text(value: Any) -> str:
+    """Text XML 1.0 can carry: invalid characters become U+FFFD."""
+    return INVALID_XML.sub("\ufffd", str(value))
+
+
+def _places(check: Mapping[str, Any]) -> str:
+    places = []
+    for item in check.get("evidence") or ():
+        if isinstance(item, Mapping) and item.get("file"):
+            line = item.get("line")
+            note = f" ({item['note']})" if item.get("note") else ""
+            places.append((f"{item['file']}:{line}" if line else str(item["file"])) + note)
+    return "".join(f"\n      at {place}" for place in places[:5])
+
+
+def not_passed(prompt: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """Checks that did not fully pass, worst status first (stable within a status)."""
+    checks = [c for c in prompt.get("checks") or () if isinstance(c, Mapping) and c.get("status") != "pass"]
+    return sorted(checks, key=lambda c: NOT_PASSED_ORDER.get(str(c.get("status")), 9))
+
+
+def check_lines(prompt: Mapping[str, Any]) -> str:
+    lines = []
+    for check in not_passed(prompt):
+        lines.append(f"[{check.get('status')}] {check.get('id')} ({check.get('category')}, "
+                     f"{fixed(check.get('earned'), 2)}/{fixed(check.get('points'), 2)}): "
+                     f"{check.get('rationale', '')}{_places(check)}")
+    return "\n".join(lines)
+
+
+def _wall(prompt: Mapping[str, Any]) -> float:
+    return sum(num(e.get("wall_s")) for e in prompt.get("execution") or () if isinstance(e, Mapping))
+
+
+def _testcase(suite: ET.Element, name: str, pid: str, prompt: Mapping[str, Any]) -> str:
+    case = ET.SubElement(suite, "testcase", classname=xml_text(f"rubricbench.{name}"),
+                         name=xml_text(f"{pid}: {prompt.get('title') or pid}"), time=f"{_wall(prompt):.3f}")
+    score = f"{fixed(prompt.get('score'), 2)}/{maximum(prompt.get('max_score'))}"
+    details = check_lines(prompt)
+    if prompt.get("status") == "error":
+        node = ET.SubElement(case, "error", message=xml_text(f"{score}: not graded: {prompt.get('error') or 'error'}"),
+                             type="grading_error")
+        node.text = xml_text(details)
+        return "error"
+    if prompt.get("passed") is not True:
+        count = sum(1 for c in not_passed(prompt) if c.get("status") != "partial")
+        node = ET.SubElement(case, "failure", type="below_pass_mark",
+                             message=xml_text(f"{score}, below the pass mark; {count} check(s) failed"))
+        node.text = xml_text(details)
+        return "failure"
+    if details:
+        ET.SubElement(case, "system-out").text = xml_text(f"{score}, passed; checks not fully passed:\n{details}")
+    return "pass"
+
+
+def _suite(root: ET.Element, name: str, model: Mapping[str, Any], timestamp: str) -> dict[str, int]:
+    suite = ET.SubElement(root, "testsuite", name=xml_text(name), timestamp=xml_text(timestamp))
+    props = ET.SubElement(suite, "properties")
+    for key, value in (("tier", model.get("tier")), ("score", fixed(model.get("overall_score"), 2)),
+                       ("total_possible", maximum(model.get("total_possible"))),
+                       ("percentage", fixed(model.get("percentage"), 2)), ("grade", model.get("grade")),
+                       ("badge", model.get("badge"))):
+        ET.SubElement(props, "property", name=key, value=xml_text(value))
+    counts = {"tests": 0, "failures": 0, "errors": 0}
+    wall = 0.0
+    for pid, prompt in prompts_of(model):
+        outcome = _testcase(suite, name, pid, prompt)
+        counts["tests"] += 1
+        counts["failures"] += outcome == "failure"
+        counts["errors"] += outcome == "error"
+        wall += _wall(prompt)
+    suite.set("time", f"{wall:.3f}")
+    for key in ("tests", "failures", "errors"):
+        suite.set(key, str(counts[key]))
+    suite.set("skipped", "0")
+    return counts
+
+
+def render_junit(doc: Mapping[str, Any]) -> str:
+    """The whole junit.xml document (UTF-8 text with an XML declaration)."""
+    root = ET.Element("testsuites", name="RubricBench")
+    run = doc.get("benchmark_run") if isinstance(doc.get("benchmark_run"), Mapping) else {}
+    totals = {"tests": 0, "failures": 0, "errors": 0}
+    for name, model in by_percentage(doc):
+        counts = _suite(root, name, model, str(run.get("timestamp", "")))
+        totals = {key: totals[key] + counts[key] for key in totals}
+    for key, value in totals.items():
+        root.set(key, str(value))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -1,0 +1,66 @@
+"""Work from saved results files, without regrading: rebuild a run's reports
+(``--report-only``), compare two runs (``--compare``) and the score gates the CLI applies.
+
+Nothing here prints or chooses an exit code; the CLI does both.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..run_diff import diff_runs, regressions
+from .common import by_percentage, num
+from .diff_html import render_diff_html
+from .diff_text import render_diff_text
+from .results_json import load_results
+from .writer import atomic_write_text, write_reports
+
+
+class SavedRunError(ValueError):
+    """A saved results file is missing, unreadable, not JSON or not valid against the schema."""
+
+
+def load_saved(path: str | Path) -> dict[str, Any]:
+    """A results document read from ``path`` and validated against the schema."""
+    try:
+        return load_results(path)
+    except FileNotFoundError:
+        raise SavedRunError(f"results file not found: {path}") from None
+    except (OSError, ValueError) as exc:  # JSON, UTF-8 and schema errors are ValueErrors
+        kind = "not valid JSON" if isinstance(exc, json.JSONDecodeError) else "not usable"
+        raise SavedRunError(f"{path}: {kind}: {exc}") from None
+
+
+def rebuild_reports(path: str | Path) -> dict[str, Path]:
+    """Validate the saved run at ``path`` and write every report next to it."""
+    doc = load_saved(path)
+    return write_reports(doc, Path(path).parent)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    text: str
+    html_path: Path
+    regressions: tuple[Mapping[str, Any], ...]
+
+
+def compare_files(old_path: str | Path, new_path: str | Path, out_dir: str | Path | None = None,
+                  threshold: float | None = None) -> Comparison:
+    """Diff two saved runs; write the HTML comparison into ``out_dir`` (default: next to NEW)."""
+    old, new = load_saved(old_path), load_saved(new_path)
+    diff = diff_runs(old, new)
+    failed = regressions(diff, threshold) if threshold is not None else []
+    folder = Path(out_dir) if out_dir is not None else Path(new_path).parent
+    name = f"comparison_{old['run_id']}_vs_{new['run_id']}.html"
+    html_path = atomic_write_text(folder / name, render_diff_html(diff, threshold, failed))
+    return Comparison(render_diff_text(diff, threshold, failed), html_path, tuple(failed))
+
+
+def models_under(doc: Mapping[str, Any], percentage: float) -> list[tuple[str, float]]:
+    """Models (best first) whose percentage is below ``percentage`` (``--fail-under``)."""
+    return [(name, num(model.get("percentage"))) for name, model in by_percentage(doc)
+            if num(model.get("percentage")) < percentage]

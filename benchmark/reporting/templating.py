@@ -1,0 +1,58 @@
+"""The Jinja2 environment the HTML reporters share, and the page's Content-Security-Policy.
+
+Autoescaping is on for every template, so anything taken from a results document (model
+names, rationales, evidence notes, source excerpts) is escaped; undefined names raise. The
+stylesheet is inlined and allowed by its sha256 in the CSP, which forbids everything else:
+no scripts, no images, fonts, frames or connections, so an opened report fetches nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
+
+from .common import fixed, maximum, num
+from .svg import pct_text
+
+STYLESHEET = "report.css"
+
+
+@lru_cache(maxsize=1)
+def environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("benchmark", "reporting/templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(fixed=fixed, maximum=maximum, num=num, pct=pct_text)
+    return env
+
+
+@lru_cache(maxsize=1)
+def stylesheet() -> str:
+    return resources.files("benchmark").joinpath("reporting", "templates", STYLESHEET).read_text(encoding="utf-8")
+
+
+def content_security_policy(css: str) -> str:
+    """Everything denied except the one inline stylesheet (by hash)."""
+    digest = base64.b64encode(hashlib.sha256(css.encode("utf-8")).digest()).decode("ascii")
+    return ("default-src 'none'; script-src 'none'; connect-src 'none'; img-src 'none'; "
+            "font-src 'none'; media-src 'none'; object-src 'none'; frame-src 'none'; "
+            "worker-src 'none'; manifest-src 'none'; form-action 'none'; base-uri 'none'; "
+            f"style-src 'sha256-{digest}'")
+
+
+def render_page(template: str, **context: Any) -> str:
+    """Render ``template`` with the shared stylesheet and CSP in ``page``."""
+    css = stylesheet()
+    page = {"css": Markup(css), "csp": content_security_policy(css)}
+    return environment().get_template(template).render(page=page, **context)

@@ -1,0 +1,130 @@
+"""Compare two saved runs: pure arithmetic over two results documents, no I/O.
+
+``diff_runs(old, new)`` gives, for every model in both runs, the overall, per-prompt and
+per-category score deltas and the checks that flipped (status or earned points changed,
+or a check present in only one run), plus the models only in the new run (added) or only
+in the old one (removed). ``regressions`` applies ``--fail-on-regression``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .scoring import DIGITS, EPS, as_number, category_totals, prompt_sort_key
+from .types import CATEGORY_ORDER
+
+CATEGORIES: tuple[str, ...] = tuple(c.value for c in CATEGORY_ORDER)
+
+
+def delta(old: Any, new: Any) -> float:
+    """``new - old`` rounded like stored scores (never -0.0)."""
+    return round(as_number(new) - as_number(old), DIGITS) + 0.0
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _models(doc: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    return {name: m for name, m in _mapping(doc.get("models")).items() if isinstance(m, Mapping)}
+
+
+def _run_info(doc: Mapping[str, Any]) -> dict[str, Any]:
+    meta, run = _mapping(doc.get("_metadata")), _mapping(doc.get("benchmark_run"))
+    return {"run_id": doc.get("run_id"), "timestamp": run.get("timestamp"),
+            "grader_version": meta.get("grader_version"), "rubric_hash": meta.get("rubric_hash")}
+
+
+def model_brief(name: str, model: Mapping[str, Any]) -> dict[str, Any]:
+    return {"model": name, "tier": model.get("tier"), "score": as_number(model.get("overall_score")),
+            "total": as_number(model.get("total_possible")), "percentage": as_number(model.get("percentage")),
+            "grade": model.get("grade"), "badge": model.get("badge")}
+
+
+def verdict(prompt: Mapping[str, Any] | None) -> str | None:
+    if not prompt:
+        return None
+    if prompt.get("status") == "error":
+        return "error"
+    return "pass" if prompt.get("passed") is True else "fail"
+
+
+def _category_deltas(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, dict[str, float]]:
+    old_s, new_s = _mapping(old.get("detailed_scoring")), _mapping(new.get("detailed_scoring"))
+    return {cat: {"old": as_number(_mapping(old_s.get(cat)).get("earned")),
+                  "new": as_number(_mapping(new_s.get(cat)).get("earned")),
+                  "delta": delta(_mapping(old_s.get(cat)).get("earned"), _mapping(new_s.get(cat)).get("earned"))}
+            for cat in CATEGORIES}
+
+
+def _prompt_diff(pid: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> dict[str, Any]:
+    either = new or old or {}
+    return {"prompt": pid, "title": either.get("title") or pid,
+            "old": as_number(old.get("score")) if old else None,
+            "new": as_number(new.get("score")) if new else None,
+            "delta": delta(old.get("score") if old else 0, new.get("score") if new else 0),
+            "max": as_number(either.get("max_score")),
+            "old_verdict": verdict(old), "new_verdict": verdict(new),
+            "categories": _category_deltas(old or {}, new or {})}
+
+
+def _checks(prompt: Mapping[str, Any] | None) -> dict[str, Mapping[str, Any]]:
+    return {str(c.get("id")): c for c in (prompt or {}).get("checks") or () if isinstance(c, Mapping)}
+
+
+def _flip(pid: str, check_id: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if old and new and old.get("status") == new.get("status") \
+            and abs(as_number(old.get("earned")) - as_number(new.get("earned"))) <= EPS:
+        return None
+    either = new or old or {}
+    return {"prompt": pid, "check": check_id, "category": either.get("category"),
+            "kind": "changed" if old and new else ("added" if new else "removed"),
+            "points": as_number(either.get("points")),
+            "old_status": old.get("status") if old else None, "new_status": new.get("status") if new else None,
+            "old_earned": as_number(old.get("earned")) if old else None,
+            "new_earned": as_number(new.get("earned")) if new else None,
+            "delta": delta(old.get("earned") if old else 0, new.get("earned") if new else 0),
+            "rationale": str(either.get("rationale") or "")}
+
+
+def _flips(pid: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    old_checks, new_checks = _checks(old), _checks(new)
+    ids = list(new_checks) + [i for i in old_checks if i not in new_checks]
+    return [f for i in ids if (f := _flip(pid, i, old_checks.get(i), new_checks.get(i))) is not None]
+
+
+def _model_diff(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    old_p, new_p = _mapping(old.get("prompts")), _mapping(new.get("prompts"))
+    pids = sorted(set(old_p) | set(new_p), key=prompt_sort_key)
+    old_c, new_c = category_totals(old), category_totals(new)
+    return {
+        "model": name, "old": model_brief(name, old), "new": model_brief(name, new),
+        "delta": delta(old.get("overall_score"), new.get("overall_score")),
+        "delta_percentage": delta(old.get("percentage"), new.get("percentage")),
+        "prompts": [_prompt_diff(pid, old_p.get(pid), new_p.get(pid)) for pid in pids],
+        "categories": {cat: {"old": old_c[cat]["earned"], "new": new_c[cat]["earned"],
+                             "delta": delta(old_c[cat]["earned"], new_c[cat]["earned"]),
+                             "max": new_c[cat]["max"]} for cat in CATEGORIES},
+        "flips": [f for pid in pids for f in _flips(pid, old_p.get(pid), new_p.get(pid))],
+    }
+
+
+def diff_runs(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """Everything the comparison reports show, as plain data."""
+    old_models, new_models = _models(old), _models(new)
+    common = sorted(set(old_models) & set(new_models))
+    old_info, new_info = _run_info(old), _run_info(new)
+    return {
+        "old": old_info, "new": new_info,
+        "rubric_changed": old_info["rubric_hash"] != new_info["rubric_hash"],
+        "models": [_model_diff(name, old_models[name], new_models[name]) for name in common],
+        "added": [model_brief(n, new_models[n]) for n in sorted(set(new_models) - set(old_models))],
+        "removed": [model_brief(n, old_models[n]) for n in sorted(set(old_models) - set(new_models))],
+    }
+
+
+def regressions(diff: Mapping[str, Any], threshold: float) -> list[dict[str, Any]]:
+    """Models in both runs whose overall score dropped by more than ``threshold`` points."""
+    return [{"model": m["model"], "delta": m["delta"]} for m in diff["models"]
+            if -m["delta"] > threshold + EPS]

@@ -1,0 +1,153 @@
+"""CI outputs written with every run: junit.xml and summary.md; and --fail-under (exit 7)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from benchmark import cli
+from benchmark.reporting.junit import render_junit, xml_text
+from benchmark.reporting.markdown_summary import md, render_markdown_summary
+from benchmark.reporting.results_json import run_to_dict
+from benchmark.reporting.saved_runs import models_under
+from result_fakes import make_model, make_run
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = ROOT / "submissions" / "reference_implementations" / "example_model"
+WEAK = ROOT / "tests" / "models" / "weak_model"
+
+
+@pytest.fixture
+def doc():
+    doc = run_to_dict(make_run(make_model("good", 1.0), make_model("mid", 0.7),
+                               make_model("bad|model", 0.3, tier="user")))
+    prompt = doc["models"]["bad|model"]["prompts"]["prompt_3"]
+    prompt["status"], prompt["error"] = "error", "syntax error: <bad> & \x00 \x1b[31m (line 1)"
+    prompt["checks"][0]["rationale"] = "]]> <tag> & \"quotes\" \x07 bell\nsecond line"
+    failed = doc["models"]["bad|model"]["prompts"]["prompt_1"]["checks"][1]
+    failed["status"], failed["earned"], failed["rationale"] = "fail", 0.0, "no <tag> & _emphasis_ here"
+    return doc
+
+
+def _suites(root: ET.Element) -> dict[str, ET.Element]:
+    return {suite.get("name"): suite for suite in root.findall("testsuite")}
+
+
+def test_junit_parses_and_counts_are_right(doc):
+    root = ET.fromstring(render_junit(doc).encode("utf-8"))
+    assert root.tag == "testsuites"
+    cases = root.findall("./testsuite/testcase")
+    assert len(cases) == 3 * 4  # one per model x prompt
+    failures = root.findall("./testsuite/testcase/failure")
+    errors = root.findall("./testsuite/testcase/error")
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("12", str(len(failures)), "1")
+    suites = _suites(root)
+    assert set(suites) == {"good", "mid", "bad|model"}
+    assert suites["good"].get("failures") == "0" and not suites["good"].findall(".//failure")
+    assert suites["bad|model"].get("errors") == "1" and suites["bad|model"].get("failures") == "3"
+    for suite in suites.values():
+        assert int(suite.get("tests")) == len(suite.findall("testcase"))
+    props = {p.get("name"): p.get("value") for p in suites["good"].find("properties")}
+    assert props["grade"] == "A+" and props["score"] == "100.00"
+    assert {c.get("classname") for c in suites["mid"].findall("testcase")} == {"rubricbench.mid"}
+    assert suites["mid"].find("testcase").get("name").startswith("prompt_1: ")
+
+
+def test_junit_failures_carry_failed_checks_with_rationale(doc):
+    root = ET.fromstring(render_junit(doc).encode("utf-8"))
+    bad = _suites(root)["bad|model"]
+    failure = bad.find("testcase/failure")
+    assert "below the pass mark" in failure.get("message")
+    prompt = doc["models"]["bad|model"]["prompts"]["prompt_1"]
+    for check in prompt["checks"]:
+        if check["status"] != "pass":
+            assert f"{check['id']} ({check['category']}" in failure.text
+            assert check["rationale"] in failure.text
+    assert "at prompt_1.py:3 (seen here)" in failure.text
+    error = bad.find("testcase/error")
+    assert error.get("type") == "grading_error" and "syntax error: <bad> &" in error.get("message")
+
+
+def test_junit_escapes_markup_and_drops_characters_xml_cannot_hold(doc):
+    text = render_junit(doc)
+    assert "\x00" not in text and "\x1b" not in text and "\x07" not in text
+    root = ET.fromstring(text.encode("utf-8"))
+    error = _suites(root)["bad|model"].find("testcase/error")
+    assert error.text.startswith("[fail]") or "]]> <tag> & \"quotes\"" in error.text
+    assert "]]> <tag> & \"quotes\" \ufffd bell" in error.text  # round-trips through the parser
+    assert xml_text("ok\x00\ud800") == "ok\ufffd\ufffd"
+
+
+def test_summary_md_has_leaderboard_per_prompt_and_failed_checks(doc):
+    text = render_markdown_summary(doc)
+    assert text.startswith("## RubricBench results: run `20250101_000000`")
+    board = text.split("### Leaderboard")[1].split("###")[0]
+    rows = [line for line in board.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert [row.split(" | ")[1] for row in rows] == ["good", "mid", "bad\\|model"]
+    assert "| 1 | good | reference | 100.00/100 | 100.00% | A+ | Gold | 4/4 |" in board
+    per_prompt = text.split("### Per-prompt results")[1].split("###")[0]
+    assert "| good | ✅ 25.00 | ✅ 25.00 | ✅ 25.00 | ✅ 25.00 |" in per_prompt
+    assert "⚠️ " in per_prompt and "❌ " in per_prompt
+    failed = text.split("### Failed checks")[1]
+    check_id = doc["models"]["bad|model"]["prompts"]["prompt_1"]["checks"][1]["id"]
+    assert f"| bad\\|model | prompt_1 | {check_id} |" in failed
+    assert "no &lt;tag&gt; &amp; \\_emphasis\\_ here" in failed
+    assert failed.count("| bad\\|model |") == 1  # partial credit is not a failed check
+    assert "\n" not in md("a\nb") and "<" not in md("<script>") and md("a|b") == "a\\|b"
+
+
+def test_summary_md_when_nothing_failed():
+    text = render_markdown_summary(run_to_dict(make_run(make_model("good", 1.0))))
+    assert "None: every check passed" in text
+
+
+def test_models_under():
+    doc = run_to_dict(make_run(make_model("good", 1.0), make_model("mid", 0.7)))
+    mid = doc["models"]["mid"]["percentage"]
+    assert models_under(doc, 100.0) == [("mid", mid)]
+    assert models_under(doc, mid) == [] and models_under(doc, 0) == []
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    subs = tmp_path / "submissions"
+    shutil.copytree(REFERENCE, subs / "reference_implementations" / "example_model")
+    shutil.copytree(WEAK, subs / "user_submissions" / "weak_model")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(ROOT / "test_data"))
+    return tmp_path
+
+
+def test_fail_under_exits_7_and_every_ci_output_is_written(tree, capsys):
+    code = cli.main(["--all-models", "-q", "--fail-under", "60"])
+    assert code == cli.EXIT_FAIL_UNDER == 7
+    assert "--fail-under 60: weak_model scored" in capsys.readouterr().err
+    doc = json.loads((tree / "results" / "latest_results.json").read_text(encoding="utf-8"))
+    run_dir = tree / "results" / doc["run_id"]
+    root = ET.parse(run_dir / "junit.xml").getroot()
+    assert root.get("tests") == "8" and len(root.findall(".//testcase")) == 8
+    assert "| weak_model |" in (run_dir / "summary.md").read_text(encoding="utf-8")
+    assert "weak_model" in (run_dir / "report.html").read_text(encoding="utf-8")
+    excerpts = [e for p in doc["models"]["weak_model"]["prompts"].values() for c in p["checks"]
+                for e in c["evidence"] if "excerpt" in e]
+    assert excerpts, "evidence lines of the graded files carry source excerpts"
+    assert cli.main(["--model", "example_model", "-q", "--fail-under", "90"]) == cli.EXIT_OK
+
+
+def test_fail_under_leaves_grading_problems_first(capsys):
+    doc = run_to_dict(make_run(make_model("low", 0.2)))
+    assert cli._gate(cli.EXIT_VALIDATION, doc, 50.0) == cli.EXIT_VALIDATION
+    assert cli._gate(cli.EXIT_OK, doc, 50.0) == cli.EXIT_FAIL_UNDER
+    assert cli._gate(cli.EXIT_OK, doc, None) == cli.EXIT_OK
+    assert "low scored" in capsys.readouterr().err
+
+
+def test_fail_under_takes_a_percentage():
+    for bad in (["--fail-under", "101"], ["--fail-under", "-1"], ["--fail-under", "5", "--compare", "a", "b"]):
+        with pytest.raises(SystemExit):
+            cli.parse_args(bad)
+    assert cli.parse_args(["--fail-under", "80"]).fail_under == 80.0

@@ -1,0 +1,122 @@
+"""End to end in a real headless Chromium: grade two models (one with hostile source text),
+open the run's report.html from disk and check what a person sees, that nothing runs and
+that no request leaves the page. Saves screenshots under the test's tmp dir.
+
+Uses Debian's chromium at /usr/bin/chromium (``scripts/install_browser.sh``, run by
+``make test``) driven by playwright; ``playwright install`` is never run. The test skips only
+when chromium is missing and cannot be installed because we are not root.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from benchmark import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = Path("/usr/bin/chromium")
+INSTALLER = ROOT / "scripts" / "install_browser.sh"
+LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run"]
+MARKER = '</pre><script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
+
+
+def _chromium() -> Path:
+    if CHROMIUM.exists():
+        return CHROMIUM
+    if os.geteuid() != 0:
+        pytest.skip(f"{CHROMIUM} is missing and we are not root, so it cannot be installed: "
+                    f"run `sudo {INSTALLER}` (or `sudo apt-get install chromium`) to enable this test")
+    subprocess.run(["bash", str(INSTALLER)], check=True, timeout=900)
+    assert CHROMIUM.exists(), f"{INSTALLER} ran as root but {CHROMIUM} is still missing"
+    return CHROMIUM
+
+
+@pytest.fixture
+def graded_run(tmp_path, monkeypatch) -> tuple[Path, dict]:
+    """A real run: the reference model and a weak model whose source holds HTML/script text."""
+    subs = tmp_path / "submissions"
+    shutil.copytree(ROOT / "submissions/reference_implementations/example_model",
+                    subs / "reference_implementations" / "example_model")
+    hostile = subs / "user_submissions" / "hostile_model"
+    shutil.copytree(ROOT / "tests/models/weak_model", hostile)
+    source = hostile / "prompt_1_solution.py"
+    lines = source.read_text(encoding="utf-8").splitlines()
+    lines[12] = f"# {MARKER}"  # a blank line near the evidence of open() without encoding
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(ROOT / "test_data"))
+    cli.main(["--all-models", "-q"])
+    doc = json.loads((tmp_path / "results" / "latest_results.json").read_text(encoding="utf-8"))
+    excerpts = [line for p in doc["models"]["hostile_model"]["prompts"].values() for c in p["checks"]
+                for e in c["evidence"] for line in e.get("excerpt", {}).get("lines", ())]
+    assert any(MARKER in line for line in excerpts), "the hostile line must be shown in an excerpt"
+    return tmp_path / "results" / doc["run_id"] / "report.html", doc
+
+
+def test_report_in_headless_chromium(graded_run, tmp_path):
+    executable = _chromium()
+    from playwright.sync_api import sync_playwright
+
+    report, doc = graded_run
+    url = report.resolve().as_uri()
+    requests: list[str] = []
+    problems: list[str] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(executable), args=LAUNCH_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1366, "height": 768})
+            page.on("request", lambda r: requests.append(r.url))
+            page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
+            page.on("pageerror", lambda e: problems.append(str(e)))
+            page.goto(url, wait_until="load")
+            _check_page(page, doc, tmp_path)
+        finally:
+            browser.close()
+    assert requests == [url], f"the report made requests besides loading itself: {requests}"
+    assert problems == [], f"console errors (e.g. CSP violations): {problems}"
+
+
+def _check_page(page, doc: dict, tmp_path: Path) -> None:
+    csp = page.get_attribute('meta[http-equiv="Content-Security-Policy"]', "content")
+    assert "default-src 'none'" in csp and "script-src 'none'" in csp
+    assert page.locator("#leaderboard tr.model-row").count() == 2
+    assert page.locator("#leaderboard tr.model-row").first.inner_text().startswith("1\texample_model")
+    assert page.locator("svg.heatmap g.cell").count() == 2 * 8
+    assert page.locator("svg.heatmap").is_visible()
+    assert page.locator("#prompts svg.bars").count() == 4
+    page.screenshot(path=str(tmp_path / "report_top.png"))
+
+    drill = page.locator("details#m1-prompt_1")  # hostile_model ranks second
+    row = drill.locator("tr.check").first
+    assert not row.is_visible()  # closed until opened
+    drill.locator("summary").click()
+    assert row.is_visible()
+    hostile = drill.locator("pre.excerpt span", has_text="window.__pwned").first
+    hostile.scroll_into_view_if_needed()
+    assert hostile.is_visible() and MARKER in hostile.inner_text()
+    checks = len(doc["models"]["hostile_model"]["prompts"]["prompt_1"]["checks"])
+    assert drill.locator("tr.check").count() == checks
+    page.screenshot(path=str(tmp_path / "report_drilldown.png"))
+
+    assert page.evaluate("document.scripts.length") == 0
+    assert page.evaluate("document.images.length") == 0
+    assert page.evaluate("typeof window.__pwned") == "undefined"
+
+    page.emulate_media(media="print")
+    closed_row = page.locator("details#m0-prompt_4 tr.check").first
+    assert closed_row.is_visible(), "print CSS shows closed drill-downs"
+    assert not page.locator("nav.toc").is_visible()
+    page.emulate_media(media="screen")
+    page.locator("#manifest").scroll_into_view_if_needed()
+    manifest = page.locator("#manifest").inner_text()
+    assert "Process layer" in manifest and doc["_metadata"]["rubric_hash"] in manifest
+    page.screenshot(path=str(tmp_path / "report_manifest.png"))
+    for name in ("report_top.png", "report_drilldown.png", "report_manifest.png"):
+        assert (tmp_path / name).stat().st_size > 10_000

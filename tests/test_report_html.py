@@ -1,0 +1,254 @@
+"""report.html: content, self-containment (CSP, no external references), escaping of
+submission text, source excerpts in the results, and --report-only."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import hashlib
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from benchmark import cli
+from benchmark.reporting import templating
+from benchmark.reporting.excerpts import MAX_LINE_CHARS, attach_excerpts, excerpt_for
+from benchmark.reporting.html_report import render_html_report, report_context
+from benchmark.reporting.results_json import ResultsSchemaError, run_to_dict, validate_results
+from benchmark.reporting.writer import write_run
+from result_fakes import make_model, make_run
+
+HOSTILE = '</pre><script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
+
+
+class Page(HTMLParser):
+    """Collects what matters for safety and structure: tags, attributes, style text."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[str] = []
+        self.attrs: list[tuple[str, str, str]] = []
+        self.ids: set[str] = set()
+        self.style = ""
+        self._in_style = False
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        for name, value in attrs:
+            self.attrs.append((tag, name, value or ""))
+            if name == "id":
+                self.ids.add(value)
+        self._in_style = tag == "style"
+
+    def handle_endtag(self, tag):
+        self._in_style = False
+
+    def handle_data(self, data):
+        if self._in_style:
+            self.style += data
+
+
+def parse(html: str) -> Page:
+    page = Page()
+    page.feed(html)
+    return page
+
+
+@pytest.fixture
+def doc():
+    return run_to_dict(make_run(make_model("alpha_model", 0.9), make_model("beta", 0.4, tier="user"),
+                                make_model("gamma", 1.0)))
+
+
+def _hostile_doc() -> dict:
+    doc = run_to_dict(make_run(make_model("evil<b>model", 0.5)))
+    check = doc["models"]["evil<b>model"]["prompts"]["prompt_1"]["checks"][0]
+    check["rationale"] = HOSTILE
+    check["evidence"] = [{"file": "prompt_1.py", "line": 2, "note": HOSTILE,
+                          "excerpt": {"start": 1, "lines": ["x = 1", HOSTILE, "y = 2"]}}]
+    doc["_metadata"]["isolation"]["network"] = HOSTILE
+    validate_results(doc)
+    return doc
+
+
+def test_report_has_leaderboard_heatmap_bars_drilldown_and_manifest(doc):
+    html = render_html_report(doc)
+    page = parse(html)
+    assert {"leaderboard", "heatmap", "prompts", "details", "manifest"} <= page.ids
+    assert html.count('class="model-row"') == 3
+    ranked = [m["name"] for m in report_context(doc)["models"]]
+    assert ranked == ["gamma", "alpha_model", "beta"]
+    assert html.count('<g class="cell">') == 3 * 8  # seven categories + overall
+    assert html.count('<g class="bar">') == 3 * 4  # one bar per model in each prompt chart
+    for index in range(3):
+        for pid in ("prompt_1", "prompt_2", "prompt_3", "prompt_4"):
+            assert f"m{index}-{pid}" in page.ids
+    checks = sum(len(p["checks"]) for m in doc["models"].values() for p in m["prompts"].values())
+    assert html.count('<tr class="check"') == checks
+    gamma = doc["models"]["gamma"]
+    assert f"{gamma['overall_score']:.2f}/100" in html and gamma["grade"] in html and "Gold" in html
+    assert "0123456789abcdef" in html and "Linux-test" in html  # manifest: rubric hash, platform
+    assert "timeout_s" in html and "@media print" in html
+
+
+def test_every_check_row_shows_points_status_rationale_and_evidence(doc):
+    html = render_html_report(doc)
+    beta_check = doc["models"]["beta"]["prompts"]["prompt_1"]["checks"][1]
+    assert f"<code>{beta_check['id']}</code>" in html
+    assert f"{beta_check['earned']:.2f}/{beta_check['points']:.2f}" in html
+    assert f'<span class="pill st-{beta_check["status"]}">' in html
+    assert beta_check["rationale"] in html and "<code>prompt_1.py:3</code> — seen here" in html
+
+
+def test_page_is_self_contained_with_a_strict_csp(doc):
+    html = render_html_report(doc)
+    page = parse(html)
+    metas = [v for t, n, v in page.attrs if t == "meta" and n == "content" and "default-src" in v]
+    assert len(metas) == 1
+    csp = metas[0]
+    for directive in ("default-src 'none'", "script-src 'none'", "connect-src 'none'", "img-src 'none'",
+                      "form-action 'none'", "base-uri 'none'"):
+        assert directive in csp
+    digest = base64.b64encode(hashlib.sha256(page.style.encode()).digest()).decode()
+    assert f"style-src 'sha256-{digest}'" in csp and "unsafe-inline" not in csp
+    assert "script" not in page.tags and "link" not in page.tags and "img" not in page.tags
+    links = [v for _, n, v in page.attrs if n in ("href", "src", "xlink:href", "action")]
+    assert links and all(v.startswith("#") for v in links)
+    assert not any(n == "style" for _, n, _ in page.attrs)  # inline style attributes would need 'unsafe-inline'
+    assert not re.search(r"https?://", html) and "url(" not in page.style and "@import" not in page.style
+
+
+def test_submission_text_is_escaped_everywhere():
+    html = render_html_report(_hostile_doc())
+    page = parse(html)
+    assert "script" not in page.tags and "img" not in page.tags and "evil<b>model" not in html
+    assert not any(n.startswith("on") for _, n, _ in page.attrs)
+    assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in html
+    assert "evil&lt;b&gt;model" in html
+    assert html.count("&lt;/pre&gt;&lt;script&gt;") >= 4  # rationale, note, excerpt line, manifest
+
+
+def test_template_environment_autoescapes():
+    assert templating.environment().autoescape is True
+
+
+def test_manifest_shows_isolation_layers_and_copes_with_an_unmeasured_run(doc):
+    html = render_html_report(doc)
+    assert "Isolation layers (measured at run time)" in html and "Process layer" in html
+    doc["_metadata"]["isolation"] = "not measured <yet>"
+    validate_results(doc)
+    assert "not measured &lt;yet&gt;" in render_html_report(doc)
+
+
+def test_report_of_an_empty_run_renders():
+    html = render_html_report(run_to_dict(make_run()))
+    assert "No models in this run." in html
+
+
+# ---- excerpts --------------------------------------------------------------------------------
+
+
+def _model_dir(tmp_path: Path, text: str) -> tuple[dict, Path]:
+    doc = run_to_dict(make_run(make_model("alpha_model", 0.5)))
+    folder = tmp_path / "alpha_model"
+    folder.mkdir()
+    (folder / "prompt_1.py").write_text(text, encoding="utf-8")
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    doc["models"]["alpha_model"]["prompts"]["prompt_1"]["files"] = {"prompt_1.py": digest}
+    return doc, folder
+
+
+def _excerpts(doc: dict) -> list[dict]:
+    return [e["excerpt"] for p in doc["models"]["alpha_model"]["prompts"].values()
+            for c in p["checks"] for e in c["evidence"] if "excerpt" in e]
+
+
+def test_excerpts_come_from_the_graded_file(tmp_path):
+    text = "".join(f"line {n}\n" for n in range(1, 9))
+    doc, folder = _model_dir(tmp_path, text)
+    out = attach_excerpts(doc, {"alpha_model": folder})
+    assert "excerpt" not in json.dumps(doc)  # the input is not modified
+    excerpts = _excerpts(out)
+    assert excerpts and excerpts[0] == {"start": 1, "lines": ["line 1", "line 2", "line 3", "line 4", "line 5"]}
+    validate_results(out)
+    html = render_html_report(out)
+    assert '<span class="hit"><i>3</i>line 3</span>' in html
+
+
+def test_no_excerpt_when_the_file_changed_is_a_link_or_escapes_the_folder(tmp_path):
+    doc, folder = _model_dir(tmp_path, "a\nb\nc\nd\n")
+    (folder / "prompt_1.py").write_text("a\nb\nCHANGED\nd\n", encoding="utf-8")
+    assert _excerpts(attach_excerpts(doc, {"alpha_model": folder})) == []
+    (folder / "prompt_1.py").unlink()
+    (tmp_path / "secret.py").write_text("a\nb\nc\nd\n", encoding="utf-8")
+    (folder / "prompt_1.py").symlink_to(tmp_path / "secret.py")
+    assert _excerpts(attach_excerpts(doc, {"alpha_model": folder})) == []
+    prompt = doc["models"]["alpha_model"]["prompts"]["prompt_1"]
+    prompt["files"] = {"../secret.py": prompt["files"]["prompt_1.py"]}
+    for check in prompt["checks"]:
+        for item in check["evidence"]:
+            item["file"] = "../secret.py"
+    assert _excerpts(attach_excerpts(doc, {"alpha_model": folder})) == []
+    assert _excerpts(attach_excerpts(doc, {})) == []
+
+
+def test_excerpt_bounds_and_caps():
+    lines = ["a", "b", "x" * 500]
+    assert excerpt_for(lines, 0) is None and excerpt_for(lines, 4) is None and excerpt_for(lines, None) is None
+    assert excerpt_for(lines, True) is None
+    near_end = excerpt_for(lines, 3)
+    assert near_end["start"] == 1 and len(near_end["lines"]) == 3
+    assert len(near_end["lines"][2]) == MAX_LINE_CHARS and near_end["lines"][2].endswith("…")
+
+
+def test_results_without_excerpts_still_validate_and_bad_excerpts_do_not(doc):
+    validate_results(doc)  # old results: no excerpt anywhere
+    bad = copy.deepcopy(doc)
+    evidence = bad["models"]["beta"]["prompts"]["prompt_1"]["checks"][0]["evidence"][0]
+    evidence["excerpt"] = {"start": 0, "lines": ["x"]}
+    with pytest.raises(ResultsSchemaError):
+        validate_results(bad)
+    evidence["excerpt"] = {"start": 1, "lines": ["x"], "extra": True}
+    with pytest.raises(ResultsSchemaError):
+        validate_results(bad)
+
+
+# ---- --report-only ---------------------------------------------------------------------------
+
+
+def test_report_only_rebuilds_every_report_next_to_the_results(tmp_path, doc, capsys):
+    paths = write_run(doc, tmp_path)
+    run_dir = paths["results"].parent
+    before = {p.name: p.read_bytes() for p in run_dir.iterdir()}
+    for name in ("report.html", "summary_report.txt", "comparison_chart.txt", "junit.xml", "summary.md"):
+        (run_dir / name).unlink()
+    assert cli.main(["--report-only", str(paths["results"])]) == cli.EXIT_OK
+    after = {p.name: p.read_bytes() for p in run_dir.iterdir()}
+    assert after == before  # same files, byte for byte; results.json untouched
+    assert "report: " in capsys.readouterr().out
+
+
+def test_report_only_validates_first_and_writes_nothing_on_error(tmp_path, doc, capsys):
+    bad = copy.deepcopy(doc)
+    bad["models"]["beta"]["grade"] = "Z"
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(bad), encoding="utf-8")
+    assert cli.main(["--report-only", str(path)]) == cli.EXIT_ERROR
+    assert "$.models.beta.grade" in capsys.readouterr().err
+    (tmp_path / "broken.json").write_text("{not json", encoding="utf-8")
+    assert cli.main(["--report-only", str(tmp_path / "broken.json")]) == cli.EXIT_ERROR
+    assert cli.main(["--report-only", str(tmp_path / "missing.json")]) == cli.EXIT_ERROR
+    assert "not found" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.json", "results.json"]
+
+
+def test_report_only_refuses_grading_flags():
+    with pytest.raises(SystemExit):
+        cli.parse_args(["--report-only", "r.json", "--model", "m"])
+    with pytest.raises(SystemExit):
+        cli.parse_args(["--report-only", "r.json", "--compare", "a", "b"])
+    with pytest.raises(SystemExit):
+        cli.parse_args(["--report-only", "r.json", "--fail-under", "50"])
