@@ -29,7 +29,7 @@ from .reporting.saved_runs import SavedRunError, compare_files, models_under, re
 from .reporting.writer import write_run
 from .isolation import detect
 from .runner import BenchmarkRunner, DiscoveryError, ModelEntry
-from .sandbox_report import probe_network
+from .sandbox_report import measured_isolation, missing_layers
 from .secure_runner import SecureRunner
 from .self_check import format_table, run_self_check, verdicts
 from .types import ModelResult, RunConfig, RunResult
@@ -200,24 +200,6 @@ def _report(config: RunConfig, doc: dict[str, Any], paths: dict[str, Path]) -> N
             _say(config, f"  {place}. {row['model']}: {row['percentage']:.1f}%")
     for label, path in paths.items():
         _say(config, f"📄 {label}: {path}")
-
-
-def measured_isolation(probe_runner) -> dict[str, Any]:
-    """The runner's layer report plus a network probe made from inside the sandbox."""
-    report = probe_runner.isolation_report()
-    report["network_probe"] = probe_network(probe_runner)
-    return report
-
-
-def missing_layers(isolation: dict[str, Any]) -> list[str]:
-    missing = [f"{layer} layer ({isolation[layer].get('reason') or isolation[layer].get('status')})"
-               for layer in ("kernel", "guard") if isolation[layer].get("status") != "applied"]
-    kernel = isolation["kernel"]
-    if kernel.get("status") == "applied":
-        missing += [f"kernel: {name}" for name in ("network_namespace", "pid_namespace", "landlock_abi",
-                                                   "seccomp") if not kernel.get(name)
-                    and not (name == "network_namespace" and isolation["network"].startswith("allowed"))]
-    return missing
 
 
 def self_check_command(config: RunConfig) -> int:

@@ -15,7 +15,8 @@ from . import __version__
 from .rubric import rubric_hash
 from .types import ModelResult, RunConfig
 
-DEPENDENCIES = ("PyYAML", "radon", "bandit", "jsonschema", "requests", "requests-mock", "psutil")
+DEPENDENCIES = ("PyYAML", "radon", "bandit", "jsonschema", "requests", "requests-mock", "psutil",
+                "Jinja2", "MarkupSafe")
 
 
 def fixture_hashes(test_data: Path) -> dict[str, str]:

@@ -97,3 +97,21 @@ def probe_network(runner) -> dict[str, str]:
             text = result.stdout.strip() or result.stderr.strip().splitlines()[-1:] or ["no answer"]
             outcome[label] = text if isinstance(text, str) else text[0]
     return outcome
+
+
+def measured_isolation(probe_runner) -> dict[str, Any]:
+    """The runner's layer report plus a network probe made from inside the sandbox."""
+    report = probe_runner.isolation_report()
+    report["network_probe"] = probe_network(probe_runner)
+    return report
+
+
+def missing_layers(isolation: dict[str, Any]) -> list[str]:
+    missing = [f"{layer} layer ({isolation[layer].get('reason') or isolation[layer].get('status')})"
+               for layer in ("kernel", "guard") if isolation[layer].get("status") != "applied"]
+    kernel = isolation["kernel"]
+    if kernel.get("status") == "applied":
+        missing += [f"kernel: {name}" for name in ("network_namespace", "pid_namespace", "landlock_abi",
+                                                   "seccomp") if not kernel.get(name)
+                    and not (name == "network_namespace" and isolation["network"].startswith("allowed"))]
+    return missing
