@@ -33,20 +33,25 @@ REFERENCE = ROOT / "submissions" / "reference_implementations" / "example_model"
 HOSTILE = Path(__file__).parent / "hostile"
 ATTACKS = sorted(p.name for p in HOSTILE.iterdir() if (p / "attack.json").is_file())
 SECRET = "rb-secret-7f3a9c1e5d"
-MARKERS = ("rubricbench-hostile_model-", "rubricbench-clean_model-")  # this suite's sandboxes
 VOLATILE = {"timestamp", "wall_s", "cpu_s", "peak_rss_mb", "run_id", "finished_at",
             "timestamp_utc", "started_at"}
 
 
 class Listener:
-    """A loopback TCP listener that counts connections (the only network target allowed)."""
+    """A listener that counts connections: loopback TCP (the only network target allowed),
+    or a named unix socket in the outside folder."""
 
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
+    def __init__(self, unix_path: Path | None = None) -> None:
+        if unix_path is None:
+            self.sock = socket.socket()
+            self.sock.bind(("127.0.0.1", 0))
+            self.port = self.sock.getsockname()[1]
+        else:
+            self.sock = socket.socket(socket.AF_UNIX)
+            self.sock.bind(str(unix_path))
+            self.port = 0
         self.sock.listen(16)
         self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
         self.connections = 0
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._serve, daemon=True)
@@ -71,6 +76,8 @@ def _snapshot(*folders: Path) -> dict[str, str]:
     digest = {}
     for folder in folders:
         for path in sorted(folder.rglob("*")):
+            if path.is_socket():
+                continue
             if path.is_file() and not path.is_symlink():
                 digest[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
             elif path.is_symlink():
@@ -108,12 +115,14 @@ def _grade(tree: Path) -> tuple[int, dict]:
 
 
 def _sandbox_processes() -> list[psutil.Process]:
+    """Live descendants of this test process: the grader is a subreaper, so anything a
+    sandbox left behind (even a detached daemon) is re-parented below it. Only our own
+    descendants count, so suites running at the same time do not see each other."""
     found = []
-    for proc in psutil.process_iter(["cmdline"]):
+    for proc in psutil.Process().children(recursive=True):
         try:
-            if any(marker in part for part in proc.info["cmdline"] or () for marker in MARKERS):
-                if proc.status() != psutil.STATUS_ZOMBIE:
-                    found.append(proc)
+            if proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
         except psutil.Error:
             continue
     return found
@@ -137,11 +146,14 @@ def environment(tmp_path, monkeypatch):
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "victim.txt").write_text("do not touch\n")
+    unix_listener = Listener(outside / "service.sock")
     yield {"PORT": str(listener.port), "OUTSIDE": str(outside), "REPO": str(ROOT),
            "TEST_DATA": str(ROOT / "test_data"), "RESULTS": str(tmp_path / "results"),
            "SUBMISSIONS": str(tmp_path / "submissions"), "SECRET_NAME": "RUBRICBENCH_GRADER_SECRET",
-           "_listener": listener, "_tree": tmp_path}
+           "UNIX_SOCKET": str(outside / "service.sock"),
+           "_listener": listener, "_unix_listener": unix_listener, "_tree": tmp_path}
     listener.close()
+    unix_listener.close()
 
 
 def test_there_are_at_least_thirty_attacks():
@@ -170,6 +182,7 @@ def test_attack_is_contained(attack, environment, clean_run):
     assert _snapshot(*watched) == before, "a file outside the sandbox changed"
     assert (tree / "results" / "earlier.json").read_text() == '{"keep": true}\n'
     assert environment["_listener"].connections == 0, "the loopback listener was reached"
+    assert environment["_unix_listener"].connections == 0, "the unix socket outside was reached"
     leftovers = [p for p in _sandbox_processes() if p.pid not in processes_before]
     for proc in leftovers:
         proc.kill()

@@ -1,10 +1,15 @@
 """In-child guard: an audit hook installed before the submission loads (runs INSIDE the child).
 
-It denies, and reports at once on the harness's private pipe, network use, process creation,
+It denies, and reports at once on the harness's private pipe, network use (connecting a
+unix-domain socket included; creating one is refused by the seccomp layer), process creation,
 native-library loading, heap walking, and file writes, deletions, renames and links outside
 the sandbox; reads outside the allowed roots are denied and reported too. Ordinary code
-(json, yaml, logging, dataclasses, pathlib, requests) is untouched. Audit hooks cannot be
-removed; the kernel layer stands behind this one in any case.
+(json, yaml, logging, dataclasses, pathlib, requests) is untouched.
+
+The hook is one function whose whole policy is bound as default arguments: immutable
+tuples and the callables it uses. It keeps no object, flag or counter a submission could
+reach from a traceback and change, and looks nothing up in globals or builtins at call
+time. Audit hooks cannot be removed; the kernel layer stands behind this one in any case.
 """
 
 import os
@@ -12,14 +17,15 @@ import sys
 
 from _json import encode_basestring_ascii as _quote
 
-LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
 NETWORK_EVENTS = frozenset({
     "socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg", "socket.getaddrinfo",
     "socket.gethostbyname", "socket.gethostbyaddr", "socket.getnameinfo",
 })
 PROCESS_EVENTS = frozenset({
-    "rubricbench.fork_exec", "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
-    "os.forkpty", "os.startfile", "os.kill", "os.killpg", "signal.pthread_kill",
+    "rubricbench.fork_exec", "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn",
+    "os.spawn", "os.fork", "os.forkpty", "os.startfile", "os.kill", "os.killpg",
+    "signal.pthread_kill",
 })
 NATIVE_EVENTS = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle",
                            "ctypes.call_function", "ctypes.addressof"})
@@ -33,85 +39,61 @@ PATH_EVENTS = {  # event -> indexes of the path arguments that are written
     "shutil.unpack_archive": (1,),
 }
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-MAX_REPORTS = 200
 
 
-class Guard:
-    def __init__(self, sandbox, read_roots, allow_network, report_fd):
-        real = os.path.realpath
-        self.write_roots = (real(sandbox), "/dev/null")
-        self.read_roots = tuple(real(p) for p in read_roots) + self.write_roots
-        self.allow_network = allow_network
-        self.report_fd = report_fd
-        self.reports = 0
-        self.busy = False
-        self.realpath = real
-        self.write = os.write
-        self.pid = os.getpid()
-
-    def _inside(self, path, roots):
-        if isinstance(path, bytes):
-            path = path.decode("utf-8", "surrogateescape")
-        if not isinstance(path, str):
+def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
+    def inside(path, roots, realpath=os.path.realpath, fsdecode=os.fsdecode,
+               isinstance=isinstance, str=str, bytes=bytes, any=any):
+        if not isinstance(path, (str, bytes)):
             return True  # a file descriptor: already open
-        full = self.realpath(path)
-        return any(full == root or full.startswith(root.rstrip("/") + "/") for root in roots)
+        full = realpath(fsdecode(path))
+        return any(full == root or full.startswith(root + "/") for root in roots)
 
-    def _report(self, kind, event, detail):
-        if self.reports < MAX_REPORTS:
-            self.reports += 1
-            line = ('{"blocked": ' + _quote(kind) + ', "event": ' + _quote(event) +
-                    ', "detail": ' + _quote(detail[:300]) + "}\n")
-            try:
-                self.write(self.report_fd, line.encode("ascii"))
-            except OSError:
-                pass
-        raise PermissionError(f"RubricBench sandbox: {event} denied ({kind})")
-
-    def _harmless_bind(self, args):
-        """Binding to loopback (urllib3 probes IPv6 that way at import) reaches nothing."""
-        address = args[1] if len(args) > 1 else None
-        if isinstance(address, tuple) and address and address[0] in LOOPBACK:
-            return True
-        return isinstance(address, (str, bytes)) and self._inside(address, self.write_roots)
-
-    def _open(self, args):
-        path, mode, flags = (tuple(args) + (None, None, None))[:3]
-        writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or \
-            (isinstance(flags, int) and flags & WRITE_FLAGS)
-        if writing and not self._inside(path, self.write_roots):
-            self._report("filesystem", "open", f"write {path!r}")
-        if not writing and not self._inside(path, self.read_roots):
-            self._report("filesystem", "open", f"read {path!r}")
-
-    def __call__(self, event, args):
-        if self.busy:
-            return
-        self.busy = True
+    def deny(kind, event, detail, write=os.write, quote=_quote, error=PermissionError, str=str):
+        line = ('{"blocked": ' + quote(kind) + ', "event": ' + quote(event) +
+                ', "detail": ' + quote(str(detail)[:300]) + "}\n")
         try:
-            self._check(event, args)
-        finally:
-            self.busy = False
+            write(report_fd, line.encode("ascii"))
+        except OSError:
+            pass
+        raise error(f"RubricBench sandbox: {event} denied ({kind})")
 
-    def _check(self, event, args):
+    def hook(event, args, inside=inside, deny=deny, write_roots=write_roots,
+             read_roots=read_roots, allow_network=allow_network, pid=pid,
+             network=NETWORK_EVENTS, process=PROCESS_EVENTS, native=NATIVE_EVENTS,
+             heap=HEAP_EVENTS, path_events=PATH_EVENTS, write_flags=WRITE_FLAGS,
+             loopback=LOOPBACK, isinstance=isinstance, len=len, repr=repr, tuple=tuple,
+             str=str, int=int, any=any):
         if event == "open":
-            self._open(args)
-        elif event in PATH_EVENTS:
-            for index in PATH_EVENTS[event]:
-                if index < len(args) and not self._inside(args[index], self.write_roots):
-                    self._report("filesystem", event, repr(args[index]))
-        elif event == "socket.bind" and self._harmless_bind(args):
-            return
-        elif event in NETWORK_EVENTS and not self.allow_network:
-            self._report("network", event, repr(args[1:] if event.startswith("socket.c") else args))
-        elif event in PROCESS_EVENTS:
-            if event in ("os.kill", "os.killpg") and args and args[0] in (0, self.pid):
+            path, mode, flags = (tuple(args) + (None, None, None))[:3]
+            writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or \
+                (isinstance(flags, int) and flags & write_flags)
+            if writing and not inside(path, write_roots):
+                deny("filesystem", event, f"write {path!r}")
+            if not writing and not inside(path, read_roots):
+                deny("filesystem", event, f"read {path!r}")
+        elif event in path_events:
+            for index in path_events[event]:
+                if index < len(args) and not inside(args[index], write_roots):
+                    deny("filesystem", event, repr(args[index]))
+        elif event == "socket.bind":
+            address = args[1] if len(args) > 1 else None
+            harmless = (isinstance(address, tuple) and address and address[0] in loopback) or \
+                (isinstance(address, (str, bytes)) and inside(address, write_roots))
+            if not harmless and not allow_network:
+                deny("network", event, repr(address))
+        elif event in network and not allow_network:
+            deny("network", event, repr(args[1:] if event.startswith("socket.c") else args))
+        elif event in process:
+            if event in ("os.kill", "os.killpg") and args and args[0] in (0, pid):
                 return
-            self._report("process", event, repr(args)[:200])
-        elif event in NATIVE_EVENTS:
-            self._report("native", event, repr(args)[:200])
-        elif event in HEAP_EVENTS:
-            self._report("introspection", event, "")
+            deny("process", event, repr(args)[:200])
+        elif event in native:
+            deny("native", event, repr(args)[:200])
+        elif event in heap:
+            deny("introspection", event, "")
+
+    return hook
 
 
 def _fork_exec(*args, **kwargs):
@@ -122,7 +104,10 @@ def _fork_exec(*args, **kwargs):
 
 
 def install(sandbox, read_roots, allow_network, report_fd):
-    sys.addaudithook(Guard(sandbox, read_roots, allow_network, report_fd))
+    real = os.path.realpath
+    write_roots = (real(sandbox).rstrip("/"), "/dev/null")
+    reads = tuple(real(p).rstrip("/") for p in read_roots) + write_roots
+    sys.addaudithook(_make_hook(write_roots, reads, bool(allow_network), report_fd, os.getpid()))
     import _posixsubprocess
 
     _posixsubprocess.fork_exec = _fork_exec

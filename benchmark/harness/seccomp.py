@@ -5,7 +5,8 @@ inside the child just before the submission loads (``no_new_processes=True``); t
 imports nothing from the grader so the child can load it by path.
 
 Denied with EPERM: namespace and mount control, tracing other processes, kernel modules,
-kexec, bpf, perf events, keyrings, userfaultfd, handle-based opens, reboot, swap, accounting.
+kexec, bpf, perf events, keyrings, userfaultfd, handle-based opens, reboot, swap, accounting,
+and unix-domain sockets (a named one is reachable through the filesystem from any namespace).
 ``clone`` with any namespace flag is denied; ``clone3`` answers ENOSYS (its flags cannot be
 inspected, and the C library then falls back to ``clone``). With ``no_new_processes``, also
 fork, vfork, execve, execveat and any ``clone`` that does not create a thread.
@@ -22,7 +23,8 @@ AUDIT_ARCH_X86_64 = 0xC000003E
 RET_ALLOW = 0x7FFF0000
 RET_ERRNO = 0x00050000
 LD_W_ABS, JEQ_K, JSET_K, RET_K = 0x20, 0x15, 0x45, 0x06
-NR_CLONE, NR_CLONE3 = 56, 435
+NR_CLONE, NR_CLONE3, NR_SOCKET = 56, 435, 41
+AF_UNIX = 1
 NAMESPACE_FLAGS = 0x7E020000  # CLONE_NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET
 CLONE_THREAD = 0x10000
 PROCESS_CALLS_X86_64 = {"fork": 57, "vfork": 58, "execve": 59, "execveat": 322}
@@ -59,6 +61,10 @@ def program(no_new_processes=False):
     for number in sorted(numbers):
         insns += [_insn(JEQ_K, 0, 1, number), _insn(RET_K, 0, 0, deny)]
     insns += [_insn(JEQ_K, 0, 1, NR_CLONE3), _insn(RET_K, 0, 0, RET_ERRNO | errno.ENOSYS)]
+    # socket(AF_UNIX, ...): named unix sockets live in the filesystem, outside the network
+    # namespace and Landlock's reach (the file descriptor number is reloaded afterwards)
+    insns += [_insn(JEQ_K, 0, 4, NR_SOCKET), _insn(LD_W_ABS, 0, 0, 16),
+              _insn(JEQ_K, 0, 1, AF_UNIX), _insn(RET_K, 0, 0, deny), _insn(LD_W_ABS, 0, 0, 0)]
     # clone: deny namespace flags; with no_new_processes, also anything but a new thread
     insns += [_insn(JEQ_K, 0, 5 if no_new_processes else 3, NR_CLONE), _insn(LD_W_ABS, 0, 0, 16),
               _insn(JSET_K, 0, 1, NAMESPACE_FLAGS), _insn(RET_K, 0, 0, deny)]

