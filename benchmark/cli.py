@@ -27,7 +27,9 @@ from .reporting.excerpts import attach_excerpts
 from .reporting.results_json import model_to_dict, run_to_dict
 from .reporting.saved_runs import SavedRunError, compare_files, models_under, rebuild_reports
 from .reporting.writer import write_run
+from .cache import ResultCache
 from .isolation import detect
+from .reporting.progress import Progress
 from .runner import BenchmarkRunner, DiscoveryError, ModelEntry
 from .sandbox_report import measured_isolation, missing_layers
 from .secure_runner import SecureRunner
@@ -74,6 +76,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("-q", "--quiet", action="store_true", help="print only essential output")
     parser.add_argument("--debug", action="store_true", default=_truthy(_env("DEBUG")),
                         help="re-raise grader exceptions instead of recording them")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="grade every model again even when its cached result is current")
     parser.add_argument("--require-isolation", action="store_true",
                         help="fail when a kernel or guard isolation layer is unavailable")
     parser.add_argument("--self-check", action="store_true",
@@ -120,7 +124,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         workers=args.workers, memory_mb=args.mem, timeout_s=timeout, unsafe=args.unsafe,
         allow_network=args.allow_network, trusted_model=args.trusted_model,
         no_metadata=args.no_metadata, quiet=args.quiet, debug=args.debug,
-        require_isolation=args.require_isolation,
+        require_isolation=args.require_isolation, no_cache=args.no_cache,
     )
 
 
@@ -185,12 +189,12 @@ def _run_id() -> str:
     return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
 
 
-def _build_doc(config, runner, models, started, isolation) -> dict[str, Any]:
+def _build_doc(config, runner, models, started, isolation, cached=()) -> dict[str, Any]:
     finished = _now()
     manifest = build_manifest(config, isolation, models, runner.test_data, finished)
     run = RunResult(SCHEMA_VERSION, _run_id(), started, finished, manifest["config"], manifest,
                     tuple(models))
-    return run_to_dict(run)
+    return run_to_dict(run, cached_models=cached)
 
 
 def _report(config: RunConfig, doc: dict[str, Any], paths: dict[str, Path]) -> None:
@@ -237,12 +241,19 @@ def run(config: RunConfig, *, fail_under: float | None = None) -> int:
         return EXIT_ERROR
     _say(config, f"🔍 Grading {len(entries)} model(s): {', '.join(e.name for e in entries)}")
     started = _now()
+    cache = None if config.no_cache else ResultCache(Path(config.results_dir))
+    progress = Progress(len(entries), quiet=config.quiet)
 
     def on_done(result: ModelResult) -> None:
-        _say(config, terminal.format_model_block(model_to_dict(result), show_checks=True))
+        progress.done(result.model)
+        if not config.quiet:
+            progress.write(terminal.format_model_block(model_to_dict(result), show_checks=True))
 
-    models = runner.grade(entries, workers=config.workers, on_done=on_done)
-    doc = attach_excerpts(_build_doc(config, runner, models, started, isolation),
+    try:
+        models, cached = runner.grade(entries, workers=config.workers, on_done=on_done, cache=cache)
+    finally:
+        progress.close()
+    doc = attach_excerpts(_build_doc(config, runner, models, started, isolation, cached),
                           {entry.name: entry.path for entry in entries})
     paths = write_run(doc, Path(config.results_dir))
     _report(config, doc, paths)

@@ -1,4 +1,10 @@
-"""BenchmarkRunner: model discovery and scheduling (sequential or a process pool)."""
+"""BenchmarkRunner: model discovery, the result cache and scheduling.
+
+With ``workers > 1`` the units of work are (model, prompt) pairs run in a process pool whose
+workers share no mutable state with each other or with this process: each grades its unit
+in its own sandboxed children and returns a frozen ``PromptResult``. Results are assembled
+and sorted by model name, so a run's results do not depend on the worker count.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import isolation, scoring, secure_runner
+from .cache import ResultCache, model_key, run_context
 from .grading import GradeOptions, default_test_data, grade_model, grade_prompt
-from .types import ModelResult
+from .types import ModelResult, PromptResult
 
 TIERS = ("reference_implementations", "user_submissions")
 TEMPLATE_TIER = "templates"
+PRELOAD = ["benchmark.grading", "benchmark.prompts", "benchmark.analyzers.security"]
 
 
 class DiscoveryError(Exception):
@@ -44,8 +53,29 @@ def discover_models(submissions_dir: Path) -> dict[str, ModelEntry]:
     return found
 
 
-def _grade_entry(entry: ModelEntry, test_data: Path, options: GradeOptions) -> ModelResult:
-    return grade_model(entry.path, entry.tier, test_data=test_data, options=options)
+def _all_files() -> list[str]:
+    from .prompts import PROMPT_MODULES
+
+    return [name for module in PROMPT_MODULES for name in module.FILES]
+
+
+# ---- pool workers -----------------------------------------------------------------------------
+
+
+def _init_worker(support: isolation.KernelSupport | None, idle_mb: int) -> None:
+    """Hand each worker what the parent already measured, so no worker probes again."""
+    if support is not None:
+        isolation._SUPPORT = support
+    secure_runner._IDLE_VM_MB = idle_mb
+
+
+def _grade_unit(entry: ModelEntry, prompt_index: int, test_data: Path,
+                options: GradeOptions) -> tuple[str, int, PromptResult]:
+    from .prompts import PROMPT_MODULES
+
+    result = grade_prompt(PROMPT_MODULES[prompt_index], entry.path, test_data=test_data,
+                          options=options)
+    return entry.name, prompt_index, result
 
 
 class BenchmarkRunner:
@@ -64,23 +94,63 @@ class BenchmarkRunner:
         return discover_models(self.submissions_dir)
 
     def grade(self, entries: list[ModelEntry], workers: int = 1,
-              on_done: Callable[[ModelResult], None] | None = None) -> list[ModelResult]:
-        """Grade entries; results come back sorted by model name whatever the worker count."""
+              on_done: Callable[[ModelResult], None] | None = None,
+              cache: ResultCache | None = None) -> tuple[list[ModelResult], set[str]]:
+        """Grade entries (cached ones are not executed again). Returns the results sorted by
+        model name and the names of the models that came from the cache."""
+        keys: dict[str, str] = {}
         results: list[ModelResult] = []
-        if workers <= 1 or len(entries) <= 1:
+        if cache is not None:
+            context, files = run_context(self.test_data, self.options), _all_files()
+            keys = {e.name: model_key(context, e.name, e.tier, e.path, files) for e in entries}
+        hits = {e.name: hit for e in entries if cache and (hit := cache.get(keys[e.name]))}
+        for name in sorted(hits):
+            results.append(hits[name])
+            if on_done:
+                on_done(hits[name])
+        todo = [e for e in entries if e.name not in hits]
+        for result in self._grade_fresh(todo, workers, on_done):
+            results.append(result)
+            if cache is not None:
+                cache.put(keys[result.model], result)
+        return sorted(results, key=lambda r: r.model), set(hits)
+
+    def _grade_fresh(self, entries: list[ModelEntry], workers: int,
+                     on_done: Callable[[ModelResult], None] | None) -> list[ModelResult]:
+        if workers <= 1 or not entries:
+            done = []
             for entry in entries:
-                results.append(_grade_entry(entry, self.test_data, self.options))
+                done.append(grade_model(entry.path, entry.tier, test_data=self.test_data,
+                                        options=self.options))
                 if on_done:
-                    on_done(results[-1])
-        else:
-            context = multiprocessing.get_context("forkserver")
-            with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-                futures = [pool.submit(_grade_entry, e, self.test_data, self.options) for e in entries]
-                for future in as_completed(futures):
-                    results.append(future.result())
+                    on_done(done[-1])
+            return done
+        return self._grade_pool(entries, workers, on_done)
+
+    def _grade_pool(self, entries: list[ModelEntry], workers: int,
+                    on_done: Callable[[ModelResult], None] | None) -> list[ModelResult]:
+        from .prompts import PROMPT_MODULES
+
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(PRELOAD)
+        support = None if self.options.unsafe else isolation.detect()
+        init_args = (support, secure_runner.idle_child_mb())
+        pending = {e.name: {} for e in entries}
+        by_name = {e.name: e for e in entries}
+        done: list[ModelResult] = []
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                                 initializer=_init_worker, initargs=init_args) as pool:
+            futures = [pool.submit(_grade_unit, entry, index, self.test_data, self.options)
+                       for entry in entries for index in range(len(PROMPT_MODULES))]
+            for future in as_completed(futures):
+                name, index, prompt = future.result()
+                pending[name][index] = prompt
+                if len(pending[name]) == len(PROMPT_MODULES):
+                    prompts = [pending[name][i] for i in range(len(PROMPT_MODULES))]
+                    done.append(scoring.score_model(name, by_name[name].tier, prompts))
                     if on_done:
-                        on_done(results[-1])
-        return sorted(results, key=lambda r: r.model)
+                        on_done(done[-1])
+        return done
 
     # ---- the spec's convenience API ------------------------------------------------------
     def _entry(self) -> ModelEntry:
@@ -93,7 +163,7 @@ class BenchmarkRunner:
         """Grade ``model_name`` on every prompt; returns the model's results dict."""
         from .reporting.results_json import model_to_dict
 
-        return model_to_dict(self.grade([self._entry()])[0])
+        return model_to_dict(self.grade([self._entry()])[0][0])
 
     def run_test(self, test_name: str) -> dict[str, Any]:
         """Grade one prompt (``"prompt_1"`` or ``"prompt_1_refactoring"``); returns its dict."""

@@ -121,6 +121,7 @@ class RunConfig:
     quiet: bool = False
     debug: bool = False
     require_isolation: bool = False
+    no_cache: bool = False
 
 
 # ---- JSON shapes (what results.json holds) -------------------------------------------

@@ -109,3 +109,16 @@ def test_console_script_and_shim_agree(tree):
         out = subprocess.run([*cmd, "--model", "nope", "-q"], capture_output=True, text=True,
                              cwd=tree, timeout=60)
         assert out.returncode == 2 and "not found" in out.stderr
+
+
+def test_second_run_comes_from_the_cache_and_says_so(tree):
+    assert cli.main(["--model", "example_model", "-q"]) == 0
+    first = json.loads((tree / "results/latest_results.json").read_text())
+    assert first["models"]["example_model"]["cached"] is False
+    assert cli.main(["--model", "example_model", "-q"]) == 0
+    second = json.loads((tree / "results/latest_results.json").read_text())
+    assert second["models"]["example_model"]["cached"] is True
+    assert second["models"]["example_model"]["overall_score"] == first["models"]["example_model"]["overall_score"]
+    assert cli.main(["--model", "example_model", "-q", "--no-cache"]) == 0
+    third = json.loads((tree / "results/latest_results.json").read_text())
+    assert third["models"]["example_model"]["cached"] is False

@@ -1,0 +1,92 @@
+"""Scheduling and caching: parallel runs equal sequential ones; the cache re-grades exactly
+what changed."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from benchmark import runner as runner_module
+from benchmark.cache import ResultCache
+from benchmark.grading import GradeOptions
+from benchmark.reporting.progress import Progress
+from benchmark.runner import BenchmarkRunner
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = {"example_model": ROOT / "submissions/reference_implementations/example_model",
+          **{p.name: p for p in (Path(__file__).parent / "models").iterdir() if p.is_dir()}}
+VOLATILE = {"wall_s", "cpu_s", "peak_rss_mb"}
+
+
+@pytest.fixture
+def tree(tmp_path):
+    for name, source in MODELS.items():
+        shutil.copytree(source, tmp_path / "submissions" / "user_submissions" / name)
+    return tmp_path
+
+
+def _runner(tree: Path, options: GradeOptions | None = None) -> BenchmarkRunner:
+    return BenchmarkRunner(results_dir=tree / "results", submissions_dir=tree / "submissions",
+                           test_data=ROOT / "test_data", options=options)
+
+
+def _stable(results) -> list:
+    def strip(prompt):
+        execution = tuple({k: v for k, v in e.items() if k not in VOLATILE} for e in prompt.execution)
+        return replace(prompt, execution=execution)
+
+    return [replace(m, prompts=tuple(strip(p) for p in m.prompts)) for m in results]
+
+
+def test_four_workers_give_the_same_results_as_one(tree):
+    bench = _runner(tree)
+    entries = list(bench.discover().values())
+    one, _ = bench.grade(entries, workers=1)
+    four, _ = bench.grade(entries, workers=4)
+    assert [m.model for m in one] == sorted(MODELS)
+    assert _stable(one) == _stable(four)
+
+
+def test_cache_regrades_exactly_what_changed(tree, monkeypatch):
+    bench = _runner(tree)
+    cache = ResultCache(tree / "results")
+    entries = list(bench.discover().values())
+    first, cached = bench.grade(entries, cache=cache)
+    assert cached == set()
+    graded: list[str] = []
+    real = runner_module.grade_model
+    monkeypatch.setattr(runner_module, "grade_model",
+                        lambda path, *a, **k: graded.append(Path(path).name) or real(path, *a, **k))
+    again, cached = bench.grade(entries, cache=cache)
+    assert graded == [] and cached == set(MODELS) and again == first
+    target = tree / "submissions/user_submissions/weak_model/prompt_3_transform.py"
+    target.write_text(target.read_text() + "\n# edited\n")
+    _, cached = bench.grade(entries, cache=cache)
+    assert graded == ["weak_model"] and cached == set(MODELS) - {"weak_model"}
+    graded.clear()
+    other = _runner(tree, GradeOptions(memory_mb=768))
+    _, cached = other.grade(entries, cache=cache)
+    assert cached == set() and sorted(graded) == sorted(MODELS)
+
+
+def test_a_corrupt_cache_entry_is_a_miss(tree):
+    bench = _runner(tree)
+    cache = ResultCache(tree / "results")
+    entries = [bench.discover()["decent_model"]]
+    bench.grade(entries, cache=cache)
+    for entry in cache.directory.iterdir():
+        entry.write_text("{not json")
+    results, cached = bench.grade(entries, cache=cache)
+    assert cached == set() and results[0].model == "decent_model"
+
+
+def test_progress_is_silent_without_a_terminal(capsys):
+    progress = Progress(3, quiet=False)  # pytest's stdout is not a terminal
+    assert not progress.enabled
+    progress.done("m")
+    progress.close()
+    assert capsys.readouterr().err == ""
+    assert not Progress(3, quiet=True).enabled
