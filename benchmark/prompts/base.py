@@ -71,6 +71,27 @@ class CheckContext:
 
 
 CheckFn = Callable[[CheckContext], Outcome]
+
+
+def strict_equal(a: Any, b: Any) -> bool:
+    """Type-strict equality of plain JSON data: ``True``, ``1`` and ``1.0`` all differ."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(strict_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(map(strict_equal, a, b))
+    return bool(a == b)
+
+
+def compiles(ctx: CheckContext, name: str) -> Outcome:
+    """The shared syntax check: the file was read and parses and compiles."""
+    source = ctx.files.get(name)
+    if source is None or not source.usable:
+        return Outcome.fail(f"{name}: {source.error if source else 'missing'}")
+    if source.tree is None:
+        return Outcome.fail(f"{name}: {source.syntax_error}", [Evidence(name, source.syntax_line)])
+    return Outcome.ok(f"{name} parses and compiles")
 SANDBOX_EVENTS = "_sandbox_events"  # facts key the engine fills with every blocked attempt
 COST_PER_ATTEMPT = 0.5
 

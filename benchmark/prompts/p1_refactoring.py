@@ -18,10 +18,9 @@ from typing import Any
 import yaml
 
 from ..submission import SourceFile
-from ..types import Evidence
 from . import p1_refactoring_data as data
 from . import p1_refactoring_judge as judge
-from .base import CheckContext, Outcome, RunFn
+from .base import CheckContext, Outcome, RunFn, compiles
 from .p1_refactoring_fixtures import (CONFIG_NAME, CONFIG_TEXT, LEGACY_NAME, LEGACY_SCRIPT,
                                       RECORDS, RECORDS_NAME, records_bytes)
 from . import p1_refactoring_metrics  # noqa: F401  (registers its checks)
@@ -89,12 +88,7 @@ def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path,
 
 @check("valid_syntax")
 def valid_syntax(ctx: CheckContext) -> Outcome:
-    source = ctx.files.get(MAIN)
-    if source is None or not source.usable:
-        return Outcome.fail(f"{MAIN}: {source.error if source else 'missing'}")
-    if source.tree is None:
-        return Outcome.fail(f"{MAIN}: {source.syntax_error}", [Evidence(MAIN, source.syntax_line)])
-    return Outcome.ok(f"{MAIN} parses and compiles")
+    return compiles(ctx, MAIN)
 
 
 # ---- execution ----------------------------------------------------------------------

@@ -14,22 +14,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..types import ExecResult
+from .base import strict_equal as same_json
 from .p1_refactoring_data import OUTPUT_KEYS, OUTPUT_TYPES
 
 MAX_DEPTH = 50
 STDERR_TAIL = 600
 NOTE_LIMIT = 4
 
-
-def same_json(left: Any, right: Any) -> bool:
-    """Type-strict equality of two JSON values (``1``, ``1.0`` and ``True`` all differ)."""
-    if type(left) is not type(right):
-        return False
-    if isinstance(left, dict):
-        return left.keys() == right.keys() and all(same_json(left[k], right[k]) for k in left)
-    if isinstance(left, list):
-        return len(left) == len(right) and all(map(same_json, left, right))
-    return left == right
 
 
 def nesting_depth(text: str) -> int:

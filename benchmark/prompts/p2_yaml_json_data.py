@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .base import strict_equal
+
 
 Path_ = tuple[str, ...]
 
@@ -80,16 +82,6 @@ HAZARDS: dict[str, str] = {
 
 # ---- trees ---------------------------------------------------------------------------
 
-
-def strict_equal(a: Any, b: Any) -> bool:
-    """Equality that also demands identical types at every level (bool is not int is not float)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(strict_equal(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(strict_equal(x, y) for x, y in zip(a, b))
-    return bool(a == b)
 
 
 def leaves(tree: Any, prefix: Path_ = ()) -> dict[Path_, Any]:

@@ -35,7 +35,7 @@ from ..submission import SourceFile
 from ..types import Evidence
 from . import p3_transform_data as data
 from . import p3_transform_judge as judge
-from .base import CheckContext, Outcome, RunFn, make_registry
+from .base import CheckContext, Outcome, RunFn, compiles, make_registry
 
 PROMPT_ID = "prompt_3"
 TITLE = "Data Transformation"
@@ -122,12 +122,7 @@ def _needs_tree(ctx: CheckContext) -> tuple[ast.Module | None, Outcome | None]:
 
 @check("file_compiles")
 def file_compiles(ctx: CheckContext) -> Outcome:
-    source = ctx.files.get(MAIN)
-    if source is None or not source.usable:
-        return Outcome.fail(f"{MAIN}: {source.error if source else 'missing'}")
-    if source.tree is None:
-        return Outcome.fail(f"{MAIN}: {source.syntax_error}", [Evidence(MAIN, source.syntax_line)])
-    return Outcome.ok(f"{MAIN} parses and compiles")
+    return compiles(ctx, MAIN)
 
 
 @check("function_exists")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .base import CheckContext, Outcome
+from .base import CheckContext, Outcome, strict_equal
 from .p3_transform_data import MISSING
 
 MAIN = "prompt_3_transform.py"
@@ -18,18 +18,6 @@ FUNCTION = "transform_and_enrich_users"
 SCORED_LABELS = ("fixture", "perturbed")
 MAX_OUTPUT_ITEMS = 10_000  # more items than this for a <= 40-record input is not an answer
 
-
-def strict_equal(a: Any, b: Any) -> bool:
-    """Equality that tells ``True`` from ``1`` and ``32`` from ``32.0`` (plain JSON data)."""
-    if a is b:
-        return True
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(strict_equal(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(strict_equal(x, y) for x, y in zip(a, b))
-    return bool(a == b)
 
 
 def align(inputs: list[Any], expected: list[Any], output: Any) -> list[Any]:

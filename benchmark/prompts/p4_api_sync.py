@@ -23,7 +23,7 @@ from ..submission import SourceFile
 from ..types import Evidence
 from . import p4_api_sync_data as data
 from . import p4_api_sync_judge as judge
-from .base import CheckContext, Outcome, RunFn, make_registry
+from .base import CheckContext, Outcome, RunFn, compiles, make_registry
 
 PROMPT_ID = "prompt_4"
 TITLE = "API Integration"
@@ -84,12 +84,7 @@ def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path, seed: 
 
 @check("file_compiles")
 def file_compiles(ctx: CheckContext) -> Outcome:
-    source = ctx.files.get(MAIN)
-    if source is None or not source.usable:
-        return Outcome.fail(f"{MAIN}: {source.error if source else 'missing'}")
-    if source.tree is None:
-        return Outcome.fail(f"{MAIN}: {source.syntax_error}", [Evidence(MAIN, source.syntax_line)])
-    return Outcome.ok(f"{MAIN} parses and compiles")
+    return compiles(ctx, MAIN)
 
 
 @check("function_exists")

@@ -14,19 +14,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from .base import CheckContext, Outcome
+from .base import strict_equal as same_json
 from .p4_api_sync_data import (ENDPOINT, FUNCTION, MAIN, MAX_ATTEMPTS, MAX_TIMEOUT_S, METHOD, RULES,
                                 expected_value)
-
-
-def same_json(a: Any, b: Any) -> bool:
-    """Type-strict equality of JSON values (True != 1, 1 != 1.0)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
-    return a == b
 
 
 def scenarios_of(facts: Mapping[str, Any], kinds: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
