@@ -116,6 +116,11 @@ class HandlerInfo:
     kind: Literal["bare", "broad", "specific"]
     swallowed: bool
 
+    @property
+    def hides_errors(self) -> bool:
+        """Bare, or broad and silent: the handlers the prompts' quality checks count against."""
+        return self.kind == "bare" or (self.kind == "broad" and self.swallowed)
+
 
 _BROAD = frozenset({"Exception", "BaseException", "builtins.Exception", "builtins.BaseException"})
 

@@ -84,6 +84,17 @@ def strict_equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+def load_problem(facts: Mapping[str, Any], module: str, function: str) -> Outcome | None:
+    """Why a ``call``/``http`` observation has no calls to judge: the module failed to import or
+    lacks the function. None when the function was found."""
+    if facts.get("import_error"):
+        error = facts["import_error"]
+        return Outcome.fail(f"importing {module} failed: {error['type']}: {error['message']}")
+    if not facts.get("function_found"):
+        return Outcome.fail(f"{module} defines no callable {function}")
+    return None
+
+
 def compiles(ctx: CheckContext, name: str) -> Outcome:
     """The shared syntax check: the file was read and parses and compiles."""
     source = ctx.files.get(name)

@@ -207,7 +207,7 @@ def specific_exceptions(ctx: CheckContext) -> Outcome:
     infos = astfacts.handlers(tree) if tree is not None else []
     if not infos:
         return Outcome.fail("no exception handlers at all")
-    bad = [i.line for i in infos if i.kind == "bare" or (i.kind == "broad" and i.swallowed)]
+    bad = [i.line for i in infos if i.hides_errors]
     fine = len(infos) - len(bad)
     return Outcome.ratio(fine, len(infos), f"{fine}/{len(infos)} handlers catch specific "
                          "exceptions or handle what they catch",

@@ -219,7 +219,7 @@ def specific_exceptions(ctx: CheckContext) -> Outcome:
     if failed:
         return failed
     handlers = astfacts.handlers(tree)
-    bad = [h for h in handlers if h.kind == "bare" or (h.kind == "broad" and h.swallowed)]
+    bad = [h for h in handlers if h.hides_errors]
     if not handlers:
         return Outcome.ok("no exception handlers, so none is bare or swallows errors")
     evidence = [Evidence(MAIN, h.line, f"{h.kind} handler") for h in bad]

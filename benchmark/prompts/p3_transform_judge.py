@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .base import CheckContext, Outcome, strict_equal
+from .base import CheckContext, Outcome, load_problem, strict_equal
 from .p3_transform_data import MISSING
 
 MAIN = "prompt_3_transform.py"
@@ -105,12 +105,7 @@ def blocker(ctx: CheckContext) -> Outcome | None:
         return Outcome.error("no behaviour facts were gathered")
     if facts.get("problem"):
         return Outcome.error(facts["problem"])
-    if facts.get("import_error"):
-        error = facts["import_error"]
-        return Outcome.fail(f"importing {MAIN} failed: {error['type']}: {error['message']}")
-    if not facts.get("function_found"):
-        return Outcome.fail(f"{MAIN} defines no callable {FUNCTION}")
-    return None
+    return load_problem(facts, MAIN, FUNCTION)
 
 
 def returned_list(result: Mapping[str, Any] | None) -> bool:

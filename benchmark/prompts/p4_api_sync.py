@@ -202,7 +202,7 @@ def specific_exceptions(ctx: CheckContext) -> Outcome:
     infos = astfacts.handlers(tree) if tree is not None else []
     if not infos:
         return Outcome.fail("no exception handlers: network errors would escape the function")
-    bad = [h for h in infos if h.kind == "bare" or (h.kind == "broad" and h.swallowed)]
+    bad = [h for h in infos if h.hides_errors]
     evidence = [Evidence(MAIN, h.line, f"{h.kind} handler" + (", swallowed" if h.swallowed else ""))
                 for h in bad]
     good = len(infos) - len(bad)

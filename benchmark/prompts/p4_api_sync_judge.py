@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .base import CheckContext, Outcome
+from .base import CheckContext, Outcome, load_problem
 from .base import strict_equal as same_json
 from .p4_api_sync_data import (ENDPOINT, FUNCTION, MAIN, MAX_ATTEMPTS, MAX_TIMEOUT_S, METHOD, RULES,
                                 expected_value)
@@ -141,12 +141,7 @@ def blocker(ctx: CheckContext) -> Outcome | None:
         return Outcome.error("no behaviour facts were gathered")
     if facts.get("problem"):
         return (Outcome.fail if facts.get("hung") else Outcome.error)(facts["problem"])
-    if facts.get("import_error"):
-        error = facts["import_error"]
-        return Outcome.fail(f"importing {MAIN} failed: {error['type']}: {error['message']}")
-    if not facts.get("function_found"):
-        return Outcome.fail(f"{MAIN} defines no callable {FUNCTION}")
-    return None
+    return load_problem(facts, MAIN, FUNCTION)
 
 
 def judge_kinds(ctx: CheckContext, kinds: tuple[str, ...], what: str) -> Outcome:
