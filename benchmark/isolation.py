@@ -17,6 +17,7 @@ process); only what was detected is applied, and ``KernelSupport.report()`` says
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import signal
 import sys
@@ -175,14 +176,22 @@ def detect() -> KernelSupport:
 
 def default_paths(sandbox: Path, harness_dir: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(read paths, exec paths) a child Python needs; everything else stays unreadable."""
+    interpreter, system, execs = _interpreter_paths()
+    reads = [*interpreter, str(harness_dir), str(sandbox), *system]
+    return tuple(p for p in dict.fromkeys(reads) if os.path.exists(p)), execs
+
+
+@functools.lru_cache(maxsize=1)
+def _interpreter_paths() -> tuple[list[str], list[str], tuple[str, ...]]:
+    """(interpreter folders, system paths, exec paths): the same for every child of this
+    process, so worked out once rather than on every run."""
     prefixes = sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
                                                       sys.base_exec_prefix)})
     exe_dir = os.path.dirname(os.path.realpath(sys.executable))
     system = ["/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache", "/etc/localtime",
               "/dev/null", "/dev/urandom", "/dev/zero"]
-    reads = [*prefixes, exe_dir, str(harness_dir), str(sandbox), *system]
-    execs = [*prefixes, exe_dir, *_dynamic_loaders()]
-    return tuple(p for p in dict.fromkeys(reads) if os.path.exists(p)), tuple(dict.fromkeys(execs))
+    execs = tuple(dict.fromkeys([*prefixes, exe_dir, *_dynamic_loaders()]))
+    return [*prefixes, exe_dir], system, execs
 
 
 def _dynamic_loaders() -> list[str]:

@@ -103,10 +103,6 @@ class SecureRunner:
     def guard_policy(self, root: Path) -> dict[str, Any] | None:
         if self.unsafe:
             return None
-        if self.support is None:  # guard without the kernel layer (self-check only)
-            reads, _ = isolation.default_paths(root, HARNESS_DIR)
-            return {"sandbox": str(root), "read_roots": list(reads),
-                    "allow_network": self.allow_network, "seccomp": False}
         reads, _ = isolation.default_paths(root, HARNESS_DIR)
         return {"sandbox": str(root), "read_roots": list(reads), "allow_network": self.allow_network,
                 "seccomp": bool(self.support and self.support.seccomp)}
