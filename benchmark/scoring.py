@@ -130,13 +130,15 @@ def score_prompt(
     return tuple(categories), score, is_pass(score, sum(possible.values()))
 
 
+def _first_reached(table: tuple[tuple[float, str], ...], percentage: float, below: str) -> str:
+    """The label of the first (highest) row whose minimum the percentage reaches."""
+    pct = as_number(percentage)
+    return next((label for minimum, label in table if pct >= minimum - EPS), below)
+
+
 def get_grade(percentage: float) -> str:
     """Letter grade for a percentage (a score out of 100); see ``GRADE_THRESHOLDS``."""
-    pct = as_number(percentage)
-    for minimum, grade in GRADE_THRESHOLDS:
-        if pct >= minimum - EPS:
-            return grade
-    return FAIL_GRADE
+    return _first_reached(GRADE_THRESHOLDS, percentage, FAIL_GRADE)
 
 
 calculate_grade = get_grade
@@ -144,11 +146,7 @@ calculate_grade = get_grade
 
 def generate_badge(percentage: float) -> str:
     """Plain-text badge for a percentage; see ``BADGE_THRESHOLDS``."""
-    pct = as_number(percentage)
-    for minimum, badge in BADGE_THRESHOLDS:
-        if pct >= minimum - EPS:
-            return badge
-    return DEFAULT_BADGE
+    return _first_reached(BADGE_THRESHOLDS, percentage, DEFAULT_BADGE)
 
 
 def calculate_score(results: Mapping[str, Any]) -> float:
