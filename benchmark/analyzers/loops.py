@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from .resolve import ImportResolver, dotted_name
+from .resolve import ImportResolver, dotted_name, resolver_for
 
 LOOP_STATEMENTS = (ast.For, ast.AsyncFor, ast.While)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -122,7 +122,7 @@ def io_in_loops(tree: ast.Module) -> list[int]:
     .head/.request`` on a receiver whose last name contains "session" (any case).
     ``json.loads``/``dumps`` work on strings and are not I/O. Aliases are resolved.
     """
-    resolver = ImportResolver(tree)
+    resolver = resolver_for(tree)
     return sorted(
         node.lineno
         for node, loops in walk_loops(tree)

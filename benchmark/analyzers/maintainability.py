@@ -14,6 +14,7 @@ from radon.complexity import cc_visit_ast
 from radon.metrics import mi_visit
 from radon.raw import analyze
 
+from .memo import per_tree
 from .normalize import NormalizedFunction, normalized_functions, span_length
 
 
@@ -56,6 +57,7 @@ def _metric(pair: NormalizedFunction) -> FunctionMetric:
     )
 
 
+@per_tree
 def metrics(tree: ast.Module) -> CodeMetrics:
     """Radon cyclomatic complexity per function, MI and SLOC of the normalized source."""
     text, pairs = normalized_functions(tree)

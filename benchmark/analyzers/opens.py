@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from .resolve import ImportResolver
+from .resolve import ImportResolver, resolver_for
 
 # Receivers whose ``.open`` is not a file open.
 _NOT_FILE_OPENERS = frozenset({"webbrowser"})
@@ -54,7 +54,7 @@ def unmanaged_opens(tree: ast.Module) -> list[int]:
     An open handed straight to ``ExitStack.enter_context(...)`` or ``contextlib.closing(...)``
     counts as managed too. ``Path.read_text()``/``write_text()`` never appear here.
     """
-    resolver = ImportResolver(tree)
+    resolver = resolver_for(tree)
     managed = _managed_ids(tree, resolver)
     return sorted(
         node.lineno
@@ -118,7 +118,7 @@ def opens_without_encoding(tree: ast.Module) -> list[int]:
     ``Path.open``); ``.read_text()``/``.write_text()``. A mode containing "b" is binary and
     a computed mode is not judged; ``**kwargs`` might carry the encoding, so it is not judged.
     """
-    resolver = ImportResolver(tree)
+    resolver = resolver_for(tree)
     return sorted(
         node.lineno
         for node in ast.walk(tree)

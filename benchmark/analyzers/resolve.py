@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import ast
 
+from .memo import per_tree
+
 SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
+@per_tree
 def scope_map(tree: ast.Module) -> dict[int, ast.AST]:
     """``id(node) -> the innermost def/lambda (or module) whose body contains it``.
 
@@ -103,13 +106,22 @@ def wanted_names(dotted: str) -> frozenset[str]:
     return frozenset({dotted, f"builtins.{dotted}"})
 
 
+@per_tree
+def resolver_for(tree: ast.Module) -> ImportResolver:
+    """The (shared) resolver of ``tree``."""
+    return ImportResolver(tree)
+
+
+@per_tree
+def _resolved_calls(tree: ast.Module) -> tuple[tuple[ast.Call, frozenset[str]], ...]:
+    """Every call in source order with what its callee may stand for."""
+    resolver = resolver_for(tree)
+    calls = sorted((node for node in ast.walk(tree) if isinstance(node, ast.Call)),
+                   key=lambda node: (node.lineno, node.col_offset))
+    return tuple((node, resolver.resolve(node.func)) for node in calls)
+
+
 def find_calls(tree: ast.Module, dotted: str) -> list[ast.Call]:
     """Calls to ``dotted`` (aliases resolved), in source order."""
-    resolver = ImportResolver(tree)
     wanted = wanted_names(dotted)
-    calls = [
-        node
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and not wanted.isdisjoint(resolver.resolve(node.func))
-    ]
-    return sorted(calls, key=lambda node: (node.lineno, node.col_offset))
+    return [node for node, names in _resolved_calls(tree) if not wanted.isdisjoint(names)]

@@ -10,7 +10,7 @@ import ast
 import re
 
 from .normalize import iter_defs
-from .resolve import ImportResolver
+from .resolve import ImportResolver, resolver_for
 from .scopes import mentions, names_assigned, scope_map
 
 Finding = tuple[int, str]
@@ -172,7 +172,7 @@ def path_findings(tree: ast.Module) -> list[Finding]:
     ``basename`` or ``secure_filename``. A parameter opened as given is the caller's choice
     and is not reported.
     """
-    resolver = ImportResolver(tree)
+    resolver = resolver_for(tree)
     findings = []
     for _, function in iter_defs(tree):
         params = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
