@@ -16,56 +16,16 @@ process); only what was detected is applied, and ``KernelSupport.report()`` says
 
 from __future__ import annotations
 
-import ctypes
+import dataclasses
 import functools
 import os
-import signal
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import landlock
-from .harness import seccomp
+from .harness import confine, landlock, seccomp
 
-CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x20000, 0x10000000, 0x20000000, 0x40000000
-PR_SET_PDEATHSIG = 1
-
-_libc = ctypes.CDLL(None, use_errno=True)
-
-
-def _unshare(flags: int) -> None:
-    if _libc.unshare(flags) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"unshare: {os.strerror(err)}")
-
-
-def _write(path: str, text: str) -> None:
-    with open(path, "w", encoding="ascii") as handle:
-        handle.write(text)
-
-
-def enter_namespaces(network: bool, pid: bool) -> None:
-    """New user namespace (same ids mapped), plus a network and/or pid namespace."""
-    uid, gid = os.getuid(), os.getgid()
-    flags = CLONE_NEWUSER | (CLONE_NEWNET if network else 0) | (CLONE_NEWPID if pid else 0)
-    _unshare(flags)
-    _write("/proc/self/setgroups", "deny")
-    _write("/proc/self/uid_map", f"{uid} {uid} 1")
-    _write("/proc/self/gid_map", f"{gid} {gid} 1")
-
-
-def become_pid_one() -> None:
-    """After unshare(CLONE_NEWPID): fork; the child is pid 1 and goes on to exec, the
-    intermediate waits for it and exits with its status (it never returns)."""
-    child = os.fork()
-    if child == 0:
-        _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        return
-    os.closerange(3, 65536)  # drop the error pipe and the result channel
-    _, status = os.waitpid(child, 0)
-    if os.WIFSIGNALED(status):
-        os._exit(128 + os.WTERMSIG(status))
-    os._exit(os.WEXITSTATUS(status))
+enter_namespaces = confine.enter_namespaces
 
 
 @dataclass(frozen=True)
@@ -81,18 +41,15 @@ class KernelPolicy:
     write_paths: tuple[str, ...] = ()
     deny_tcp: bool = True
 
+    def as_dict(self) -> dict[str, object]:
+        """The plain form ``benchmark.harness.confine.apply`` takes (and the zygote receives)."""
+        return {name: list(value) if isinstance(value, tuple) else value
+                for name, value in dataclasses.asdict(self).items()}
+
 
 def apply(policy: KernelPolicy) -> None:
     """Run in the child before exec (order matters: namespaces, fork, Landlock, seccomp)."""
-    if policy.deny_network or policy.pid_namespace:
-        enter_namespaces(policy.deny_network, policy.pid_namespace)
-    if policy.pid_namespace:
-        become_pid_one()
-    if policy.landlock:
-        landlock.restrict(policy.read_paths, policy.exec_paths, policy.write_paths,
-                         deny_tcp=policy.deny_tcp)
-    if policy.seccomp:
-        seccomp.install_deny_list()
+    confine.apply(policy.as_dict())
 
 
 # ---- detection ---------------------------------------------------------------------------

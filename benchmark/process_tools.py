@@ -16,6 +16,8 @@ from typing import Any
 
 import psutil
 
+from .harness import confine
+
 FILE_SIZE_LIMIT = 32 * 1024 * 1024
 OPEN_FILES_LIMIT = 256
 
@@ -54,12 +56,7 @@ def limits(memory_mb: int, cpu_s: int) -> dict[int, int]:
     }
 
 
-def apply_limits(limits: dict[int, int]) -> None:
-    """Runs in the child between fork and exec."""
-    for which, value in limits.items():
-        soft, hard = resource.getrlimit(which)
-        cap = value if hard == resource.RLIM_INFINITY else min(value, hard)
-        resource.setrlimit(which, (cap, cap))
+apply_limits = confine.apply_limits  # runs in the child between fork and exec
 
 
 def kill_tree(pid: int, known: set[int]) -> int:

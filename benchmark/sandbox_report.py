@@ -11,7 +11,7 @@ import socket
 import textwrap
 from typing import Any
 
-from . import landlock
+from .harness import landlock
 from .harness import seccomp
 from .process_tools import FILE_SIZE_LIMIT, OPEN_FILES_LIMIT
 from .secure_runner import address_space_mb, idle_child_mb

@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from . import isolation
+from . import isolation, spawner
 from . import process_tools as pt
 from .types import ExecResult
 
@@ -87,7 +87,9 @@ class SecureRunner:
         return env
 
     # ---- policies ----------------------------------------------------------------------
-    def kernel_policy(self, root: Path) -> isolation.KernelPolicy | None:
+    def kernel_policy(self, root: Path, *, exec_rights: bool = True) -> isolation.KernelPolicy | None:
+        """The kernel layer for a child in ``root``; ``exec_rights=False`` (the zygote's
+        children, which never need to exec) leaves nothing executable."""
         support = self.support
         if support is None or not support.any:
             return None
@@ -97,7 +99,7 @@ class SecureRunner:
             deny_network=namespaces and support.network_namespace and not self.allow_network,
             pid_namespace=namespaces and support.pid_namespace,
             landlock=support.landlock_abi > 0, seccomp=support.seccomp,
-            read_paths=reads, exec_paths=execs, write_paths=(str(root),),
+            read_paths=reads, exec_paths=execs if exec_rights else (), write_paths=(str(root),),
             deny_tcp=not self.allow_network)
 
     def guard_policy(self, root: Path) -> dict[str, Any] | None:
@@ -121,9 +123,8 @@ class SecureRunner:
             request_path = root / f"request-{nonce[:8]}.json"
             payload = {**request, "nonce": nonce, "guard": self.guard_policy(root) if guard else None}
             request_path.write_text(json.dumps(payload), encoding="utf-8")
-            cmd = [sys.executable, "-I", "-B", str(HARNESS), str(request_path)]
-            result = self._execute(cmd, work, self.child_env(root), timeout, channel=True,
-                                   policy=self.kernel_policy(root))
+            result = self._spawn(request_path, work, self.child_env(root), timeout,
+                                 policy=self.kernel_policy(root, exec_rights=False))
             return _validated(result, request["mode"], nonce)
 
     def run_python_sandboxed(self, args: list[str], *, timeout: float = 10,
@@ -137,6 +138,48 @@ class SecureRunner:
         return self._execute([sys.executable, "-I", "-B", *args], work,
                              self.child_env(self._sandbox), timeout, channel=False,
                              memory_mb=memory_mb, policy=self.kernel_policy(self._sandbox))
+
+    def _spawn(self, request_path: Path, cwd: Path, env: dict[str, str], timeout: float | None, *,
+               policy: isolation.KernelPolicy | None) -> ExecResult:
+        """Run the harness on ``request_path`` in a child forked by the zygote (see
+        ``benchmark.spawner``): the same process layer as an exec'd child, the kernel policy
+        applied in the child before the harness starts."""
+        timeout = float(timeout or self.timeout_s)
+        zygote = spawner.get()
+        zygote.wait_ready()
+        limits = pt.limits(self.memory_mb + zygote_idle_mb(zygote), int(timeout) + 1)
+        pipes = [os.pipe() for _ in range(3)]
+        caps = (STDOUT_CAP, STDERR_CAP, CHANNEL_CAP)
+        readers = [pt.CappedReader(os.fdopen(read_fd, "rb"), cap) for (read_fd, _), cap in zip(pipes, caps)]
+        for reader in readers:
+            reader.start()
+        request = {"cwd": str(cwd), "env": env, "request": str(request_path),
+                   "limits": {str(k): v for k, v in limits.items()},
+                   "policy": policy.as_dict() if policy else None}
+        started = time.monotonic()
+        try:
+            status, timed_out = zygote.run(request, tuple(w for _, w in pipes), started + timeout)
+        finally:
+            for _, write_fd in pipes:
+                os.close(write_fd)
+        wall = time.monotonic() - started
+        for reader in readers:
+            reader.join(timeout=2.0)
+        if status.error:
+            raise spawner.ZygoteError(status.error)
+        code = pt.returncode(status.status)
+        user, system, maxrss = status.usage or (0.0, 0.0, 0)
+        return ExecResult(
+            returncode=code,
+            stdout=readers[0].data().decode("utf-8", "replace"),
+            stderr=readers[1].data().decode("utf-8", "replace"),
+            timed_out=timed_out,
+            killed_by="timeout" if timed_out else pt.signal_name(status.status),
+            wall_s=round(wall, 4), cpu_s=round(user + system, 4),
+            peak_rss_mb=round(maxrss / 1024, 1),
+            observation={"_raw": readers[2].data()},
+            output_truncated=readers[0].truncated or readers[1].truncated,
+        )
 
     def _execute(self, cmd: list[str], cwd: Path, env: dict[str, str], timeout: float | None, *,
                  channel: bool, memory_mb: int | None = None,
@@ -196,18 +239,22 @@ class SecureRunner:
 
 
 _IDLE_VM_MB: int | None = None
-IDLE_PROBE = ("import json, logging, yaml, requests, requests_mock\n"
-              "print([l.split()[1] for l in open('/proc/self/status') if l.startswith('VmPeak')][0])")
+
+
+def zygote_idle_mb(zygote: spawner.Zygote) -> int:
+    """The address space a child starts with, in MB: the zygote's peak after its imports
+    (a pool worker uses the figure its parent measured, so every worker sets the same limit)."""
+    global _IDLE_VM_MB
+    if _IDLE_VM_MB is None:
+        zygote.wait_ready()
+        _IDLE_VM_MB = zygote.vm_peak_kb // 1024 + 1
+    return _IDLE_VM_MB
 
 
 def idle_child_mb() -> int:
-    """Address space an idle child maps after importing the harness's libraries (measured once)."""
-    global _IDLE_VM_MB
-    if _IDLE_VM_MB is None:
-        out = subprocess.run([sys.executable, "-I", "-c", IDLE_PROBE], capture_output=True,
-                             text=True, timeout=30, env={"OMP_NUM_THREADS": "1"}, check=False)
-        _IDLE_VM_MB = int(out.stdout.strip()) // 1024 + 1 if out.stdout.strip().isdigit() else 64
-    return _IDLE_VM_MB
+    """Address space an idle child maps after importing the harness's libraries (measured
+    once per process, by the zygote)."""
+    return _IDLE_VM_MB if _IDLE_VM_MB is not None else zygote_idle_mb(spawner.get())
 
 
 def address_space_mb(memory_mb: int) -> int:

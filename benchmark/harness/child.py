@@ -1,7 +1,8 @@
 """Child-side harness: runs INSIDE the sandboxed child process, never in the grader.
 
 Usage: ``python -I -B child.py <request.json>`` with the result pipe's descriptor in the
-environment variable ``RUBRICBENCH_CHANNEL_FD``. It imports nothing from the grader.
+environment variable ``RUBRICBENCH_CHANNEL_FD``; or ``serve(request_path, channel_fd)``, called
+by the zygote (``zygote.py``) in a forked, confined child. It imports nothing from the grader.
 
 Two processes: the *supervisor* (this process; pid 1 of the child's pid namespace where the
 kernel layer is on) reads and deletes the request, then forks a *worker*, which closes the
@@ -410,8 +411,12 @@ def _compose(request, text, status):
 
 
 def main():
-    channel = int(os.environ.pop("RUBRICBENCH_CHANNEL_FD"))
-    request_path = sys.argv[1]
+    serve(sys.argv[1], int(os.environ.pop("RUBRICBENCH_CHANNEL_FD")))
+
+
+def serve(request_path, channel):
+    """Supervise one run: read and delete the request, fork the worker, write the record to
+    ``channel`` and exit (never returns). The zygote's children call this after confinement."""
     with open(request_path, encoding="utf-8") as handle:
         request = _loads(handle.read())
     os.remove(request_path)

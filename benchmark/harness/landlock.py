@@ -1,4 +1,4 @@
-"""Landlock through its three system calls (ctypes; parent-side code run before exec).
+"""Landlock through its three system calls (ctypes; grader-free, run in the child before any submission code).
 
 ``restrict(reads, execs, writes)`` allows reading beneath ``reads``, executing beneath
 ``execs`` and everything beneath ``writes``; all other file access handled by the kernel's

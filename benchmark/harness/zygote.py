@@ -1,0 +1,249 @@
+"""The zygote: a clean, pre-warmed process that forks one confined child per sandboxed run.
+
+Started by the grader as ``python -I -B zygote.py <socket fd>`` with an allow-listed
+environment; it imports the harness and the libraries submissions and the harness use
+(yaml, requests, requests-mock, ...) once, and never anything of the grader: it never holds
+answer keys, fixtures or results, only the run requests it is sent (a working folder, an
+environment, limits, a kernel policy and the path of a request file in that folder).
+
+Protocol, one JSON message per datagram on a SOCK_SEQPACKET socket:
+
+- zygote -> grader, first: ``{"hello": pid, "vm_peak_kb": n}`` (the address space a child
+  starts with: the grader adds ``--mem`` to it for RLIMIT_AS);
+- grader -> zygote: ``{"op": "run", "id", "cwd", "env", "limits", "policy", "request"}`` with
+  three descriptors attached (stdout, stderr, result channel); the answer is ``{"id", "pid"}``
+  or ``{"id", "error"}``, later ``{"id", "status", "usage": [user s, system s, maxrss kB]}``;
+- grader -> zygote: ``{"op": "kill", "id"}`` (the wall-clock timeout): the run's process
+  group and every descendant get SIGKILL; its status follows as usual.
+
+A forked child sets up exactly what an exec'd harness had (new session, descriptors 0-3,
+working folder, environment, resource limits), then applies the kernel policy (namespaces,
+pid 1, Landlock, seccomp) and only then runs ``child.serve``; the guard is installed by the
+harness's worker as before. The zygote is a child subreaper: when a run ends, its process
+group is killed and any process re-parented to the zygote that is not a live run is killed
+and reaped. End of file on the socket (the grader is gone) kills every live run and exits.
+"""
+
+import ctypes
+import importlib
+import importlib.util
+import json
+import os
+import select
+import signal
+import socket
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PR_SET_CHILD_SUBREAPER = 36
+CHANNEL_FD = 3
+MAX_MESSAGE = 1 << 20
+# What submissions to these prompts and the harness import: loaded once, shared by every child.
+PRELOAD = ("argparse", "atexit", "csv", "dataclasses", "datetime", "inspect", "logging",
+           "pathlib", "re", "runpy", "traceback", "typing", "yaml", "requests",
+           "requests_mock")
+
+
+def _load(name):
+    """A harness module by path, under a private name (a submission's own ``child.py`` or
+    ``confine.py`` must not resolve to it)."""
+    spec = importlib.util.spec_from_file_location(f"_rubricbench_{name}", os.path.join(HERE, f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+_landlock, _seccomp = _load("landlock"), _load("seccomp")
+sys.modules["landlock"], sys.modules["seccomp"] = _landlock, _seccomp  # for confine's fallback
+confine, child = _load("confine"), _load("child")
+for _name in ("landlock", "seccomp"):
+    del sys.modules[_name]
+
+
+def _vm_peak_kb():
+    with open("/proc/self/status", encoding="ascii") as handle:
+        for line in handle:
+            if line.startswith("VmPeak:"):
+                return int(line.split()[1])
+    return 0
+
+
+def _children(pid):
+    """Pids whose parent is ``pid`` (zombies included)."""
+    found = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children", encoding="ascii") as handle:
+                found += [int(p) for p in handle.read().split()]
+        return found
+    except OSError:
+        pass
+    for entry in os.listdir("/proc"):  # kernels without CONFIG_PROC_CHILDREN
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def _descendants(pid):
+    seen, todo = [], [pid]
+    while todo:
+        for kid in _children(todo.pop()):
+            if kid not in seen:
+                seen.append(kid)
+                todo.append(kid)
+    return seen
+
+
+def _kill(pid):
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def _kill_run(pid):
+    """SIGKILL the run's group and every descendant (the leader is alive or a zombie, so
+    neither its pid nor its group id can have been reused)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    for victim in _descendants(pid):
+        _kill(victim)
+    _kill(pid)
+
+
+def _child_main(message, fds, control):
+    """In the forked child: become what ``python -I -B child.py`` was, confine, serve."""
+    try:
+        control.detach()
+        out, err, channel = fds
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(out, 1)
+        os.dup2(err, 2)
+        if channel != CHANNEL_FD:
+            os.dup2(channel, CHANNEL_FD)
+        os.closerange(CHANNEL_FD + 1, 65536)
+        os.chdir(message["cwd"])
+        os.environ.clear()
+        os.environ.update(message["env"])
+        tempfile.tempdir = None
+        sys.argv = [os.path.join(HERE, "child.py"), message["request"]]
+        confine.apply_limits({int(k): v for k, v in message["limits"].items()})
+        if message["policy"]:
+            confine.apply(message["policy"])
+    except BaseException as exc:  # report and die; the grader sees no result record
+        os.write(2, f"sandbox set-up failed: {type(exc).__name__}: {exc}\n".encode()[:2000])
+        os._exit(71)
+    child.serve(message["request"], CHANNEL_FD)
+    os._exit(70)  # serve never returns
+
+
+class Zygote:
+    def __init__(self, control):
+        self.control = control
+        self.runs = {}  # pid -> run id
+        self.pidfds = {}  # pid -> a pidfd (readable once the run has exited), where available
+
+    def send(self, message):
+        self.control.send(json.dumps(message).encode())
+
+    def spawn(self, message, fds):
+        try:
+            if len(fds) != 3:
+                raise OSError(f"expected 3 descriptors, got {len(fds)}")
+            pid = os.fork()
+        except OSError as exc:
+            for fd in fds:
+                os.close(fd)
+            self.send({"id": message["id"], "error": f"{type(exc).__name__}: {exc}"})
+            return
+        if pid == 0:
+            _child_main(message, fds, self.control)
+        for fd in fds:
+            os.close(fd)
+        self.runs[pid] = message["id"]
+        try:
+            self.pidfds[pid] = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            pass  # polled instead
+        self.send({"id": message["id"], "pid": pid})
+
+    def kill(self, run_id):
+        for pid, known in self.runs.items():
+            if known == run_id:
+                _kill_run(pid)
+
+    def reap(self):
+        """Report every finished run; then kill and reap whatever is not a live run."""
+        for pid, run_id in list(self.runs.items()):
+            if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+                continue
+            _kill_run(pid)  # what is left in its group dies with it
+            _, status, usage = os.wait4(pid, 0)
+            del self.runs[pid]
+            if pid in self.pidfds:
+                os.close(self.pidfds.pop(pid))
+            self.send({"id": run_id, "status": status,
+                       "usage": [usage.ru_utime, usage.ru_stime, usage.ru_maxrss]})
+        for pid in _children(os.getpid()):
+            if pid not in self.runs:
+                _kill(pid)
+                try:
+                    os.waitpid(pid, 0)
+                except ChildProcessError:
+                    pass
+
+    def serve(self):
+        while True:
+            # a run's end wakes us through its pidfd; without pidfds, poll while runs are live
+            polled = len(self.pidfds) < len(self.runs)
+            ready, _, _ = select.select([self.control, *self.pidfds.values()], [], [],
+                                        0.005 if polled else None)
+            if self.control in ready:
+                try:
+                    data, fds, _, _ = socket.recv_fds(self.control, MAX_MESSAGE, 8)
+                except OSError:
+                    data, fds = b"", []
+                if not data:
+                    break
+                message = json.loads(data)
+                if message.get("op") == "run":
+                    self.spawn(message, fds)
+                else:
+                    for fd in fds:
+                        os.close(fd)
+                    if message.get("op") == "kill":
+                        self.kill(message["id"])
+            self.reap()
+        for pid in list(self.runs):
+            _kill_run(pid)
+        self.runs.clear()
+        self.reap()
+
+
+def main():
+    control = socket.socket(fileno=int(sys.argv[1]))
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+    sys.stdout.flush()
+    control.send(json.dumps({"hello": os.getpid(), "vm_peak_kb": _vm_peak_kb()}).encode())
+    Zygote(control).serve()
+
+
+if __name__ == "__main__":
+    main()
