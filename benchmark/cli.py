@@ -1,4 +1,4 @@
-"""Command line: flags -> RunConfig -> BenchmarkRunner -> reporters -> exit code.
+"""Command line: flags -> RunConfig -> ``benchmark.commands`` (grading, reports) -> exit code.
 
 Exit codes (the spec's table): 0 success; 1 general error (bad configuration, a grader
 failure, refused --unsafe); 2 unknown model or no model found; 3 a submission file could not
@@ -12,29 +12,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import secrets
 import sys
 from dataclasses import replace
-from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
-from .grading import GradeOptions, default_test_data, has_internal_error
-from .manifest import build_manifest
-from .reporting import terminal
-from .reporting.banner import format_banner
-from .reporting.excerpts import attach_excerpts
-from .reporting.results_json import model_to_dict, run_to_dict
-from .reporting.saved_runs import SavedRunError, compare_files, models_under, rebuild_reports
-from .reporting.writer import write_run
-from .cache import ResultCache
-from .isolation import detect
-from .reporting.progress import Progress
-from .runner import BenchmarkRunner, DiscoveryError, ModelEntry
-from .sandbox_report import measured_isolation, missing_layers
-from .secure_runner import SecureRunner
-from .self_check import format_table, run_self_check, verdicts
-from .types import ModelResult, RunConfig, RunResult
+from .types import RunConfig
 
 EXIT_OK, EXIT_ERROR, EXIT_MISSING_MODEL, EXIT_VALIDATION, EXIT_TIMEOUT, EXIT_NOT_FOUND = range(6)
 EXIT_REGRESSION, EXIT_FAIL_UNDER = 6, 7
@@ -141,155 +123,23 @@ def _say(config: RunConfig, text: str = "") -> None:
 def _error(text: str) -> None:
     print(f"error: {text}", file=sys.stderr)
 
-
-def _confirm_unsafe(config: RunConfig) -> bool:
-    if not config.unsafe or config.trusted_model:
-        return True
-    if not sys.stdin.isatty():
-        _error("--unsafe needs --trusted-model when there is no terminal to confirm on")
-        return False
-    answer = input("--unsafe runs submissions without isolation. Type 'yes' to continue: ")
-    return answer.strip().lower() == "yes"
-
-
-def _options(config: RunConfig) -> GradeOptions:
-    return GradeOptions(memory_mb=config.memory_mb, timeout_s=config.timeout_s,
-                        unsafe=config.unsafe, allow_network=config.allow_network, debug=config.debug)
-
-
-def _select(config: RunConfig, found: dict[str, ModelEntry]) -> list[ModelEntry] | None:
-    if config.models:
-        missing = [m for m in config.models if m not in found]
-        if missing:
-            _error(f"model '{missing[0]}' not found under {config.submissions_dir} "
-                   f"(available: {', '.join(sorted(found)) or 'none'})")
-            return None
-        return [found[m] for m in config.models]
-    if not found:
-        _error(f"no models found under {config.submissions_dir}")
-        return None
-    return [found[name] for name in sorted(found)]
-
-
-def _exit_code(models: list[ModelResult]) -> int:
-    if any(has_internal_error(m) for m in models):
-        return EXIT_ERROR
-    if any(p.status == "error" for m in models for p in m.prompts):
-        return EXIT_VALIDATION
-    if any(e.get("timed_out") for m in models for p in m.prompts for e in p.execution):
-        return EXIT_TIMEOUT
-    return EXIT_OK
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-def _run_id() -> str:
-    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
-
-
-def _build_doc(config, runner, models, started, isolation, cached=()) -> dict[str, Any]:
-    finished = _now()
-    manifest = build_manifest(config, isolation, models, runner.test_data, finished)
-    run = RunResult(SCHEMA_VERSION, _run_id(), started, finished, manifest["config"], manifest,
-                    tuple(models))
-    return run_to_dict(run, cached_models=cached)
-
-
-def _report(config: RunConfig, doc: dict[str, Any], paths: dict[str, Path]) -> None:
-    if len(doc["models"]) > 1:
-        _say(config, "🏆 Ranking:")
-        for place, row in enumerate(doc["comparison"]["ranking"], 1):
-            _say(config, f"  {place}. {row['model']}: {row['percentage']:.1f}%")
-    for label, path in paths.items():
-        _say(config, f"📄 {label}: {path}")
-
-
-def self_check_command(config: RunConfig) -> int:
-    rows = verdicts(run_self_check(config.memory_mb), detect().any)
-    print(format_banner(measured_isolation(SecureRunner("self-check", memory_mb=config.memory_mb))))
-    print(format_table(rows))
-    failed = [row["canary"] for row in rows if not row["pass"]]
-    print(f"{len(rows) - len(failed)} passed, {len(failed)} failed")
-    return EXIT_ERROR if failed else EXIT_OK
-
-
-def run(config: RunConfig, *, fail_under: float | None = None) -> int:
-    submissions = Path(config.submissions_dir)
-    test_data = default_test_data()
-    for folder, what in ((submissions, "submissions"), (test_data, "test data")):
-        if not folder.is_dir():
-            _error(f"{what} folder not found: {folder}")
-            return EXIT_NOT_FOUND
-    runner = BenchmarkRunner(results_dir=config.results_dir, submissions_dir=submissions,
-                             test_data=test_data, options=_options(config))
-    try:
-        entries = _select(config, runner.discover())
-    except DiscoveryError as exc:
-        _error(str(exc))
-        return EXIT_ERROR
-    if entries is None:
-        return EXIT_MISSING_MODEL
-    if not _confirm_unsafe(config):
-        return EXIT_ERROR
-    isolation = measured_isolation(runner.options.runner("probe"))
-    _say(config, format_banner(isolation))
-    missing = missing_layers(isolation)
-    if config.require_isolation and missing:
-        _error(f"--require-isolation: not applied: {'; '.join(missing)}")
-        return EXIT_ERROR
-    _say(config, f"🔍 Grading {len(entries)} model(s): {', '.join(e.name for e in entries)}")
-    started = _now()
-    cache = None if config.no_cache else ResultCache(Path(config.results_dir))
-    progress = Progress(len(entries), quiet=config.quiet)
-
-    def on_done(result: ModelResult) -> None:
-        progress.done(result.model)
-        if not config.quiet:
-            progress.write(terminal.format_model_block(model_to_dict(result), show_checks=True))
-
-    try:
-        models, cached = runner.grade(entries, workers=config.workers, on_done=on_done, cache=cache)
-    finally:
-        progress.close()
-    doc = attach_excerpts(_build_doc(config, runner, models, started, isolation, cached),
-                          {entry.name: entry.path for entry in entries})
-    paths = write_run(doc, Path(config.results_dir))
-    _report(config, doc, paths)
-    return _gate(_exit_code(models), doc, fail_under)
-
-
-def _gate(code: int, doc: dict[str, Any], fail_under: float | None) -> int:
-    """``--fail-under``: exit 7 when a model scored under the bar; grading problems (1, 3, 4) win."""
-    below = models_under(doc, fail_under) if fail_under is not None else []
-    for name, percentage in below:
-        _error(f"--fail-under {fail_under:g}: {name} scored {percentage:.2f}%")
-    return EXIT_FAIL_UNDER if below and code == EXIT_OK else code
-
-
-def saved_command(args: argparse.Namespace, config: RunConfig) -> int:
-    """``--report-only`` and ``--compare``: work from saved results files, no grading."""
-    if args.report_only:
-        for label, written in rebuild_reports(args.report_only).items():
-            _say(config, f"📄 {label}: {written}")
-        return EXIT_OK
-    out_dir = config.results_dir if args.results_dir_given else None
-    result = compare_files(args.compare[0], args.compare[1], out_dir, args.fail_on_regression)
-    print(result.text, end="", flush=True)
-    _say(config, f"📄 comparison: {result.html_path}")
-    return EXIT_REGRESSION if result.regressions else EXIT_OK
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     config = config_from_args(args)
+    grading = not (args.self_check or args.report_only or args.compare)
+    if grading:
+        from . import spawner
+
+        spawner.prestart()  # the zygote imports its libraries while we import ours
+    from . import commands
+    from .reporting.saved_runs import SavedRunError
+
     try:
         if args.self_check:
-            return self_check_command(config)
+            return commands.self_check_command(config)
         if args.report_only or args.compare:
-            return saved_command(args, config)
-        return run(config, fail_under=args.fail_under)
+            return commands.saved_command(args, config)
+        return commands.run(config, fail_under=args.fail_under)
     except SavedRunError as exc:
         _error(str(exc))
         return EXIT_ERROR
@@ -307,6 +157,9 @@ class AICodeBenchmark:
                               results_dir=results_dir, quiet=True, **options)
 
     def run_single_model(self, model_name: str) -> dict[str, Any]:
+        from .commands import _options
+        from .runner import BenchmarkRunner
+
         runner = BenchmarkRunner(model_name, self.config.results_dir,
                                  submissions_dir=self.config.submissions_dir,
                                  options=_options(self.config))

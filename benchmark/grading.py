@@ -9,6 +9,7 @@ An exception raised by a check becomes data in exactly one place (``_run_check``
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -140,8 +141,12 @@ def grade_model(model_dir: Path, tier: str, *, test_data: Path,
                 options: GradeOptions | None = None) -> ModelResult:
     from .prompts import PROMPT_MODULES
 
-    prompts = [grade_prompt(module, model_dir, test_data=test_data, options=options)
-               for module in PROMPT_MODULES]
+    # The prompts of one model are graded side by side: while one waits for its sandboxed
+    # children, another analyses source. Each prompt has its own files, runner and sandboxes;
+    # the results are assembled in prompt order, so threads change timings only.
+    with ThreadPoolExecutor(max_workers=len(PROMPT_MODULES), thread_name_prefix="prompt") as pool:
+        prompts = list(pool.map(lambda module: grade_prompt(module, model_dir, test_data=test_data,
+                                                            options=options), PROMPT_MODULES))
     return scoring.score_model(Path(model_dir).name, tier, prompts)
 
 

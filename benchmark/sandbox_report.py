@@ -7,8 +7,10 @@ sandbox to a listener the grader opened on 127.0.0.1 (no traffic leaves the mach
 
 from __future__ import annotations
 
+import copy
 import socket
 import textwrap
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .harness import landlock
@@ -90,13 +92,18 @@ def probe_network(runner) -> dict[str, str]:
         listener.bind(("127.0.0.1", 0))
         listener.listen(4)
         port = str(listener.getsockname()[1])
-        outcome = {}
-        for label, guard in (("kernel_layer", False), ("with_guard", True)):
-            result = runner.run_harness({"mode": "script", "module": "probe.py", "argv": [port]},
-                                        {"probe.py": PROBE.encode()}, timeout=10, guard=guard)
+
+        def attempt(guard: bool) -> str:
+            # a runner of its own per thread: a runner's current sandbox is per-instance state
+            result = copy.copy(runner).run_harness(
+                {"mode": "script", "module": "probe.py", "argv": [port]},
+                {"probe.py": PROBE.encode()}, timeout=10, guard=guard)
             text = result.stdout.strip() or result.stderr.strip().splitlines()[-1:] or ["no answer"]
-            outcome[label] = text if isinstance(text, str) else text[0]
-    return outcome
+            return text if isinstance(text, str) else text[0]
+
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="net-probe") as pool:
+            kernel_only, guarded = pool.map(attempt, (False, True))
+    return {"kernel_layer": kernel_only, "with_guard": guarded}
 
 
 def measured_isolation(probe_runner) -> dict[str, Any]:

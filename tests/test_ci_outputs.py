@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmark import cli
+from benchmark import cli, commands
 from benchmark.reporting.junit import render_junit, xml_text
 from benchmark.reporting.markdown_summary import md, render_markdown_summary
 from benchmark.reporting.results_json import run_to_dict
@@ -140,9 +140,9 @@ def test_fail_under_exits_7_and_every_ci_output_is_written(tree, capsys):
 
 def test_fail_under_leaves_grading_problems_first(capsys):
     doc = run_to_dict(make_run(make_model("low", 0.2)))
-    assert cli._gate(cli.EXIT_VALIDATION, doc, 50.0) == cli.EXIT_VALIDATION
-    assert cli._gate(cli.EXIT_OK, doc, 50.0) == cli.EXIT_FAIL_UNDER
-    assert cli._gate(cli.EXIT_OK, doc, None) == cli.EXIT_OK
+    assert commands._gate(cli.EXIT_VALIDATION, doc, 50.0) == cli.EXIT_VALIDATION
+    assert commands._gate(cli.EXIT_OK, doc, 50.0) == cli.EXIT_FAIL_UNDER
+    assert commands._gate(cli.EXIT_OK, doc, None) == cli.EXIT_OK
     assert "low scored" in capsys.readouterr().err
 
 

@@ -16,13 +16,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-
-with warnings.catch_warnings():
-    # bandit's extension loader passes an argument stevedore deprecated (a DeprecationWarning
-    # at import); it is not ours to act on and must not reach output or fail strict runs.
-    warnings.simplefilter("ignore", DeprecationWarning)
-    from bandit.core import config as bandit_config
-    from bandit.core import manager as bandit_manager
+from typing import Any
 
 SEVERITY_WEIGHT = {"HIGH": 1.0, "MEDIUM": 0.5, "LOW": 0.15}
 CONFIDENCE_WEIGHT = {"HIGH": 1.0, "MEDIUM": 0.75, "LOW": 0.5}
@@ -47,6 +41,20 @@ class BanditIssue:
     confidence: str
     line: int
     text: str
+
+
+_import_lock = threading.Lock()
+
+
+def bandit_modules() -> tuple[Any, Any]:
+    """(bandit.core.config, bandit.core.manager), imported on first use (see ``benchmark.warmup``)."""
+    with _import_lock, warnings.catch_warnings():
+        # bandit's extension loader passes an argument stevedore deprecated (a DeprecationWarning
+        # at import); it is not ours to act on and must not reach output or fail strict runs.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from bandit.core import config as bandit_config
+        from bandit.core import manager as bandit_manager
+    return bandit_config, bandit_manager
 
 
 _cache: OrderedDict[str, tuple[BanditIssue, ...]] = OrderedDict()
@@ -87,6 +95,7 @@ def _run_bandit(text: str, name: str) -> tuple[BanditIssue, ...]:
     with tempfile.TemporaryDirectory(prefix="rubricbench-bandit-") as folder:
         target = Path(folder) / _safe_name(name)
         target.write_text(text, encoding="utf-8")
+        bandit_config, bandit_manager = bandit_modules()
         with _run_lock, _captured_bandit_log() as log:
             mgr = bandit_manager.BanditManager(
                 bandit_config.BanditConfig(), "file", ignore_nosec=True, quiet=True

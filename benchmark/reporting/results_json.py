@@ -14,9 +14,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
-
 from ..scoring import EPS, compare_models
 from ..types import CATEGORY_ORDER, CategoryScore, Check, ModelResult, PromptResult, RunResult
 
@@ -36,10 +33,19 @@ class ResultsSchemaError(ValueError):
 
 @lru_cache(maxsize=1)
 def load_schema() -> dict[str, Any]:
+    from jsonschema import Draft202012Validator  # imported on first use (see benchmark.warmup)
+
     text = resources.files("benchmark").joinpath(*SCHEMA_RESOURCE).read_text(encoding="utf-8")
     schema = json.loads(text)
     Draft202012Validator.check_schema(schema)  # a broken schema is our bug: SchemaError
     return schema
+
+
+@lru_cache(maxsize=1)
+def _validator() -> Any:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(load_schema())
 
 
 def _json_path(parts: Iterable[Any]) -> str:
@@ -74,9 +80,10 @@ def _invariant_problems(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 def validate_results(doc: Any) -> None:
     """Raise ``ResultsSchemaError`` naming the path of the first problem; return None if valid."""
-    validator = Draft202012Validator(load_schema())
-    errors = list(validator.iter_errors(doc))
+    errors = list(_validator().iter_errors(doc))
     if errors:
+        from jsonschema.exceptions import best_match
+
         first = best_match(errors)
         path = _json_path(first.absolute_path)
         raise ResultsSchemaError(

@@ -14,7 +14,6 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from .common import fixed, maximum, num
@@ -24,7 +23,10 @@ STYLESHEET = "report.css"
 
 
 @lru_cache(maxsize=1)
-def environment() -> Environment:
+def environment() -> Any:
+    """The Jinja2 environment (jinja2 is imported on first use; see ``benchmark.warmup``)."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
     env = Environment(
         loader=PackageLoader("benchmark", "reporting/templates"),
         autoescape=True,
