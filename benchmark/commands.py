@@ -22,7 +22,7 @@ from .reporting.excerpts import attach_excerpts
 from .reporting.results_json import model_to_dict, run_to_dict
 from .reporting.saved_runs import compare_files, models_under, rebuild_reports
 from .reporting.writer import write_run
-from .cache import ResultCache
+from .cache import ResultCache, ValidatedEntries
 from .isolation import detect
 from .reporting.progress import Progress
 from .runner import BenchmarkRunner, DiscoveryError, ModelEntry
@@ -149,7 +149,8 @@ def run(config: RunConfig, *, fail_under: float | None = None) -> int:
         progress.close()
     doc = attach_excerpts(_build_doc(config, runner, models, started, isolation, cached),
                           {entry.name: entry.path for entry in entries})
-    paths = write_run(doc, Path(config.results_dir))
+    paths = write_run(doc, Path(config.results_dir),
+                      validated=None if config.no_cache else ValidatedEntries(Path(config.results_dir)))
     _report(config, doc, paths)
     return _gate(_exit_code(models), doc, fail_under)
 

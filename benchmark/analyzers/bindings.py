@@ -6,6 +6,8 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .memo import all_nodes
+
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -37,7 +39,7 @@ def class_body_ids(tree: ast.AST) -> set[int]:
     """ids of statements that sit directly in a class body."""
     return {
         id(statement)
-        for node in ast.walk(tree)
+        for node in all_nodes(tree)
         if isinstance(node, ast.ClassDef)
         for statement in node.body
     }
@@ -92,7 +94,7 @@ def bindings(tree: ast.Module) -> list[Binding]:
     """All bindings in the module, sorted by (line, name)."""
     in_class = class_body_ids(tree)
     found: list[Binding] = []
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         direct = id(node) in in_class
         targets = _targets(node)
         if targets is not None:

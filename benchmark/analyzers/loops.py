@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from .memo import all_nodes
 from .resolve import ImportResolver, dotted_name, resolver_for
 
 LOOP_STATEMENTS = (ast.For, ast.AsyncFor, ast.While)
@@ -150,7 +151,7 @@ def range_len_loops(tree: ast.Module) -> list[int]:
     """Lines of ``for i in range(len(x))`` (or ``range(0, len(x))``), comprehension clauses too."""
     return sorted(
         loop_line(node)
-        for node in ast.walk(tree)
+        for node in all_nodes(tree)
         if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension))
         and _is_range_len(node.iter)
     )

@@ -7,6 +7,7 @@ strings, uniform layout), so documenting or commenting a program never changes a
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -68,8 +69,14 @@ def metrics(tree: ast.Module) -> CodeMetrics:
         max_complexity=max(values, default=0),
         mean_complexity=sum(values) / len(values) if values else 0.0,
         mi=float(mi_visit(text, multi=True)),
-        sloc=analyze(text).sloc,
+        sloc=_raw(text).sloc,
     )
+
+
+@functools.lru_cache(maxsize=64)
+def _raw(text: str):
+    """radon's raw metrics of a normalized source (several checks ask about one text)."""
+    return analyze(text)
 
 
 def fraction_within(values: Iterable[float], limit: float) -> float:

@@ -33,3 +33,11 @@ def per_tree(fn: F) -> F:
         return answers[key]
 
     return wrapper  # type: ignore[return-value]
+
+
+@per_tree
+def all_nodes(tree) -> tuple[Any, ...]:
+    """``tuple(ast.walk(tree))``, in ``ast.walk``'s order, listed once per tree."""
+    import ast
+
+    return tuple(ast.walk(tree))

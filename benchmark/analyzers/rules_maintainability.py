@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from .memo import all_nodes
 from . import astfacts
 from .maintainability import CodeMetrics
 from .normalize import iter_defs, strip_docstrings
@@ -28,7 +29,7 @@ _TRIVIAL = (ast.Import, ast.ImportFrom, ast.Pass, ast.Break, ast.Continue, ast.R
 
 def _windows(tree: ast.Module):
     """(list id, index, window) for every run of WINDOW consecutive statements."""
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         for field in ("body", "orelse", "finalbody"):
             body = getattr(node, field, None)
             if not isinstance(body, list) or len(body) < WINDOW:

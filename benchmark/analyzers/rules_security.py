@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import re
 
+from .memo import all_nodes
 from .normalize import iter_defs
 from .resolve import ImportResolver, resolver_for
 from .scopes import mentions, names_assigned, scope_map
@@ -53,7 +54,7 @@ def sql_findings(tree: ast.Module) -> list[Finding]:
     owner = scope_map(tree)
     dynamic = names_assigned(tree, owner, builds_string)
     findings = []
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
             continue
         query = _query_argument(node)
@@ -84,7 +85,7 @@ def _secret_value(node: ast.AST | None) -> bool:
 
 
 def _named_values(tree: ast.Module):
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:

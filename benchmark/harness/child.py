@@ -284,6 +284,9 @@ MODES = {"call": mode_call, "http": mode_http, "script": mode_script}
 
 
 def _load_by_path(name):
+    loaded = sys.modules.get(f"_rubricbench_{name}")  # preloaded by the zygote
+    if loaded is not None:
+        return loaded
     spec = importlib.util.spec_from_file_location(f"_rubricbench_{name}", os.path.join(HERE, f"{name}.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

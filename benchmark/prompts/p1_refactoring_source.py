@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 
+from ..analyzers.memo import all_nodes
 from ..analyzers import astfacts
 from ..types import Evidence
 from .base import CheckContext, Outcome, make_registry
@@ -77,7 +78,7 @@ def _guarded_io_lines(tree: ast.Module) -> list[int]:
     """Lines of try statements whose body reads or parses and that catch specific types."""
     kinds = {info.line: info.kind for info in astfacts.handlers(tree)}
     found = []
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         if not isinstance(node, (ast.Try, ast.TryStar)):
             continue
         specific = any(kinds.get(handler.lineno) == "specific" for handler in node.handlers)
@@ -125,7 +126,7 @@ def _diagnostics(tree: ast.Module) -> tuple[bool, bool]:
     """(calls into the logging module, writes to sys.stderr)."""
     uses_logging = any(astfacts.calls_to(tree, name) for name in _LOGGING_CALLS)
     printed = [kw.get("file") for _, kw in astfacts.call_keywords(tree, "print")]
-    writes = [call.func.value for call in ast.walk(tree) if isinstance(call, ast.Call)
+    writes = [call.func.value for call in all_nodes(tree) if isinstance(call, ast.Call)
               and isinstance(call.func, ast.Attribute) and call.func.attr == "write"]
     writes_stderr = any(node is not None and _is_stderr(node) for node in printed + writes)
     return uses_logging, writes_stderr
@@ -160,7 +161,7 @@ def has_main_guard(ctx: CheckContext) -> Outcome:
 def _file_operations(tree: ast.Module) -> list[int]:
     """Lines of ``open(...)``, ``<x>.open(...)`` and pathlib read/write calls."""
     return sorted(
-        node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call) and (
+        node.lineno for node in all_nodes(tree) if isinstance(node, ast.Call) and (
             (isinstance(node.func, ast.Name) and node.func.id == "open")
             or (isinstance(node.func, ast.Attribute) and node.func.attr in _FILE_METHODS))
     )

@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..analyzers.memo import all_nodes
 from ..analyzers import astfacts, maintainability, security
 from ..submission import SourceFile
 from ..types import Evidence
@@ -163,7 +164,7 @@ def basic_organization(ctx: CheckContext) -> Outcome:
     node = _function(tree)
     if node is None:
         return Outcome.fail(f"no {FUNCTION} to inspect")
-    helpers = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n is not node}
+    helpers = {n.name for n in all_nodes(tree) if isinstance(n, ast.FunctionDef) and n is not node}
     called = {c.func.id for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
     used = sorted(helpers & called)
     length = next((s.length for s in astfacts.function_spans(tree)
@@ -250,7 +251,7 @@ def readable_loops(ctx: CheckContext) -> Outcome:
     if failed:
         return failed
     bad = astfacts.range_len_loops(tree)
-    loops = sum(isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)) for n in ast.walk(tree))
+    loops = sum(isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)) for n in all_nodes(tree))
     if not bad:
         return Outcome.ok(f"none of {loops} for-loops iterates over range(len(...))")
     return Outcome.ratio(loops - len(bad), loops,
@@ -283,7 +284,7 @@ def single_pass(ctx: CheckContext) -> Outcome:
         return failed
     nested = astfacts.nested_loops(tree)
     loops = sum(isinstance(n, (ast.For, ast.AsyncFor, ast.While, ast.comprehension))
-                for n in ast.walk(tree))
+                for n in all_nodes(tree))
     if not nested:
         return Outcome.ok(f"no loop runs inside another loop ({loops} loops)")
     return Outcome.ratio(loops - len(nested), loops,

@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..analyzers.memo import all_nodes
 from .base import CheckContext, Outcome, load_problem
 from .base import strict_equal as same_json
 from .p4_api_sync_data import (ENDPOINT, FUNCTION, MAIN, MAX_ATTEMPTS, MAX_TIMEOUT_S, METHOD, RULES,
@@ -124,9 +125,9 @@ def looks_secret(value: str) -> bool:
 
 def secret_constant_lines(tree: ast.Module) -> list[int]:
     """Lines of string constants used as values (not docstrings) that look like credentials."""
-    docstrings = {id(node.value) for node in ast.walk(tree)
+    docstrings = {id(node.value) for node in all_nodes(tree)
                   if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
-    return sorted({node.lineno for node in ast.walk(tree)
+    return sorted({node.lineno for node in all_nodes(tree)
                    if isinstance(node, ast.Constant) and isinstance(node.value, str)
                    and id(node) not in docstrings and looks_secret(node.value)})
 

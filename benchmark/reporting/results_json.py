@@ -7,6 +7,7 @@ state) and ``load_results`` reads a saved file back, validated.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Collection, Iterable, Mapping
 from functools import lru_cache
@@ -78,9 +79,44 @@ def _invariant_problems(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
     return problems
 
 
-def validate_results(doc: Any) -> None:
-    """Raise ``ResultsSchemaError`` naming the path of the first problem; return None if valid."""
-    errors = list(_validator().iter_errors(doc))
+def entry_fingerprint(entry: Mapping[str, Any]) -> str:
+    """A model entry's identity for :class:`ValidatedEntries`: the schema and the entry's
+    canonical JSON, hashed together."""
+    canonical = json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    digest = hashlib.sha256(_schema_digest())
+    digest.update(canonical.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def _schema_digest() -> bytes:
+    return hashlib.sha256(json.dumps(load_schema(), sort_keys=True).encode()).digest()
+
+
+def _schema_errors(doc: Any, known_valid: Collection[str] | None) -> tuple[list[Any], set[str]]:
+    """Every schema error of ``doc`` and the fingerprints of its model entries. A model entry
+    whose fingerprint is in ``known_valid`` passed this schema before and is not walked again;
+    the rest of the document always is."""
+    models = doc.get("models") if isinstance(doc, dict) else None
+    if known_valid is None or not isinstance(models, dict):
+        return list(_validator().iter_errors(doc)), set()
+    fingerprints = {name: entry_fingerprint(entry) for name, entry in models.items()}
+    skipped = {name for name, fp in fingerprints.items() if fp in known_valid}
+    shell = {**doc, "models": {name: entry for name, entry in models.items() if name not in skipped}}
+    errors = list(_validator().iter_errors(shell))
+    names = _validator().evolve(schema={"$ref": "#/$defs/display_name"})
+    for name in skipped:  # their keys are still checked
+        for error in names.iter_errors(name):
+            error.path.appendleft("models")
+            errors.append(error)
+    return errors, set(fingerprints.values())
+
+
+def validate_results(doc: Any, known_valid: Collection[str] | None = None) -> set[str]:
+    """Raise ``ResultsSchemaError`` naming the path of the first problem. With ``known_valid``
+    (fingerprints, see ``benchmark.cache.ValidatedEntries``), entries found there are not
+    walked again and the fingerprints of all entries, valid now, are returned; else an empty set."""
+    errors, fingerprints = _schema_errors(doc, known_valid)
     if errors:
         from jsonschema.exceptions import best_match
 
@@ -99,6 +135,7 @@ def validate_results(doc: Any) -> None:
             path,
             len(problems),
         )
+    return fingerprints
 
 
 def load_results(path: str | Path) -> dict[str, Any]:
