@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import secrets
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -127,12 +128,18 @@ def run(config: RunConfig, *, fail_under: float | None = None) -> int:
         return EXIT_MISSING_MODEL
     if not _confirm_unsafe(config):
         return EXIT_ERROR
-    isolation = measured_isolation(runner.options.runner("probe"))
-    _say(config, format_banner(isolation))
-    missing = missing_layers(isolation)
-    if config.require_isolation and missing:
-        _error(f"--require-isolation: not applied: {'; '.join(missing)}")
-        return EXIT_ERROR
+    # The isolation report and network probe run beside grading; the banner (and
+    # --require-isolation) wait for them, so only a quiet run grades before they are back.
+    probes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="isolation-probe")
+    probe = probes.submit(measured_isolation, runner.options.runner("probe"))
+    probes.shutdown(wait=False)
+    if not config.quiet or config.require_isolation:
+        isolation = probe.result()
+        _say(config, format_banner(isolation))
+        missing = missing_layers(isolation)
+        if config.require_isolation and missing:
+            _error(f"--require-isolation: not applied: {'; '.join(missing)}")
+            return EXIT_ERROR
     _say(config, f"🔍 Grading {len(entries)} model(s): {', '.join(e.name for e in entries)}")
     started = _now()
     cache = None if config.no_cache else ResultCache(Path(config.results_dir))
@@ -147,6 +154,7 @@ def run(config: RunConfig, *, fail_under: float | None = None) -> int:
         models, cached = runner.grade(entries, workers=config.workers, on_done=on_done, cache=cache)
     finally:
         progress.close()
+    isolation = probe.result()
     doc = attach_excerpts(_build_doc(config, runner, models, started, isolation, cached),
                           {entry.name: entry.path for entry in entries})
     paths = write_run(doc, Path(config.results_dir),
