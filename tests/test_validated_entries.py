@@ -53,3 +53,15 @@ def test_a_fingerprint_covers_the_whole_entry():
     changed["prompts"]["prompt_2"]["checks"][0]["rationale"] += "."
     assert entry_fingerprint(entry) != entry_fingerprint(changed)
     assert entry_fingerprint(entry) == entry_fingerprint(copy.deepcopy(entry))
+
+
+def test_the_cached_flag_does_not_change_a_fingerprint_but_is_still_checked(tmp_path):
+    memo = ValidatedEntries(tmp_path)
+    write_run(_doc(), tmp_path, validated=memo)
+    doc = _doc()
+    doc["models"]["good"]["cached"] = True
+    assert entry_fingerprint(doc["models"]["good"]) in memo.known()
+    write_run(doc, tmp_path / "ok", validated=memo)
+    doc["models"]["good"]["cached"] = "yes"
+    with pytest.raises(ResultsSchemaError, match=r"\$\.models\.good\.cached"):
+        write_run(doc, tmp_path / "bad", validated=memo)

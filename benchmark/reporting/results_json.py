@@ -79,10 +79,17 @@ def _invariant_problems(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
     return problems
 
 
+# Whether an entry came from the cache is the one key that changes between a fresh and a
+# cached run of the same result; it is left out of the fingerprint and checked on every run
+# on its own (the model schema has no keyword that relates it to another key).
+RUN_KEYS = ("cached",)
+
+
 def entry_fingerprint(entry: Mapping[str, Any]) -> str:
-    """A model entry's identity for :class:`ValidatedEntries`: the schema and the entry's
-    canonical JSON, hashed together."""
-    canonical = json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """A model entry's identity for ``benchmark.cache.ValidatedEntries``: the schema and the
+    entry's canonical JSON (without ``RUN_KEYS``), hashed together."""
+    body = {key: value for key, value in entry.items() if key not in RUN_KEYS}
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     digest = hashlib.sha256(_schema_digest())
     digest.update(canonical.encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
@@ -105,10 +112,16 @@ def _schema_errors(doc: Any, known_valid: Collection[str] | None) -> tuple[list[
     shell = {**doc, "models": {name: entry for name, entry in models.items() if name not in skipped}}
     errors = list(_validator().iter_errors(shell))
     names = _validator().evolve(schema={"$ref": "#/$defs/display_name"})
-    for name in skipped:  # their keys are still checked
+    for name in skipped:  # their keys and run keys are still checked
         for error in names.iter_errors(name):
             error.path.appendleft("models")
             errors.append(error)
+        for key in RUN_KEYS:
+            if key in models[name]:
+                rule = _validator().evolve(schema={"$ref": f"#/$defs/model/properties/{key}"})
+                for error in rule.iter_errors(models[name][key]):
+                    error.path.extendleft([key, name, "models"])
+                    errors.append(error)
     return errors, set(fingerprints.values())
 
 
