@@ -148,9 +148,12 @@ def current_children() -> set[int]:
 def sweep_orphans(before: set[int]) -> int:
     """Kill (and reap) children of this process that were not there before the run: with
     the subreaper flag, those are what a finished run left behind."""
+    from .spawner import protected_pids
+
+    spared = before | protected_pids()  # this process's zygote is not a leftover
     killed = 0
     for child in psutil.Process().children():
-        if child.pid in before:
+        if child.pid in spared:
             continue
         try:
             child.kill()

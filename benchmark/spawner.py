@@ -12,6 +12,7 @@ import atexit
 import itertools
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -107,14 +108,19 @@ class Zygote:
         self._fail_all("the sandbox zygote exited")
 
     def _fail_all(self, reason: str) -> None:
+        """The zygote is gone: kill what it had started for us (its children also get
+        SIGKILL from the kernel when it dies), reap it, and fail every waiting run."""
         with self._lock:
             self.closed = self.closed or reason
             runs, self._runs = list(self._runs.values()), {}
         for run in runs:
+            if run.result.pid and run.result.status is None:
+                _kill_orphaned_run(run.result.pid)
             run.result.error = run.result.error or reason
             run.started.set()
             run.finished.set()
         self._hello.set()
+        self.process.poll()
 
     def wait_ready(self, timeout: float = START_TIMEOUT_S) -> None:
         if not self._hello.wait(timeout) or self.closed:
@@ -147,9 +153,14 @@ class Zygote:
                 self._runs.pop(run_id, None)
         return run.result, timed_out
 
+    @property
+    def alive(self) -> bool:
+        return not self.closed and self.process.poll() is None
+
     def close(self) -> None:
         """End the zygote: shutting the socket down (a plain close would wait for the reader
         thread's pending recv) is the end of file that makes it kill its runs and exit."""
+        self.closed = self.closed or "closed by the grader"
         try:
             self._sock.shutdown(socket.SHUT_RDWR)
         except OSError:
@@ -173,7 +184,7 @@ def get() -> Zygote:
     """This process's zygote, started if there is none or the last one has gone."""
     global _current, _current_pid
     with _start_lock:
-        if _current is None or _current_pid != os.getpid() or _current.closed:
+        if _current is None or _current_pid != os.getpid() or not _current.alive:
             _current, _current_pid = Zygote(), os.getpid()
         return _current
 
@@ -185,9 +196,23 @@ def prestart() -> None:
 
 def protected_pids() -> set[int]:
     """Pids an orphan sweep of the grader must leave alone (this process's zygote)."""
-    if _current is not None and _current_pid == os.getpid() and not _current.closed:
+    if _current is not None and _current_pid == os.getpid() and _current.alive:
         return {_current.process.pid}
     return set()
+
+
+def _kill_orphaned_run(pid: int) -> None:
+    """SIGKILL a run whose zygote died, and its group; reap it if it was re-parented to this
+    process (a child subreaper). Its pid cannot have been reused: nobody has reaped it."""
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass  # re-parented to init, which reaps it
 
 
 @atexit.register

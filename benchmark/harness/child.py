@@ -413,6 +413,14 @@ def _compose(request, text, status):
     return record
 
 
+def _die_with_parent():
+    """The worker gets SIGKILL when the supervisor dies (where no pid namespace does it)."""
+    import ctypes
+    import signal
+
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+
+
 def main():
     serve(sys.argv[1], int(os.environ.pop("RUBRICBENCH_CHANNEL_FD")))
 
@@ -425,8 +433,12 @@ def serve(request_path, channel):
     os.remove(request_path)
     nonce = request.pop("nonce")
     read_fd, write_fd = os.pipe()
+    supervisor = os.getpid()
     pid = os.fork()
     if pid == 0:
+        _die_with_parent()
+        if os.getppid() != supervisor:  # the supervisor died before the line above
+            _exit(1)
         _close(read_fd)
         _close(channel)
         nonce = None

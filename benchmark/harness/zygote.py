@@ -37,7 +37,8 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PR_SET_CHILD_SUBREAPER = 36
+_libc = ctypes.CDLL(None, use_errno=True)
+PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG = 36, 1
 CHANNEL_FD = 3
 MAX_MESSAGE = 1 << 20
 # What submissions to these prompts and the harness import: loaded once, shared by every child.
@@ -123,9 +124,13 @@ def _kill_run(pid):
     _kill(pid)
 
 
-def _child_main(message, fds, control):
+def _child_main(message, fds, control, zygote_pid):
     """In the forked child: become what ``python -I -B child.py`` was, confine, serve."""
     try:
+        # a run dies with its zygote (its pid 1, if any, already dies with it)
+        _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != zygote_pid:
+            os._exit(72)  # the zygote died before the line above
         control.detach()
         out, err, channel = fds
         os.setsid()
@@ -154,6 +159,7 @@ def _child_main(message, fds, control):
 class Zygote:
     def __init__(self, control):
         self.control = control
+        self.pid = os.getpid()
         self.runs = {}  # pid -> run id
         self.pidfds = {}  # pid -> a pidfd (readable once the run has exited), where available
 
@@ -171,7 +177,7 @@ class Zygote:
             self.send({"id": message["id"], "error": f"{type(exc).__name__}: {exc}"})
             return
         if pid == 0:
-            _child_main(message, fds, self.control)
+            _child_main(message, fds, self.control, self.pid)
         for fd in fds:
             os.close(fd)
         self.runs[pid] = message["id"]
@@ -236,7 +242,7 @@ class Zygote:
 
 def main():
     control = socket.socket(fileno=int(sys.argv[1]))
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     for name in PRELOAD:
         try:
             importlib.import_module(name)

@@ -1,0 +1,457 @@
+"""The sandbox zygote (benchmark/harness/zygote.py) and its grader-side client (benchmark/spawner.py).
+
+Behaviour tests: no grader secret in the zygote or its children, a dead zygote is replaced,
+a run in flight when the zygote dies fails clearly and leaves nothing behind, concurrent
+runs never see each other's output, the timeout kills every process of a run, orphan
+sweeps spare the zygote, and a run that hits its memory limit does not harm the zygote.
+
+Every hostile action here is bounded: no network, capped memory, short timeouts, and every
+process a test provokes is killed and reaped by the test itself if the code under test
+leaves it alive.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import textwrap
+import threading
+import time
+from dataclasses import dataclass, field
+
+import psutil
+import pytest
+
+from benchmark import process_tools as pt
+from benchmark import spawner
+from benchmark.secure_runner import SecureRunner
+
+SCRIPT = {"mode": "script", "module": "main.py"}
+
+
+# ---- helpers ---------------------------------------------------------------------------------
+
+
+def _src(code: str) -> bytes:
+    return textwrap.dedent(code).encode()
+
+
+def script(runner: SecureRunner, code: str, argv=(), *, timeout: float = 10, guard: bool = True):
+    return runner.run_harness({**SCRIPT, "argv": list(argv)}, {"main.py": _src(code)},
+                              timeout=timeout, guard=guard)
+
+
+def wait_for(predicate, timeout: float = 10.0, step: float = 0.02):
+    """Poll ``predicate`` until it is truthy or ``timeout`` passes; return its last value.
+    (Used to let asynchronous clean-up happen, never to assert on durations.)"""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value or time.monotonic() >= deadline:
+            return value
+        time.sleep(step)
+
+
+def alive(proc: psutil.Process) -> bool:
+    """The very process (pid and start time) still exists and is not a zombie."""
+    try:
+        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def descendants(pid: int) -> list[psutil.Process]:
+    try:
+        return psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        return []
+
+
+def live_descendants(pid: int) -> list[psutil.Process]:
+    return [p for p in descendants(pid) if alive(p)]
+
+
+def describe(proc: psutil.Process) -> str:
+    try:
+        return f"pid {proc.pid} (parent {proc.ppid()}, {proc.status()})"
+    except psutil.Error:
+        return f"pid {proc.pid} (gone)"
+
+
+def kill_and_reap(procs) -> None:
+    """Test clean-up: SIGKILL whatever survived, and reap those that are our own children."""
+    me = os.getpid()
+    for proc in procs:
+        try:
+            if proc.is_running():
+                proc.kill()
+        except psutil.Error:
+            pass
+    for proc in procs:
+        try:
+            if proc.ppid() == me:
+                proc.wait(timeout=5)
+        except (psutil.Error, psutil.TimeoutExpired, ChildProcessError):
+            pass
+
+
+def retire(zygote: spawner.Zygote) -> None:
+    """Wait until a zygote that was closed or killed is reaped and its reader thread has
+    noticed (so the next ``spawner.get()`` starts a new one)."""
+    try:
+        zygote.process.wait(timeout=10)
+    except Exception:
+        zygote.process.kill()
+        zygote.process.wait(timeout=10)
+    assert wait_for(lambda: zygote.closed is not None, 10), "the reader thread never saw the zygote go"
+
+
+def fresh_zygote() -> spawner.Zygote:
+    """Close this process's zygote and start a new one (inheriting the current environment)."""
+    old = spawner.get()
+    old.close()
+    retire(old)
+    new = spawner.get()
+    assert new is not old and new.process.pid != old.process.pid
+    new.wait_ready()
+    return new
+
+
+@pytest.fixture
+def healthy_zygote():
+    """A live zygote before the test, and a live (possibly new) one left behind after it."""
+    zygote = spawner.get()
+    zygote.wait_ready()
+    yield zygote
+    current = spawner.get()
+    if current.process.poll() is not None:
+        retire(current)
+    spawner.get().wait_ready()
+
+
+# ---- 1. no grader secret in the zygote or its children ----------------------------------------
+
+ENVIRON_PROBE = """
+    import json, os
+
+    def environ_of(pid):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as handle:
+                return handle.read().decode("utf-8", "replace").split("\\0")
+        except OSError as exc:
+            return f"unreadable: {type(exc).__name__}"
+
+    print(json.dumps({"os_environ": dict(os.environ), "self": environ_of("self"),
+                      "parent": environ_of(os.getppid())}))
+"""
+
+
+@pytest.mark.parametrize("confined", [True, False], ids=["kernel-layer", "process-layer-only"])
+def test_zygote_and_children_hold_no_grader_secret(monkeypatch, healthy_zygote, confined):
+    secret = "rb-secret-" + secrets.token_hex(16)
+    monkeypatch.setenv("RUBRICBENCH_TEST_SECRET", secret)
+    zygote = fresh_zygote()  # started after the secret was set: it would inherit it if it could
+
+    with open(f"/proc/{zygote.process.pid}/environ", "rb") as handle:
+        zygote_environ = handle.read().decode("utf-8", "replace")
+    assert "PYTHONHASHSEED=0" in zygote_environ  # we did read the zygote's environment
+    assert secret not in zygote_environ and "RUBRICBENCH_TEST_SECRET" not in zygote_environ
+
+    # process-layer only (no Landlock) lets the child read /proc, so the probe really looks
+    runner = SecureRunner("t") if confined else SecureRunner("t", kernel=False)
+    res = script(runner, ENVIRON_PROBE, guard=confined)
+    assert res.returncode == 0, res.stderr
+    probe = json.loads(res.stdout)
+    for text in (res.stdout, res.stderr, json.dumps(res.observation),
+                 json.dumps(res.blocked_events)):
+        assert secret not in text
+    assert "RUBRICBENCH_TEST_SECRET" not in probe["os_environ"]
+    if not confined:
+        # a forked child's /proc/self/environ is the zygote's start-up environment
+        assert isinstance(probe["self"], list) and "PYTHONHASHSEED=0" in probe["self"]
+    assert spawner.get() is zygote, "the probe run must have used the fresh zygote"
+
+
+# ---- 2. a killed zygote is replaced ---------------------------------------------------------
+
+
+def test_killed_zygote_is_replaced_by_a_new_one(healthy_zygote):
+    old = healthy_zygote
+    old_pid = old.process.pid
+    os.kill(old_pid, signal.SIGKILL)
+    retire(old)
+    assert old_pid not in spawner.protected_pids()
+
+    res = script(SecureRunner("t"), "print('after the restart')")
+    assert res.returncode == 0 and res.stdout.strip() == "after the restart"
+    assert res.observation is not None and res.observation["exit_code"] == 0
+    new = spawner.get()
+    assert new.process.pid != old_pid and new.process.poll() is None
+    assert spawner.protected_pids() == {new.process.pid}
+
+
+def test_get_right_after_the_zygote_died_returns_a_live_zygote(healthy_zygote):
+    old = healthy_zygote
+    # Holding the client's lock keeps the reader thread from recording the end of file: the
+    # window between the zygote's death and the reader thread running, made deterministic.
+    with old._lock:
+        os.kill(old.process.pid, signal.SIGKILL)
+        old.process.wait(timeout=10)
+        current = spawner.get()
+    retire(old)
+    assert current is not old and current.process.poll() is None
+
+
+# ---- 3. a run in flight when the zygote dies --------------------------------------------------
+
+
+@dataclass
+class MidRunDeath:
+    finished: bool
+    error: BaseException | None
+    result: object
+    run_processes: list[psutil.Process]
+    survivors: list[str] = field(default_factory=list)  # described when recorded
+    strays: list[str] = field(default_factory=list)
+
+
+@pytest.fixture(scope="module")
+def zygote_killed_mid_run():
+    """Kill the zygote (SIGKILL) while a run sleeps; record what happened; clean up."""
+    runner = SecureRunner("t")
+    zygote = spawner.get()
+    zygote.wait_ready()
+    me = os.getpid()
+    baseline = {p.pid for p in live_descendants(me)}
+    outcome: dict = {}
+
+    def run():
+        try:
+            outcome["result"] = script(runner, "import time\ntime.sleep(30)\n", timeout=60)
+        except BaseException as exc:  # noqa: BLE001 - recorded for the tests
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run, name="mid-run", daemon=True)
+    thread.start()
+    expected = 3 if (runner.support and runner.support.pid_namespace) else 2
+    wait_for(lambda: len(live_descendants(zygote.process.pid)) >= expected, 10)
+    time.sleep(0.3)  # let the worker reach the submission's sleep
+    run_processes = live_descendants(zygote.process.pid)
+    assert run_processes, "the run never started"
+
+    os.kill(zygote.process.pid, signal.SIGKILL)
+    thread.join(20)
+    finished = not thread.is_alive()
+    retire(zygote)
+    # the run's processes get a moment to die (if anything kills them at all)
+    wait_for(lambda: not any(alive(p) for p in run_processes), 3)
+    survivors = [p for p in run_processes if alive(p)]
+    current = spawner._current
+    spared = {current.process.pid} if current is not None and current.process.poll() is None else set()
+    strays = [p for p in live_descendants(me) if p.pid not in baseline and p.pid not in spared]
+    death = MidRunDeath(finished, outcome.get("error"), outcome.get("result"), run_processes,
+                        [describe(p) for p in survivors], [describe(p) for p in strays])
+
+    kill_and_reap(run_processes + strays)
+    thread.join(20)
+    assert not any(alive(p) for p in run_processes), "test clean-up failed"
+    yield death
+
+
+def test_run_in_flight_when_the_zygote_dies_fails_with_zygote_error(zygote_killed_mid_run):
+    death = zygote_killed_mid_run
+    assert death.finished, "the run hung after its zygote died"
+    assert isinstance(death.error, spawner.ZygoteError), (death.error, death.result)
+    assert "zygote" in str(death.error)
+
+
+def test_run_in_flight_when_the_zygote_dies_leaves_no_process(zygote_killed_mid_run):
+    death = zygote_killed_mid_run
+    assert death.run_processes
+    assert death.survivors == [] and death.strays == []
+
+
+def test_closing_the_zygote_ends_its_live_runs(healthy_zygote):
+    """End of file on the zygote's socket (the grader closing it) kills every live run."""
+    zygote = healthy_zygote
+    outcome: dict = {}
+
+    def run():
+        try:
+            outcome["result"] = script(SecureRunner("t"), "import time\ntime.sleep(30)\n", timeout=60)
+        except BaseException as exc:  # noqa: BLE001
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert wait_for(lambda: len(live_descendants(zygote.process.pid)) >= 2, 10)
+    run_processes = live_descendants(zygote.process.pid)
+    try:
+        zygote.close()
+        retire(zygote)
+        thread.join(20)
+        assert not thread.is_alive()
+        assert isinstance(outcome.get("error"), spawner.ZygoteError)
+        assert wait_for(lambda: not any(alive(p) for p in run_processes), 5)
+    finally:
+        kill_and_reap(run_processes)
+
+
+# ---- 4. concurrent runs ---------------------------------------------------------------------
+
+CONCURRENT_PROBE = """
+    import os, pathlib, sys, time
+    token, code = sys.argv[1], int(sys.argv[2])
+    pathlib.Path("mine.txt").write_text(token)
+    time.sleep(0.3)  # every run is alive at once
+    print(token, sorted(os.listdir(".")), pathlib.Path("mine.txt").read_text(),
+          os.environ["RUBRICBENCH_SANDBOX_ROOT"])
+    print("err-" + token, file=sys.stderr)
+    raise SystemExit(code)
+"""
+
+
+def test_concurrent_runs_each_get_their_own_output(healthy_zygote):
+    runner = SecureRunner("t")
+    count = 6
+    tokens = [f"tok{i}-{secrets.token_hex(6)}" for i in range(count)]
+    barrier = threading.Barrier(count)
+    results: dict[int, object] = {}
+
+    def run(i):
+        barrier.wait(timeout=20)
+        try:
+            results[i] = script(runner, CONCURRENT_PROBE, argv=[tokens[i], str(10 + i)], timeout=20)
+        except BaseException as exc:  # noqa: BLE001
+            results[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not any(thread.is_alive() for thread in threads)
+
+    roots = set()
+    for i, token in enumerate(tokens):
+        res = results[i]
+        assert not isinstance(res, BaseException), res
+        assert res.returncode == 10 + i and res.observation["exit_code"] == 10 + i
+        words = res.stdout.split()
+        assert words[0] == token and words[-2] == token
+        assert "['main.py', 'mine.txt']" in res.stdout
+        assert res.stderr.strip() == "err-" + token
+        others = [t for t in tokens if t != token]
+        assert not any(t in res.stdout or t in res.stderr for t in others)
+        roots.add(words[-1])
+    assert len(roots) == count  # a sandbox of its own each
+    assert spawner.get() is healthy_zygote
+    assert wait_for(lambda: not live_descendants(healthy_zygote.process.pid), 5)
+
+
+# ---- 5. the timeout kills the whole run -------------------------------------------------------
+
+FORK_AND_SLEEP = """
+    import os, time
+    print(os.environ["RUBRICBENCH_SANDBOX_ROOT"], flush=True)
+    if os.fork() == 0:
+        os.setsid()  # out of the run's process group
+        while True:
+            time.sleep(3600)
+    print("forked", flush=True)
+    while True:
+        time.sleep(3600)
+"""
+
+
+@pytest.mark.parametrize("kernel", [True, False], ids=["kernel-layer", "process-layer-only"])
+def test_timeout_kills_every_process_of_the_run(healthy_zygote, kernel):
+    """With the kernel layer the run's pid namespace dies with its pid 1; without it, the
+    zygote's own kill (process group, then every descendant) must find the setsid child."""
+    zygote = healthy_zygote
+    seen: dict[int, psutil.Process] = {}
+    done = threading.Event()
+
+    def watch():  # every process the zygote runs while the test's run is live
+        while not done.is_set():
+            for proc in descendants(zygote.process.pid):
+                seen.setdefault(proc.pid, proc)
+            time.sleep(0.02)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        res = script(SecureRunner("t", kernel=kernel), FORK_AND_SLEEP, timeout=2, guard=False)
+    finally:
+        done.set()
+        watcher.join(5)
+    procs = list(seen.values())
+    try:
+        assert res.timed_out and res.killed_by == "timeout" and res.observation is None
+        lines = res.stdout.split()
+        assert lines and lines[-1] == "forked", (res.stdout, res.stderr, res.returncode)
+        root = lines[0]
+        assert root.startswith("/") and "rubricbench-" in root
+        assert len(procs) >= 3  # run leader, worker and the worker's own child at least
+
+        assert wait_for(lambda: not any(alive(p) for p in procs), 5), \
+            [describe(p) for p in procs if alive(p)]
+        # (a killed process re-parented to the zygote after its last reap can stay a zombie
+        # until the zygote next wakes: not a survivor, so only live processes count here)
+        assert wait_for(lambda: not live_descendants(zygote.process.pid), 5), \
+            [describe(p) for p in live_descendants(zygote.process.pid)]
+        leftovers = []
+        for proc in psutil.process_iter(["cwd", "cmdline"]):
+            cwd = proc.info.get("cwd") or ""
+            cmdline = " ".join(proc.info.get("cmdline") or ())
+            if alive(proc) and (cwd.startswith(root) or root in cmdline):
+                leftovers.append(proc)
+        assert leftovers == []
+        assert not os.path.exists(root)
+        assert spawner.get() is zygote and zygote.process.poll() is None
+    finally:
+        kill_and_reap(procs)
+
+
+# ---- 6. orphan sweeps spare the zygote --------------------------------------------------------
+
+
+def test_protected_pids_holds_the_live_zygote_only(healthy_zygote):
+    zygote = healthy_zygote
+    assert spawner.protected_pids() == {zygote.process.pid}
+    zygote.close()
+    retire(zygote)
+    assert zygote.process.pid not in spawner.protected_pids()
+
+
+def test_orphan_sweep_does_not_kill_the_zygote(healthy_zygote):
+    zygote = healthy_zygote
+    assert zygote.process.pid in spawner.protected_pids()
+    # the children a sweep would see as "there before the run": everything but the zygote
+    before = pt.current_children() - {zygote.process.pid}
+    try:
+        pt.sweep_orphans(before)
+        assert zygote.process.poll() is None, "sweep_orphans killed the zygote"
+    finally:
+        if zygote.process.poll() is not None:
+            retire(zygote)
+
+
+# ---- 7. a run that exceeds its memory limit ---------------------------------------------------
+
+
+def test_memory_limit_failure_is_confined_to_the_run(healthy_zygote):
+    zygote = healthy_zygote
+    res = script(SecureRunner("t", memory_mb=64), """
+        block = bytearray(4 * 1024 ** 3)  # far past the limit: refused by RLIMIT_AS at once
+        print("allocated", len(block))
+    """)
+    assert res.returncode != 0 and "allocated" not in res.stdout
+    assert "MemoryError" in res.stderr or res.returncode < 0
+    assert res.observation is not None and res.observation["exit_code"] == res.returncode
+
+    follow = script(SecureRunner("t"), "print('still serving')")
+    assert follow.returncode == 0 and follow.stdout.strip() == "still serving"
+    assert spawner.get() is zygote and zygote.process.poll() is None
