@@ -1,7 +1,9 @@
 """The kernel isolation layer: namespaces, Landlock and seccomp, detected and then applied.
 
-Everything here runs in the parent's code, in the forked child just before it execs the
-child Python (``preexec``); the submission never sees this module. Each mechanism is first
+Detection and the policy live here; applying it is grader-free code in
+``benchmark/harness/confine.py`` (with ``landlock.py`` and ``seccomp.py``), run in a zygote's
+forked child before the harness starts, or before exec for ``run_python_sandboxed``; the
+submission never sees this module. Each mechanism is first
 *detected* by ``detect()`` (a probe in a throw-away forked process, cached per grader
 process); only what was detected is applied, and ``KernelSupport.report()`` says which.
 
@@ -10,7 +12,7 @@ process); only what was detected is applied, and ``KernelSupport.report()`` says
   starts dies with it;
 - Landlock: writes only inside the sandbox folder; reads only of the interpreter, the system
   libraries and the sandbox (the grader, other models, answer keys and results are out of
-  reach); execution only of the interpreter;
+  reach); nothing executable in a zygote's child, only the interpreter before an exec;
 - seccomp: a small deny list (namespaces, mounts, tracing, kernel modules, bpf, keyrings).
 """
 

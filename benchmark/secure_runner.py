@@ -1,12 +1,15 @@
-"""SecureRunner: the only place RubricBench starts a process.
+"""SecureRunner: the only place RubricBench starts a process for submission code.
 
-Every piece of submission code runs in a child Python started here, in three layers:
+Every piece of submission code runs in a child process started here: harness runs in a
+child forked by the zygote (``benchmark.spawner``), ``run_python_sandboxed`` in a fresh
+exec'd Python. Three layers apply:
 
 - process (always): a fresh private folder (work dir, HOME and TMP of its own), an
   allow-listed environment, a new session, resource limits, captured output with a size cap,
   and a wall-clock timeout that kills the process group and sweeps every descendant;
 - kernel (where ``benchmark.isolation.detect()`` finds it, unless ``unsafe``): user, network
-  and pid namespaces, Landlock and a seccomp deny list, applied before exec;
+  and pid namespaces, Landlock and a seccomp deny list, applied in the child before the
+  harness (or the exec'd Python) starts;
 - guard (unless ``unsafe``): the harness's audit hook and a no-new-process seccomp filter in
   the worker that runs the submission; every denied attempt comes back as evidence.
 
@@ -34,7 +37,6 @@ from . import process_tools as pt
 from .types import ExecResult
 
 HARNESS_DIR = Path(__file__).resolve().parent / "harness"
-HARNESS = HARNESS_DIR / "child.py"
 STDOUT_CAP = 1024 * 1024
 STDERR_CAP = 256 * 1024
 CHANNEL_CAP = 16 * 1024 * 1024
