@@ -110,7 +110,7 @@ def self_check_command(config: RunConfig) -> int:
 
 def run(config: RunConfig, *, fail_under: float | None = None) -> int:
     spawner.prestart()  # the zygote imports its libraries on the other core meanwhile
-    warmup.start()
+    warming = warmup.start()
     submissions = Path(config.submissions_dir)
     test_data = default_test_data()
     for folder, what in ((submissions, "submissions"), (test_data, "test data")):
@@ -155,6 +155,7 @@ def run(config: RunConfig, *, fail_under: float | None = None) -> int:
     finally:
         progress.close()
     isolation = probe.result()
+    warming.join()  # its libraries are loaded and it compiles nothing while reports render
     doc = attach_excerpts(_build_doc(config, runner, models, started, isolation, cached),
                           {entry.name: entry.path for entry in entries})
     paths = write_run(doc, Path(config.results_dir),

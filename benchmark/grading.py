@@ -20,6 +20,7 @@ from .prompts.base import SANDBOX_EVENTS, CheckContext, Outcome
 from .rubric import CheckRow, by_id
 from .secure_runner import SecureRunner
 from .submission import SourceFile, load_source
+from .threads import PYTHON_WORK, released
 from .types import Check, ExecResult, ModelResult, PromptResult
 
 DEFAULT_SEED = 20261121
@@ -105,6 +106,13 @@ def _prompt_result(rubric, checks, files, executions, error) -> PromptResult:
 
 def grade_prompt(module: ModuleType, model_dir: Path, *, test_data: Path,
                  options: GradeOptions | None = None) -> PromptResult:
+    """Grade one prompt; Python work holds ``threads.PYTHON_WORK``, released while a child runs."""
+    with PYTHON_WORK:
+        return _grade_prompt(module, model_dir, test_data=test_data, options=options)
+
+
+def _grade_prompt(module: ModuleType, model_dir: Path, *, test_data: Path,
+                  options: GradeOptions | None = None) -> PromptResult:
     options = options or GradeOptions()
     rubric = by_id(module.PROMPT_ID)
     files = load_files(module, Path(model_dir))
@@ -119,7 +127,8 @@ def grade_prompt(module: ModuleType, model_dir: Path, *, test_data: Path,
     def run(request: dict[str, Any], stage) -> ExecResult:
         staged = {name: f.path.read_bytes() for name, f in files.items() if f.usable}
         staged.update(stage)
-        result = runner.run_harness(request, staged, timeout=options.timeout_s)
+        with released(PYTHON_WORK):
+            result = runner.run_harness(request, staged, timeout=options.timeout_s)
         executions.append(_exec_summary(request, result))
         blocked.extend({**event, "file": request.get("module", "")} for event in result.blocked_events)
         return result

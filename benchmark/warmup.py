@@ -6,12 +6,15 @@ but only after the sandboxed children have started. ``start()`` loads them on a 
 thread while the main thread waits for the zygote and for children, which it does with the
 GIL released. Nothing here changes a result: each function it calls is the one the run calls
 later (an import, or an ``lru_cache``'d builder), and a failure here is left for that later
-call to raise where it is handled.
+call to raise where it is handled. Each step holds ``threads.PYTHON_WORK``, and the run joins
+this thread before it writes its reports.
 """
 
 from __future__ import annotations
 
 import threading
+
+from .threads import PYTHON_WORK
 
 
 def _warm() -> None:
@@ -23,7 +26,8 @@ def _warm() -> None:
              lambda: templating.environment().get_template("report.html.j2"))
     for step in steps:
         try:
-            step()
+            with PYTHON_WORK:  # only while the grading threads wait for children
+                step()
         except Exception:  # noqa: BLE001 - the real call repeats the step and reports
             return
 

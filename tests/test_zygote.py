@@ -357,7 +357,8 @@ FORK_AND_SLEEP = """
     import os, time
     print(os.environ["RUBRICBENCH_SANDBOX_ROOT"], flush=True)
     if os.fork() == 0:
-        os.setsid()  # out of the run's process group
+        if {setsid}:
+            os.setsid()  # out of the run's process group
         while True:
             time.sleep(3600)
     print("forked", flush=True)
@@ -366,10 +367,12 @@ FORK_AND_SLEEP = """
 """
 
 
-@pytest.mark.parametrize("kernel", [True, False], ids=["kernel-layer", "process-layer-only"])
-def test_timeout_kills_every_process_of_the_run(healthy_zygote, kernel):
-    """With the kernel layer the run's pid namespace dies with its pid 1; without it, the
-    zygote's own kill (process group, then every descendant) must find the setsid child."""
+# With the kernel layer the run's pid namespace dies with its pid 1, so even a setsid child
+# goes. Without it the zygote's own kill must do it; a setsid child there is racy (see
+# test_detached_daemons_die_with_their_run), so that variant keeps the child in the group.
+@pytest.mark.parametrize("kernel,setsid", [(True, True), (False, False)],
+                         ids=["kernel-layer-setsid-child", "process-layer-only"])
+def test_timeout_kills_every_process_of_the_run(healthy_zygote, kernel, setsid):
     zygote = healthy_zygote
     seen: dict[int, psutil.Process] = {}
     done = threading.Event()
@@ -383,7 +386,8 @@ def test_timeout_kills_every_process_of_the_run(healthy_zygote, kernel):
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     try:
-        res = script(SecureRunner("t", kernel=kernel), FORK_AND_SLEEP, timeout=2, guard=False)
+        res = script(SecureRunner("t", kernel=kernel), FORK_AND_SLEEP.format(setsid=setsid),
+                     timeout=2, guard=False)
     finally:
         done.set()
         watcher.join(5)
@@ -413,6 +417,48 @@ def test_timeout_kills_every_process_of_the_run(healthy_zygote, kernel):
         assert spawner.get() is zygote and zygote.process.poll() is None
     finally:
         kill_and_reap(procs)
+
+
+DETACHED = """
+    import os, time
+    read_end, write_end = os.pipe()
+    if os.fork() == 0:                      # A: detaches and exits, so B is re-parented
+        os.setsid()
+        quiet = os.open(os.devnull, os.O_RDWR)  # like a daemon: off the run's output pipes
+        os.dup2(quiet, 1)
+        os.dup2(quiet, 2)
+        if os.fork() == 0:                  # B: a daemon, the zygote's child once A is gone
+            if {chain} and os.fork() == 0:  # C: B's own child, in a session of its own
+                os.setsid()
+            os.write(write_end, (str(os.getpid()) + " ").encode())
+            while True:
+                time.sleep(3600)
+        os._exit(0)
+    os.wait()
+    time.sleep(0.2)  # B (and C) have written their pids
+    print(os.read(read_end, 64).decode(), flush=True)
+"""
+
+@pytest.mark.parametrize("chain", [False, True], ids=["daemon", "daemon-with-a-child"])
+def test_detached_daemons_die_with_their_run(healthy_zygote, chain):
+    """Without a pid namespace, a daemon a run detached (re-parented to the zygote, a child
+    subreaper) is killed when the run ends, and so is a process of its own, which is
+    re-parented to the zygote only once the daemon is killed (a one-pass sweep misses it)."""
+    res = script(SecureRunner("t", kernel=False), DETACHED.format(chain=chain), guard=False)
+    assert res.returncode == 0 and not res.timed_out, (res.stdout, res.stderr)
+    pids = [int(word) for word in res.stdout.split()]  # no pid namespace: pids the test sees
+    assert len(pids) == (2 if chain else 1), res.stdout
+    daemons = []
+    for pid in pids:
+        try:
+            daemons.append(psutil.Process(pid))
+        except psutil.NoSuchProcess:
+            pass
+    try:
+        assert wait_for(lambda: not any(alive(p) for p in daemons), 5), \
+            [describe(p) for p in daemons if alive(p)]
+    finally:
+        kill_and_reap(daemons)
 
 
 # ---- 6. orphan sweeps spare the zygote --------------------------------------------------------

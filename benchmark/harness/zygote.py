@@ -204,9 +204,15 @@ class Zygote:
                 os.close(self.pidfds.pop(pid))
             self.send({"id": run_id, "status": status,
                        "usage": [usage.ru_utime, usage.ru_stime, usage.ru_maxrss]})
-        for pid in _children(os.getpid()):
-            if pid not in self.runs:
+        # Killing a leftover re-parents its own children to us: sweep until none is left
+        # (bounded; whatever outlasts the passes is swept at the next wake-up).
+        for _ in range(64):
+            leftovers = [pid for pid in _children(self.pid) if pid not in self.runs]
+            if not leftovers:
+                break
+            for pid in leftovers:
                 _kill(pid)
+            for pid in leftovers:
                 try:
                     os.waitpid(pid, 0)
                 except ChildProcessError:
