@@ -158,9 +158,13 @@ class SecureRunner:
         request = {"cwd": str(cwd), "env": env, "request": str(request_path),
                    "limits": {str(k): v for k, v in limits.items()},
                    "policy": policy.as_dict() if policy else None}
+        before = pt.current_children()
         started = time.monotonic()
         try:
             status, timed_out = zygote.run(request, tuple(w for _, w in pipes), started + timeout)
+        except spawner.ZygoteError:
+            pt.sweep_orphans(before)  # a dead zygote's leftovers are re-parented to us
+            raise
         finally:
             for _, write_fd in pipes:
                 os.close(write_fd)
@@ -168,6 +172,7 @@ class SecureRunner:
         for reader in readers:
             reader.join(timeout=2.0)
         if status.error:
+            pt.sweep_orphans(before)
             raise spawner.ZygoteError(status.error)
         code = pt.returncode(status.status)
         user, system, maxrss = status.usage or (0.0, 0.0, 0)

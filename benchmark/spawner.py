@@ -120,7 +120,10 @@ class Zygote:
             run.started.set()
             run.finished.set()
         self._hello.set()
-        self.process.poll()
+        try:  # once it is reaped, what it left is re-parented here, for the caller to sweep
+            self.process.wait(timeout=KILL_GRACE_S)
+        except subprocess.TimeoutExpired:
+            pass
 
     def wait_ready(self, timeout: float = START_TIMEOUT_S) -> None:
         if not self._hello.wait(timeout) or self.closed:

@@ -248,8 +248,10 @@ def zygote_killed_mid_run():
     # the run's processes get a moment to die (if anything kills them at all)
     wait_for(lambda: not any(alive(p) for p in run_processes), 3)
     survivors = [p for p in run_processes if alive(p)]
-    current = spawner._current
-    spared = {current.process.pid} if current is not None and current.process.poll() is None else set()
+    current = spawner._current  # a new zygote (and its runs) may be up by now: not strays
+    spared = set()
+    if current is not None and current.process.poll() is None:
+        spared = {current.process.pid, *(p.pid for p in descendants(current.process.pid))}
     strays = [p for p in live_descendants(me) if p.pid not in baseline and p.pid not in spared]
     death = MidRunDeath(finished, outcome.get("error"), outcome.get("result"), run_processes,
                         [describe(p) for p in survivors], [describe(p) for p in strays])
@@ -271,6 +273,52 @@ def test_run_in_flight_when_the_zygote_dies_leaves_no_process(zygote_killed_mid_
     death = zygote_killed_mid_run
     assert death.run_processes
     assert death.survivors == [] and death.strays == []
+
+
+DETACH_THEN_SLEEP = """
+    import os, time
+    if os.fork() == 0:                      # A: detaches and exits, so B is re-parented
+        os.setsid()
+        quiet = os.open(os.devnull, os.O_RDWR)
+        os.dup2(quiet, 1)
+        os.dup2(quiet, 2)
+        if os.fork() == 0:                  # B: a daemon, the zygote's child until the run ends
+            while True:
+                time.sleep(3600)
+        os._exit(0)
+    os.wait()
+    time.sleep(30)
+"""
+
+
+def test_daemon_of_a_run_in_flight_dies_with_the_zygote(healthy_zygote):
+    zygote = healthy_zygote
+    outcome: dict = {}
+
+    def run():
+        try:
+            outcome["result"] = script(SecureRunner("t", kernel=False), DETACH_THEN_SLEEP,
+                                       timeout=60, guard=False)
+        except BaseException as exc:  # noqa: BLE001
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    zygote_process = psutil.Process(zygote.process.pid)
+    # the run's leader and its worker, and the daemon B as the zygote's second child
+    assert wait_for(lambda: len([p for p in zygote_process.children() if alive(p)]) >= 2
+                    and len(live_descendants(zygote.process.pid)) >= 3, 10)
+    procs = live_descendants(zygote.process.pid)
+    try:
+        os.kill(zygote.process.pid, signal.SIGKILL)
+        thread.join(20)
+        retire(zygote)
+        assert not thread.is_alive()
+        assert isinstance(outcome.get("error"), spawner.ZygoteError)
+        assert wait_for(lambda: not any(alive(p) for p in procs), 3), \
+            [describe(p) for p in procs if alive(p)]
+    finally:
+        kill_and_reap(procs)
 
 
 def test_closing_the_zygote_ends_its_live_runs(healthy_zygote):
@@ -367,11 +415,12 @@ FORK_AND_SLEEP = """
 """
 
 
-# With the kernel layer the run's pid namespace dies with its pid 1, so even a setsid child
-# goes. Without it the zygote's own kill must do it; a setsid child there is racy (see
-# test_detached_daemons_die_with_their_run), so that variant keeps the child in the group.
-@pytest.mark.parametrize("kernel,setsid", [(True, True), (False, False)],
-                         ids=["kernel-layer-setsid-child", "process-layer-only"])
+# With the kernel layer the run's pid namespace dies with its pid 1. Without it the zygote's
+# own kill must find every process: the group, then the descendants; a setsid child whose
+# parent dies before that walk is re-parented to the zygote and must be caught by its sweep
+# (a race: when the sweep made a single pass, it lost that child in about 1 run in 60).
+@pytest.mark.parametrize("kernel,setsid", [(True, True), (False, False), (False, True)],
+                         ids=["kernel-layer", "process-layer-only", "process-layer-only-setsid-child"])
 def test_timeout_kills_every_process_of_the_run(healthy_zygote, kernel, setsid):
     zygote = healthy_zygote
     seen: dict[int, psutil.Process] = {}
@@ -402,8 +451,7 @@ def test_timeout_kills_every_process_of_the_run(healthy_zygote, kernel, setsid):
 
         assert wait_for(lambda: not any(alive(p) for p in procs), 5), \
             [describe(p) for p in procs if alive(p)]
-        # (a killed process re-parented to the zygote after its last reap can stay a zombie
-        # until the zygote next wakes: not a survivor, so only live processes count here)
+        # (a zombie is not a survivor: only live processes count here)
         assert wait_for(lambda: not live_descendants(zygote.process.pid), 5), \
             [describe(p) for p in live_descendants(zygote.process.pid)]
         leftovers = []
@@ -416,7 +464,7 @@ def test_timeout_kills_every_process_of_the_run(healthy_zygote, kernel, setsid):
         assert not os.path.exists(root)
         assert spawner.get() is zygote and zygote.process.poll() is None
     finally:
-        kill_and_reap(procs)
+        kill_and_reap(procs + live_descendants(zygote.process.pid))
 
 
 DETACHED = """
@@ -435,30 +483,40 @@ DETACHED = """
                 time.sleep(3600)
         os._exit(0)
     os.wait()
-    time.sleep(0.2)  # B (and C) have written their pids
-    print(os.read(read_end, 64).decode(), flush=True)
+    import select
+    data, deadline = b"", time.monotonic() + 10
+    while data.count(b" ") < {count} and time.monotonic() < deadline:  # B's (and C's) pid
+        if select.select([read_end], [], [], 0.1)[0]:
+            data += os.read(read_end, 64)
+    print(data.decode(), flush=True)
 """
+
 
 @pytest.mark.parametrize("chain", [False, True], ids=["daemon", "daemon-with-a-child"])
 def test_detached_daemons_die_with_their_run(healthy_zygote, chain):
     """Without a pid namespace, a daemon a run detached (re-parented to the zygote, a child
     subreaper) is killed when the run ends, and so is a process of its own, which is
     re-parented to the zygote only once the daemon is killed (a one-pass sweep misses it)."""
-    res = script(SecureRunner("t", kernel=False), DETACHED.format(chain=chain), guard=False)
-    assert res.returncode == 0 and not res.timed_out, (res.stdout, res.stderr)
-    pids = [int(word) for word in res.stdout.split()]  # no pid namespace: pids the test sees
-    assert len(pids) == (2 if chain else 1), res.stdout
+    zygote = healthy_zygote
+    zygote_cmdline = psutil.Process(zygote.process.pid).cmdline()
+    count = 2 if chain else 1
+    res = script(SecureRunner("t", kernel=False), DETACHED.format(chain=chain, count=count),
+                 guard=False)
     daemons = []
-    for pid in pids:
+    for word in res.stdout.split():  # no pid namespace: pids the test sees
         try:
-            daemons.append(psutil.Process(pid))
-        except psutil.NoSuchProcess:
+            proc = psutil.Process(int(word))
+            if proc.cmdline() == zygote_cmdline:  # forked from the zygote, not a reused pid
+                daemons.append(proc)
+        except (ValueError, psutil.Error):
             pass
     try:
+        assert res.returncode == 0 and not res.timed_out, (res.stdout, res.stderr)
+        assert len(res.stdout.split()) == count, res.stdout
         assert wait_for(lambda: not any(alive(p) for p in daemons), 5), \
             [describe(p) for p in daemons if alive(p)]
     finally:
-        kill_and_reap(daemons)
+        kill_and_reap(daemons + live_descendants(zygote.process.pid))
 
 
 # ---- 6. orphan sweeps spare the zygote --------------------------------------------------------
