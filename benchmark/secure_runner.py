@@ -40,9 +40,6 @@ HARNESS_DIR = Path(__file__).resolve().parent / "harness"
 STDOUT_CAP = 1024 * 1024
 STDERR_CAP = 256 * 1024
 CHANNEL_CAP = 16 * 1024 * 1024
-ENV_PASSTHROUGH = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
-THREAD_PINS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-               "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
 
 
 class SecureRunner:
@@ -76,17 +73,13 @@ class SecureRunner:
             pt.remove_tree(root)
 
     def child_env(self, root: Path) -> dict[str, str]:
-        env = {key: os.environ[key] for key in ENV_PASSTHROUGH if key in os.environ}
-        env.setdefault("PATH", "/usr/bin:/bin")
-        env.update({
+        return {
+            **spawner.zygote_env(),
             "HOME": str(root / "home"), "TMPDIR": str(root / "tmp"), "TMP": str(root / "tmp"),
-            "TEMP": str(root / "tmp"), "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONIOENCODING": "utf-8", "PYTHONHASHSEED": "0",
+            "TEMP": str(root / "tmp"),
             "RUBRICBENCH_SANDBOX_ROOT": str(root), "AIBUGBENCH_SANDBOX_ROOT": str(root),
             "RUBRICBENCH_ALLOW_NETWORK": "1" if self.allow_network else "0",
-        })
-        env.update({key: "1" for key in THREAD_PINS})
-        return env
+        }
 
     # ---- policies ----------------------------------------------------------------------
     def kernel_policy(self, root: Path, *, exec_rights: bool = True) -> isolation.KernelPolicy | None:
@@ -174,19 +167,7 @@ class SecureRunner:
         if status.error:
             pt.sweep_orphans(before)
             raise spawner.ZygoteError(status.error)
-        code = pt.returncode(status.status)
-        user, system, maxrss = status.usage or (0.0, 0.0, 0)
-        return ExecResult(
-            returncode=code,
-            stdout=readers[0].data().decode("utf-8", "replace"),
-            stderr=readers[1].data().decode("utf-8", "replace"),
-            timed_out=timed_out,
-            killed_by="timeout" if timed_out else pt.signal_name(status.status),
-            wall_s=round(wall, 4), cpu_s=round(user + system, 4),
-            peak_rss_mb=round(maxrss / 1024, 1),
-            observation={"_raw": readers[2].data()},
-            output_truncated=readers[0].truncated or readers[1].truncated,
-        )
+        return _exec_result(readers, status.status, status.usage, timed_out, wall)
 
     def _execute(self, cmd: list[str], cwd: Path, env: dict[str, str], timeout: float | None, *,
                  channel: bool, memory_mb: int | None = None,
@@ -225,24 +206,32 @@ class SecureRunner:
         for reader in readers:
             reader.join(timeout=2.0)
         proc.returncode = pt.returncode(status)
-        return ExecResult(
-            returncode=proc.returncode,
-            stdout=readers[0].data().decode("utf-8", "replace"),
-            stderr=readers[1].data().decode("utf-8", "replace"),
-            timed_out=timed_out,
-            killed_by="timeout" if timed_out else pt.signal_name(status),
-            wall_s=round(wall, 4),
-            cpu_s=round(usage.ru_utime + usage.ru_stime, 4) if usage else 0.0,
-            peak_rss_mb=round(usage.ru_maxrss / 1024, 1) if usage else 0.0,
-            observation={"_raw": readers[2].data()} if channel else None,
-            output_truncated=readers[0].truncated or readers[1].truncated,
-        )
+        usage_tuple = (usage.ru_utime, usage.ru_stime, usage.ru_maxrss) if usage else None
+        return _exec_result(readers, status, usage_tuple, timed_out, wall)
 
     def isolation_report(self) -> dict[str, Any]:
         """What this runner applies, layer by layer (see ``benchmark.sandbox_report``)."""
         from .sandbox_report import isolation_report
 
         return isolation_report(self)
+
+
+def _exec_result(readers: list[pt.CappedReader], status: int | None,
+                 usage: tuple[float, float, int] | None, timed_out: bool, wall: float) -> ExecResult:
+    """An ExecResult from the finished readers (stdout, stderr and, when there is one, the
+    result channel), the wait status and (user s, system s, maxrss kB)."""
+    user, system, maxrss = usage or (0.0, 0.0, 0)
+    return ExecResult(
+        returncode=pt.returncode(status),
+        stdout=readers[0].data().decode("utf-8", "replace"),
+        stderr=readers[1].data().decode("utf-8", "replace"),
+        timed_out=timed_out,
+        killed_by="timeout" if timed_out else pt.signal_name(status),
+        wall_s=round(wall, 4), cpu_s=round(user + system, 4),
+        peak_rss_mb=round(maxrss / 1024, 1),
+        observation={"_raw": readers[2].data()} if len(readers) > 2 else None,
+        output_truncated=readers[0].truncated or readers[1].truncated,
+    )
 
 
 _IDLE_VM_MB: int | None = None

@@ -12,7 +12,6 @@ import atexit
 import itertools
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -26,6 +25,8 @@ ZYGOTE = Path(__file__).resolve().parent / "harness" / "zygote.py"
 START_TIMEOUT_S = 60.0
 KILL_GRACE_S = 10.0
 ENV_PASSTHROUGH = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
+THREAD_PINS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+               "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
 
 
 class ZygoteError(RuntimeError):
@@ -47,12 +48,13 @@ class _Run:
 
 
 def zygote_env() -> dict[str, str]:
-    """The zygote's environment: allow-listed, so no grader secret is ever in it. The hash
-    seed is fixed because every child inherits the zygote's."""
+    """The allow-listed environment of the zygote, and the base of every child's
+    (``SecureRunner.child_env``): no grader secret is ever in it. The hash seed is fixed
+    because every child inherits the zygote's; numeric libraries get one thread."""
     env = {key: os.environ[key] for key in ENV_PASSTHROUGH if key in os.environ}
     env.setdefault("PATH", "/usr/bin:/bin")
-    env.update({"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8",
-                "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
+    env.update({"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"})
+    env.update({key: "1" for key in THREAD_PINS})
     return env
 
 
@@ -205,13 +207,12 @@ def protected_pids() -> set[int]:
 
 
 def _kill_orphaned_run(pid: int) -> None:
-    """SIGKILL a run whose zygote died, and its group; reap it if it was re-parented to this
-    process (a child subreaper). Its pid cannot have been reused: nobody has reaped it."""
-    for kill in (os.killpg, os.kill):
-        try:
-            kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
+    """SIGKILL a run whose zygote died, its group and descendants; reap it if it was
+    re-parented to this process (a child subreaper). Its pid cannot have been reused: nobody
+    has reaped it."""
+    from .process_tools import kill_tree
+
+    kill_tree(pid, set())
     try:
         os.waitpid(pid, 0)
     except ChildProcessError:

@@ -284,11 +284,14 @@ MODES = {"call": mode_call, "http": mode_http, "script": mode_script}
 
 
 def _load_by_path(name):
-    loaded = sys.modules.get(f"_rubricbench_{name}")  # preloaded by the zygote
+    """A harness module by path, once per process, under a private name (a submission's own
+    ``guard.py`` must not resolve to it); the zygote preloads them with this too."""
+    loaded = sys.modules.get(f"_rubricbench_{name}")
     if loaded is not None:
         return loaded
     spec = importlib.util.spec_from_file_location(f"_rubricbench_{name}", os.path.join(HERE, f"{name}.py"))
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 

@@ -47,20 +47,14 @@ PRELOAD = ("argparse", "atexit", "csv", "dataclasses", "datetime", "inspect", "l
            "requests_mock")
 
 
-def _load(name):
-    """A harness module by path, under a private name (a submission's own ``child.py`` or
-    ``confine.py`` must not resolve to it)."""
-    spec = importlib.util.spec_from_file_location(f"_rubricbench_{name}", os.path.join(HERE, f"{name}.py"))
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-_landlock, _seccomp = _load("landlock"), _load("seccomp")
+_spec = importlib.util.spec_from_file_location("_rubricbench_child", os.path.join(HERE, "child.py"))
+child = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = child
+_spec.loader.exec_module(child)  # the harness loads the other harness modules the same way
+_landlock, _seccomp = child._load_by_path("landlock"), child._load_by_path("seccomp")
 sys.modules["landlock"], sys.modules["seccomp"] = _landlock, _seccomp  # for confine's fallback
-confine, child = _load("confine"), _load("child")
-_load("guard")  # installed by each worker; loaded once here
+confine = child._load_by_path("confine")
+child._load_by_path("guard")  # installed by each worker; loaded once here
 for _name in ("landlock", "seccomp"):
     del sys.modules[_name]
 
