@@ -12,11 +12,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from radon.complexity import cc_visit_ast
-from radon.metrics import mi_visit
+from radon.metrics import h_visit_ast, mi_compute
 from radon.raw import analyze
+from radon.visitors import ComplexityVisitor
 
 from .memo import per_tree
-from .normalize import NormalizedFunction, normalized_functions, span_length
+from .normalize import NormalizedFunction, normalized_functions, normalized_tree, span_length
 
 
 @dataclass(frozen=True)
@@ -68,9 +69,21 @@ def metrics(tree: ast.Module) -> CodeMetrics:
         functions=found,
         max_complexity=max(values, default=0),
         mean_complexity=sum(values) / len(values) if values else 0.0,
-        mi=float(mi_visit(text, multi=True)),
+        mi=_maintainability_index(tree),
         sloc=_raw(text).sloc,
     )
+
+
+def _maintainability_index(tree: ast.Module) -> float:
+    """radon's ``mi_visit(text, multi=True)`` of the normalized source, computed as radon's
+    ``mi_parameters`` does, from the parse and raw metrics already at hand (``mi_visit``
+    would parse and tokenize the text once more)."""
+    text, parsed = normalized_functions(tree)[0], normalized_tree(tree)
+    raw = _raw(text)
+    comments = (raw.comments + raw.multi) / raw.sloc * 100 if raw.sloc else 0
+    volume = h_visit_ast(parsed).total.volume
+    complexity = ComplexityVisitor.from_ast(parsed).total_complexity
+    return float(mi_compute(volume, complexity, raw.lloc, comments))
 
 
 @functools.lru_cache(maxsize=64)

@@ -8,6 +8,7 @@ long call is wrapped never lengthen a function.
 from __future__ import annotations
 
 import ast
+import io
 import pickle
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from .memo import per_tree
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _STATEMENT_LISTS = ("body", "orelse", "finalbody")
+_NESTED = (*_STATEMENT_LISTS, "handlers", "cases")  # lists that may hold statements, deeper down
 
 
 @dataclass(frozen=True)
@@ -52,23 +54,55 @@ def _strip_list(node: ast.AST, field: str) -> None:
     setattr(node, field, kept)
 
 
+# CPython's parser hands out one shared instance of each field-less node (every ``Load``
+# context, every ``Add``...) to all trees, and other tools write attributes on them (bandit
+# sets ``_bandit_parent``, which links to the whole tree it last scanned). A copy rebuilds
+# them from their type alone, so it never drags another tree along.
+_SHARED_NODE_TYPES = tuple(
+    cls
+    for base in (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
+    for cls in base.__subclasses__()
+    if not cls._fields and not cls._attributes
+)
+_FRESH = {cls: (lambda node: (type(node), ())) for cls in _SHARED_NODE_TYPES}
+
+
+def copy_tree(tree: ast.AST) -> ast.AST:
+    """A deep copy of a syntax tree by a pickle round trip (C code, several times faster than
+    ``copy.deepcopy``); field-less nodes such as ``Load`` are copied as bare fresh nodes."""
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = _FRESH
+    pickler.dump(tree)
+    return pickle.loads(buffer.getvalue())
+
+
 @per_tree
 def strip_docstrings(tree: ast.Module) -> ast.Module:
     """A deep copy without docstrings or bare string statements (``pass`` fills empty bodies).
 
-    The copy is made by a pickle round trip (C code, several times faster than
-    ``copy.deepcopy`` on a syntax tree) and shared between callers: treat it as read-only."""
-    stripped = pickle.loads(pickle.dumps(tree, pickle.HIGHEST_PROTOCOL))
-    for node in ast.walk(stripped):
+    The copy (:func:`copy_tree`) is shared between callers: treat it as read-only."""
+    stripped = copy_tree(tree)
+    todo: list[ast.AST] = [stripped]
+    while todo:  # statements only occur in the statement lists of statements (and handlers, cases)
+        node = todo.pop()
         for field in _STATEMENT_LISTS:
             _strip_list(node, field)
-    return ast.fix_missing_locations(stripped)
+        for field in _NESTED:
+            todo.extend(getattr(node, field, None) or ())
+    return stripped
 
 
 @per_tree
 def normalized_source(tree: ast.Module) -> str:
     """``ast.unparse`` of :func:`strip_docstrings`: no comments, docstrings or bare strings."""
     return ast.unparse(strip_docstrings(tree))
+
+
+@per_tree
+def normalized_tree(tree: ast.Module) -> ast.Module:
+    """:func:`normalized_source` parsed again (read-only, shared like the others)."""
+    return ast.parse(normalized_source(tree))
 
 
 def iter_defs(tree: ast.AST) -> Iterator[tuple[str, FunctionNode]]:
@@ -105,7 +139,7 @@ def normalized_functions(tree: ast.Module) -> tuple[str, tuple[NormalizedFunctio
     """
     text = normalized_source(tree)
     originals = list(iter_defs(tree))
-    twins = [node for _, node in iter_defs(ast.parse(text))]
+    twins = [node for _, node in iter_defs(normalized_tree(tree))]
     if len(originals) != len(twins):  # cannot happen for a tree ast.parse produced
         raise RuntimeError("normalized source lost or gained functions")
     pairs = tuple(NormalizedFunction(q, node, twin) for (q, node), twin in zip(originals, twins))
