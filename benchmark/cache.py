@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -108,32 +107,3 @@ class ResultCache:
     def put(self, key: str, result: ModelResult) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         atomic_write_text(self.directory / f"{key}.json", json.dumps(model_to_dict(result)))
-
-
-class ValidatedEntries:
-    """Fingerprints of model entries that passed the results schema in an earlier run
-    (``results_json.entry_fingerprint``: the schema and the entry's exact content), one empty
-    file each under ``<results-dir>/.cache/validated/``. ``write_run`` walks only entries not
-    listed, so an unchanged model is not schema-checked again; anything else in the document,
-    and every invariant, is checked on every run. Files are created atomically (create-new),
-    so concurrent runs cannot corrupt the set; an unreadable folder is an empty set."""
-
-    def __init__(self, results_dir: Path) -> None:
-        self.directory = Path(results_dir) / ".cache" / "validated"
-
-    def known(self) -> set[str]:
-        try:
-            return {name for name in os.listdir(self.directory) if len(name) == 64}
-        except OSError:
-            return set()
-
-    def add(self, fingerprints: set[str]) -> None:
-        new = fingerprints - self.known()
-        if not new:
-            return
-        self.directory.mkdir(parents=True, exist_ok=True)
-        for fingerprint in new:
-            try:
-                os.close(os.open(self.directory / fingerprint, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
-            except FileExistsError:
-                pass

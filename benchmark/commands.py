@@ -23,7 +23,7 @@ from .reporting.excerpts import attach_excerpts
 from .reporting.results_json import model_to_dict, run_to_dict
 from .reporting.saved_runs import compare_files, models_under, rebuild_reports
 from .reporting.writer import write_run
-from .cache import ResultCache, ValidatedEntries
+from .cache import ResultCache
 from .isolation import detect
 from .reporting.progress import Progress
 from .runner import BenchmarkRunner, DiscoveryError, ModelEntry
@@ -110,7 +110,8 @@ def self_check_command(config: RunConfig) -> int:
 
 def run(config: RunConfig, *, fail_under: float | None = None) -> int:
     spawner.prestart()  # the zygote imports its libraries on the other core meanwhile
-    warming = warmup.start()
+    warmup.tune_gc()
+    warming = warmup.start(grading_here=config.workers <= 1)
     submissions = Path(config.submissions_dir)
     test_data = default_test_data()
     for folder, what in ((submissions, "submissions"), (test_data, "test data")):
@@ -158,8 +159,7 @@ def run(config: RunConfig, *, fail_under: float | None = None) -> int:
     warming.join()  # its libraries are loaded and it compiles nothing while reports render
     doc = attach_excerpts(_build_doc(config, runner, models, started, isolation, cached),
                           {entry.name: entry.path for entry in entries})
-    paths = write_run(doc, Path(config.results_dir),
-                      validated=None if config.no_cache else ValidatedEntries(Path(config.results_dir)))
+    paths = write_run(doc, Path(config.results_dir))
     _report(config, doc, paths)
     return _gate(_exit_code(models), doc, fail_under)
 

@@ -22,7 +22,7 @@ from .types import ModelResult, PromptResult
 
 TIERS = ("reference_implementations", "user_submissions")
 TEMPLATE_TIER = "templates"
-PRELOAD = ["benchmark.grading", "benchmark.prompts", "benchmark.analyzers.security"]
+PRELOAD = ["benchmark.pool_preload"]
 
 
 class DiscoveryError(Exception):

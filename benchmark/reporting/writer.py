@@ -101,18 +101,15 @@ def write_reports(doc: Mapping[str, Any], folder: str | Path) -> dict[str, Path]
     return {kind: atomic_write_text(Path(folder) / name, text) for kind, (name, text) in rendered.items()}
 
 
-def write_run(doc: Mapping[str, Any], results_dir: str | Path, *, update_latest: bool = True,
-              validated: Any = None) -> dict[str, Path]:
+def write_run(doc: Mapping[str, Any], results_dir: str | Path, *, update_latest: bool = True) -> dict[str, Path]:
     """Validate ``doc``, then write ``<results_dir>/<run_id>/results.json`` and every report
     (summary_report.txt, comparison_chart.txt, report.html, junit.xml, summary.md) and
     ``<results_dir>/latest_results.json``. Returns the paths by kind.
 
     A schema failure raises ``ResultsSchemaError`` before any file is written; so does a
-    rendering failure (every output is rendered before the first write). ``validated`` (a
-    ``benchmark.cache.ValidatedEntries``) skips the schema walk of model entries that passed
-    it before, and records this run's entries once the document has passed.
+    rendering failure (every output is rendered before the first write).
     """
-    fingerprints = validate_results(doc, validated.known() if validated is not None else None)
+    validate_results(doc)
     run_id = doc["run_id"]
     if not RUN_ID_RE.fullmatch(run_id) or ".." in run_id:
         raise ValueError(f"unsafe run_id {run_id!r}")
@@ -124,6 +121,4 @@ def write_run(doc: Mapping[str, Any], results_dir: str | Path, *, update_latest:
         paths[kind] = atomic_write_text(run_dir / name, text)
     if update_latest:
         paths["latest"] = atomic_write_text(Path(results_dir) / LATEST_NAME, results_json)
-    if validated is not None:
-        validated.add(fingerprints)
     return paths
