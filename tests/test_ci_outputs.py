@@ -44,7 +44,8 @@ def test_junit_parses_and_counts_are_right(doc):
     assert len(cases) == 3 * 4  # one per model x prompt
     failures = root.findall("./testsuite/testcase/failure")
     errors = root.findall("./testsuite/testcase/error")
-    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("12", str(len(failures)), "1")
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("12", str(len(failures)), str(len(errors)))
+    assert len(errors) == 1
     suites = _suites(root)
     assert set(suites) == {"good", "mid", "bad|model"}
     assert suites["good"].get("failures") == "0" and not suites["good"].findall(".//failure")

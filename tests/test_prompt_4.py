@@ -11,7 +11,6 @@ import ast
 import copy
 import io
 import json
-import shutil
 import tokenize
 from pathlib import Path
 
