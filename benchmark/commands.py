@@ -132,7 +132,7 @@ def run(config: RunConfig, *, fail_under: float | None = None) -> int:
     # The isolation report and network probe run beside grading; the banner (and
     # --require-isolation) wait for them, so only a quiet run grades before they are back.
     probes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="isolation-probe")
-    probe = probes.submit(measured_isolation, runner.options.runner("probe"))
+    probe = probes.submit(lambda: measured_isolation(runner.options.runner("probe")))
     probes.shutdown(wait=False)
     if not config.quiet or config.require_isolation:
         isolation = probe.result()

@@ -22,6 +22,7 @@ import dataclasses
 import functools
 import os
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -101,13 +102,19 @@ def _probe_pid_namespace() -> None:
 
 
 _SUPPORT: KernelSupport | None = None
+_DETECTING = threading.Lock()  # threads that ask at once share one round of probes
 
 
 def detect() -> KernelSupport:
     """Probe each mechanism once per process (cached)."""
-    global _SUPPORT
     if _SUPPORT is not None:
         return _SUPPORT
+    with _DETECTING:
+        return _SUPPORT if _SUPPORT is not None else _detect()
+
+
+def _detect() -> KernelSupport:
+    global _SUPPORT
     reasons: dict[str, str] = {}
     if sys.platform != "linux":
         reasons["all"] = f"not Linux ({sys.platform})"

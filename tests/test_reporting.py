@@ -258,3 +258,17 @@ def test_write_run_validates_before_writing_anything(tmp_path, doc):
 def test_write_run_can_skip_latest(tmp_path, doc):
     paths = write_run(doc, tmp_path, update_latest=False)
     assert "latest" not in paths and not (tmp_path / "latest_results.json").exists()
+
+
+def test_dumps_writes_what_the_standard_encoder_writes_with_indent_2(doc):
+    doc = copy.deepcopy(doc)
+    doc["models"]["beta"]["note"] = "Grüße, ✅ \u2028 \"quoted\" <tag>"
+    expected = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    assert writer.dumps(doc) == expected
+    assert writer.dumps({1: [], "k": {}}) == '{\n  "1": [],\n  "k": {}\n}\n'
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf"), {1, 2}, object()])
+def test_dumps_refuses_what_json_cannot_carry(bad):
+    with pytest.raises((ValueError, TypeError)):
+        writer.dumps({"value": [bad]})

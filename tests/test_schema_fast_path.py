@@ -175,3 +175,20 @@ def test_a_rejected_document_is_explained_by_jsonschema(doc):
         validate_results(broken)
     assert caught.value.path == "$.models.beta.prompts.prompt_2.max_score"
     assert "'25' is not of type 'number'" in str(caught.value)
+
+
+def test_the_shipped_schema_check_is_current():
+    """benchmark/reporting/schema_check.py is what scripts/gen_schema_check.py writes today (a
+    schema change needs the script run again), and it is the check in use."""
+    from pathlib import Path
+
+    from benchmark.reporting import schema_check
+
+    assert Path(schema_check.__file__).read_text(encoding="utf-8") == results_json.generated_schema_check()
+    assert results_json._fast_check() is schema_check.validate
+
+
+def test_generating_the_check_leaves_the_schema_alone():
+    before = json.dumps(load_schema(), sort_keys=True)
+    results_json.generated_schema_check()
+    assert json.dumps(load_schema(), sort_keys=True) == before

@@ -9,7 +9,6 @@ excerpt is a display aid (the HTML report shows it); it never affects a score.
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -75,15 +74,35 @@ def _fill_prompt(prompt: dict[str, Any], files: _GradedFiles) -> None:
                 shown += 1
 
 
+def _copied(value: Any, *path: str) -> Any:
+    """A copy of ``value`` in which the dicts and lists along ``path`` (``"*"``: every
+    entry) are new; everything else is shared with ``value``."""
+    if not path:
+        return dict(value) if isinstance(value, Mapping) else value
+    key, rest = path[0], path[1:]
+    if key == "*" and isinstance(value, Mapping):
+        return {k: _copied(v, *rest) for k, v in value.items()}
+    if key == "*" and isinstance(value, list):
+        return [_copied(v, *rest) for v in value]
+    if isinstance(value, Mapping):
+        out = dict(value)
+        if key in out:
+            out[key] = _copied(out[key], *rest)
+        return out
+    return value
+
+
 def attach_excerpts(doc: Mapping[str, Any], folders: Mapping[str, str | Path]) -> dict[str, Any]:
     """A copy of ``doc`` whose evidence entries carry ``excerpt`` where the graded file is
-    in ``folders[model]`` unchanged. ``doc`` itself is not modified."""
-    out = copy.deepcopy(dict(doc))
+    in ``folders[model]`` unchanged. ``doc`` itself is not modified: the copy has its own
+    dicts down to each evidence entry and shares everything it does not change."""
+    out = _copied(doc, "models", "*", "prompts", "*", "checks", "*", "evidence", "*")
     for name, model in (out.get("models") or {}).items():
         folder = folders.get(name)
-        if folder is None:
+        if folder is None or not isinstance(model, Mapping):
             continue
         files = _GradedFiles(Path(folder))
         for prompt in (model.get("prompts") or {}).values():
-            _fill_prompt(prompt, files)
+            if isinstance(prompt, Mapping):
+                _fill_prompt(prompt, files)
     return out

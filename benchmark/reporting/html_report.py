@@ -72,6 +72,16 @@ def _check_view(check: Mapping[str, Any]) -> dict[str, Any]:
             "evidence": evidence}
 
 
+def _run_view(run: Mapping[str, Any]) -> dict[str, Any]:
+    """One child run's row (every cell a plain value; a missing key shows as empty)."""
+    code = run.get("returncode")
+    return {"mode": run.get("mode", ""), "label": run.get("label", run.get("stage", "")),
+            "exit": "—" if code is None else code, "wall": run.get("wall_s", ""),
+            "cpu": run.get("cpu_s", ""), "peak": run.get("peak_rss_mb", ""),
+            "timed_out": "yes" if run.get("timed_out") else "no", "killed_by": run.get("killed_by") or "",
+            "blocked": run.get("blocked_events", "")}
+
+
 def _prompt_view(anchor: str, pid: str, prompt: Mapping[str, Any]) -> dict[str, Any]:
     detailed = _mapping(prompt.get("detailed_scoring"))
     categories = [{"name": name, "earned": fixed(_mapping(detailed[name]).get("earned"), 2),
@@ -83,7 +93,7 @@ def _prompt_view(anchor: str, pid: str, prompt: Mapping[str, Any]) -> dict[str, 
             "score": fixed(prompt.get("score"), 2), "max": maximum(prompt.get("max_score")),
             "error": prompt.get("error"), "categories": categories, "checks": checks,
             "lost": sum(1 for c in checks if c["status"] != "pass"),
-            "execution": [dict(e) for e in prompt.get("execution") or () if isinstance(e, Mapping)],
+            "execution": [_run_view(e) for e in prompt.get("execution") or () if isinstance(e, Mapping)],
             "files": sorted(_mapping(prompt.get("files")).items())}
 
 

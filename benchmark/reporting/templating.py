@@ -27,7 +27,17 @@ def environment() -> Any:
     """The Jinja2 environment (jinja2 is imported on first use; see ``benchmark.warmup``)."""
     from jinja2 import Environment, PackageLoader, StrictUndefined
 
-    env = Environment(
+    class _Environment(Environment):
+        """``x.name`` on a plain dict looks the key up first. Jinja2 tries the attribute first,
+        and the failed attribute lookup (an exception) costs more than the rest of rendering
+        a check row; view models and results are plain dicts, so the outcome is the same."""
+
+        def getattr(self, obj: Any, attribute: str) -> Any:
+            if type(obj) is dict and attribute in obj:
+                return obj[attribute]
+            return super().getattr(obj, attribute)
+
+    env = _Environment(
         loader=PackageLoader("benchmark", "reporting/templates"),
         autoescape=True,
         undefined=StrictUndefined,
