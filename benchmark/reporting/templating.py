@@ -39,6 +39,7 @@ def environment() -> Any:
 
     env = _Environment(
         loader=PackageLoader("benchmark", "reporting/templates"),
+        bytecode_cache=_bytecode_cache(),
         autoescape=True,
         undefined=StrictUndefined,
         trim_blocks=True,
@@ -47,6 +48,26 @@ def environment() -> Any:
     )
     env.filters.update(fixed=fixed, maximum=maximum, num=num, pct=pct_text)
     return env
+
+
+def _bytecode_cache() -> Any:
+    """Jinja2's own cache of compiled templates, in the private per-user folder it creates and
+    checks (``/tmp/_jinja2-cache-<uid>``: ours, mode 0700, not a link), keyed by each
+    template's source checksum and Jinja2's version. Compiling report.html.j2 costs about
+    17 ms a run without it. A folder it cannot use, or a write that fails, costs only that."""
+    from jinja2 import FileSystemBytecodeCache
+
+    class _Cache(FileSystemBytecodeCache):
+        def dump_bytecode(self, bucket: Any) -> None:
+            try:
+                super().dump_bytecode(bucket)
+            except OSError:
+                pass
+
+    try:
+        return _Cache()
+    except (OSError, RuntimeError):
+        return None
 
 
 @lru_cache(maxsize=1)

@@ -13,6 +13,7 @@ import os
 import re
 import tempfile
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -103,13 +104,23 @@ def render_reports(doc: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
     return {kind: (name, render(doc)) for kind, (name, render) in REPORTS.items()}
 
 
+def _write_all(folder: Path, outputs: Mapping[str, tuple[str, str]]) -> dict[str, Path]:
+    """Each ``{kind: (name, text)}`` written atomically into ``folder``, side by side on
+    threads (each waits on its own fsync with the GIL released). Every write is attempted;
+    the first failure is raised once all have finished."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with ThreadPoolExecutor(max_workers=max(1, len(outputs)), thread_name_prefix="write") as pool:
+        futures = {kind: pool.submit(atomic_write_text, folder / name, text)
+                   for kind, (name, text) in outputs.items()}
+    return {kind: future.result() for kind, future in futures.items()}
+
+
 def write_reports(doc: Mapping[str, Any], folder: str | Path) -> dict[str, Path]:
     """Validate ``doc``, render every report, then write them into ``folder`` (``--report-only``).
 
     The results file itself is not rewritten. A schema failure writes nothing."""
     validate_results(doc)
-    rendered = render_reports(doc)
-    return {kind: atomic_write_text(Path(folder) / name, text) for kind, (name, text) in rendered.items()}
+    return _write_all(Path(folder), render_reports(doc))
 
 
 def write_run(doc: Mapping[str, Any], results_dir: str | Path, *, update_latest: bool = True) -> dict[str, Path]:
@@ -127,9 +138,7 @@ def write_run(doc: Mapping[str, Any], results_dir: str | Path, *, update_latest:
     results_json = dumps(doc)
     rendered = render_reports(doc)
     run_dir = Path(results_dir) / run_id
-    paths = {"results": atomic_write_text(run_dir / "results.json", results_json)}
-    for kind, (name, text) in rendered.items():
-        paths[kind] = atomic_write_text(run_dir / name, text)
-    if update_latest:
+    paths = _write_all(run_dir, {"results": ("results.json", results_json), **rendered})
+    if update_latest:  # last: it names a run folder that is complete
         paths["latest"] = atomic_write_text(Path(results_dir) / LATEST_NAME, results_json)
     return paths
