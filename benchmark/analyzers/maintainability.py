@@ -10,6 +10,7 @@ import ast
 import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from radon.complexity import cc_visit_ast
 from radon.metrics import h_visit_ast, mi_compute
@@ -63,23 +64,22 @@ def _metric(pair: NormalizedFunction) -> FunctionMetric:
 def metrics(tree: ast.Module) -> CodeMetrics:
     """Radon cyclomatic complexity per function, MI and SLOC of the normalized source."""
     text, pairs = normalized_functions(tree)
+    raw = _raw(text)
     found = tuple(_metric(pair) for pair in pairs)
     values = [item.complexity for item in found]
     return CodeMetrics(
         functions=found,
         max_complexity=max(values, default=0),
         mean_complexity=sum(values) / len(values) if values else 0.0,
-        mi=_maintainability_index(tree),
-        sloc=_raw(text).sloc,
+        mi=_maintainability_index(raw, normalized_tree(tree)),
+        sloc=raw.sloc,
     )
 
 
-def _maintainability_index(tree: ast.Module) -> float:
-    """radon's ``mi_visit(text, multi=True)`` of the normalized source, computed as radon's
-    ``mi_parameters`` does, from the parse and raw metrics already at hand (``mi_visit``
+def _maintainability_index(raw: Any, parsed: ast.Module) -> float:
+    """radon's ``mi_visit(text, multi=True)`` of a normalized source, computed as radon's
+    ``mi_parameters`` does, from its raw metrics and parse already at hand (``mi_visit``
     would parse and tokenize the text once more)."""
-    text, parsed = normalized_functions(tree)[0], normalized_tree(tree)
-    raw = _raw(text)
     comments = (raw.comments + raw.multi) / raw.sloc * 100 if raw.sloc else 0
     volume = h_visit_ast(parsed).total.volume
     complexity = ComplexityVisitor.from_ast(parsed).total_complexity
