@@ -142,7 +142,23 @@ def become_subreaper() -> bool:
 
 
 def current_children() -> set[int]:
-    return {child.pid for child in psutil.Process().children()}
+    """This process's children: from each thread's ``/proc/self/task/<tid>/children`` (a
+    few small reads), or where the kernel lacks those files, psutil's scan of every process."""
+    found: set[int] = set()
+    own = str(threading.get_native_id())
+    try:
+        tids = os.listdir("/proc/self/task")
+        for tid in [own, *(t for t in tids if t != own)]:  # our own thread's file must exist
+            try:
+                with open(f"/proc/self/task/{tid}/children", "rb") as handle:
+                    found.update(int(pid) for pid in handle.read().split())
+            except FileNotFoundError:
+                if tid == own:
+                    raise
+                continue  # a thread that has just ended
+    except OSError:
+        return {child.pid for child in psutil.Process().children()}
+    return found
 
 
 def sweep_orphans(before: set[int]) -> int:
@@ -152,10 +168,9 @@ def sweep_orphans(before: set[int]) -> int:
 
     spared = before | protected_pids()  # this process's zygote is not a leftover
     killed = 0
-    for child in psutil.Process().children():
-        if child.pid in spared:
-            continue
+    for pid in current_children() - spared:
         try:
+            child = psutil.Process(pid)
             child.kill()
             child.wait(timeout=2)
             killed += 1

@@ -559,3 +559,73 @@ def test_memory_limit_failure_is_confined_to_the_run(healthy_zygote):
     follow = script(SecureRunner("t"), "print('still serving')")
     assert follow.returncode == 0 and follow.stdout.strip() == "still serving"
     assert spawner.get() is zygote and zygote.process.poll() is None
+
+
+# ---- 8. with a pid namespace, the zygote's child is the run's pid 1 --------------------------
+
+
+def _ns_pids(proc: psutil.Process) -> list[str]:
+    with open(f"/proc/{proc.pid}/status", encoding="ascii") as handle:
+        for line in handle:
+            if line.startswith("NSpid:"):
+                return line.split()[1:]
+    return []
+
+
+def test_run_starts_as_pid_one_of_its_own_namespace(healthy_zygote):
+    """The zygote clones the run straight into its namespaces: its own child is pid 1 there
+    (no process is left in between), and the worker under it is pid 2."""
+    runner = SecureRunner("t")
+    if not (runner.support and runner.support.user_namespaces and runner.support.pid_namespace):
+        pytest.skip("this kernel gives no pid namespace to unprivileged users")
+    zygote = healthy_zygote
+    found: dict[str, list[list[str]]] = {}
+    done = threading.Event()
+
+    def watch():
+        while not done.is_set() and not found:
+            for child in psutil.Process(zygote.process.pid).children():
+                try:
+                    grandchildren = child.children()
+                    if grandchildren:
+                        found["run"] = [_ns_pids(child)]
+                        found["under it"] = [_ns_pids(g) for g in grandchildren]
+                except (psutil.Error, OSError):
+                    continue
+            time.sleep(0.01)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        res = script(runner, "import time\ntime.sleep(1.5)\nprint('slept')", timeout=10)
+    finally:
+        done.set()
+        watcher.join(5)
+    assert res.returncode == 0 and res.stdout.strip() == "slept", res.stderr
+    assert found, "the watcher never saw the run's processes"
+    # NSpid lists a process's pid in each pid namespace it is in, outermost first
+    assert len(found["run"][0]) >= 2 and found["run"][0][-1] == "1", found
+    assert [pids[-1] for pids in found["under it"]] == ["2"], found
+
+
+def test_current_children_lists_the_children_of_every_thread():
+    started = [subprocess_sleep()]
+    helper = threading.Thread(target=lambda: started.append(subprocess_sleep()))
+    helper.start()
+    helper.join()
+    try:
+        mine = {proc.pid for proc in started}
+        assert mine <= pt.current_children()
+        assert pt.current_children() == {c.pid for c in psutil.Process().children()}
+    finally:
+        for proc in started:
+            proc.kill()
+            proc.wait()
+    assert not mine & pt.current_children()
+
+
+def subprocess_sleep():
+    import subprocess
+    import sys
+
+    return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])

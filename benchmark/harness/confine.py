@@ -37,13 +37,23 @@ def _write(path, text):
         handle.write(text)
 
 
+def namespace_flags(network, pid):
+    """The clone/unshare flags of a new user namespace plus a network and/or pid namespace."""
+    return CLONE_NEWUSER | (CLONE_NEWNET if network else 0) | (CLONE_NEWPID if pid else 0)
+
+
 def enter_namespaces(network, pid):
     """New user namespace (same ids mapped), plus a network and/or pid namespace."""
     uid, gid = os.getuid(), os.getgid()
-    flags = CLONE_NEWUSER | (CLONE_NEWNET if network else 0) | (CLONE_NEWPID if pid else 0)
-    if _libc.unshare(flags) != 0:
+    if _libc.unshare(namespace_flags(network, pid)) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"unshare: {os.strerror(err)}")
+    map_ids(uid, gid)
+
+
+def map_ids(uid, gid):
+    """Map the outer uid and gid to themselves in the new user namespace this process is
+    in (``uid`` and ``gid`` as they were outside: inside, before the map, they read 65534)."""
     _write("/proc/self/setgroups", "deny")
     _write("/proc/self/uid_map", f"{uid} {uid} 1")
     _write("/proc/self/gid_map", f"{gid} {gid} 1")
@@ -64,12 +74,17 @@ def become_pid_one():
     os._exit(os.WEXITSTATUS(status))
 
 
-def apply(policy):
-    """Namespaces, fork to pid 1, Landlock, seccomp (in this order), as ``policy`` says."""
-    if policy["deny_network"] or policy["pid_namespace"]:
+def apply(policy, cloned_by=None):
+    """Namespaces, fork to pid 1, Landlock, seccomp (in this order), as ``policy`` says.
+
+    ``cloned_by``: the (uid, gid) of a parent that created this process in its namespaces
+    already (the zygote's ``clone``; this process is then pid 1): only the id maps remain."""
+    if cloned_by is not None:
+        map_ids(*cloned_by)
+    elif policy["deny_network"] or policy["pid_namespace"]:
         enter_namespaces(policy["deny_network"], policy["pid_namespace"])
-    if policy["pid_namespace"]:
-        become_pid_one()
+        if policy["pid_namespace"]:
+            become_pid_one()
     if policy["landlock"]:
         landlock.restrict(policy["read_paths"], policy["exec_paths"], policy["write_paths"],
                           deny_tcp=policy["deny_tcp"])

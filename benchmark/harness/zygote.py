@@ -16,7 +16,11 @@ Protocol, one JSON message per datagram on a SOCK_SEQPACKET socket:
 - grader -> zygote: ``{"op": "kill", "id"}`` (the wall-clock timeout): the run's process
   group and every descendant get SIGKILL; its status follows as usual.
 
-A forked child sets up exactly what an exec'd harness had (new session, descriptors 0-3,
+When the policy has a pid namespace, the child is created directly in its new namespaces
+(``clone`` with the namespace flags, as ``os.fork`` does it otherwise: Python's fork hooks run
+around it) and is pid 1 from its first instruction; without that (other architectures, or
+no pid namespace) it is an ``os.fork`` that enters them with ``unshare`` and forks pid 1.
+The child sets up exactly what an exec'd harness had (new session, descriptors 0-3,
 working folder, environment, resource limits), then applies the kernel policy (namespaces,
 pid 1, Landlock, seccomp) and only then runs ``child.serve``; the guard is installed by the
 harness's worker as before. The zygote is a child subreaper: when a run ends, its process
@@ -57,6 +61,39 @@ confine = child._load_by_path("confine")
 child._load_by_path("guard")  # installed by each worker; loaded once here
 for _name in ("landlock", "seccomp"):
     del sys.modules[_name]
+
+
+_pydll = ctypes.PyDLL(None, use_errno=True)  # keeps the GIL through the call, as os.fork does
+_pydll.syscall.restype = ctypes.c_long
+for _hook in ("PyOS_BeforeFork", "PyOS_AfterFork_Parent", "PyOS_AfterFork_Child"):
+    getattr(_pydll, _hook).restype = None
+SYS_CLONE = {"x86_64": 56, "aarch64": 220}.get(os.uname().machine)
+IDS = (os.getuid(), os.getgid())
+_clone_ok = False  # set in main(): a known architecture and a single-threaded zygote
+
+
+def _clone(flags):
+    """``os.fork`` into new namespaces (``flags``): the raw clone system call between
+    Python's own before/after-fork steps. The zygote is single-threaded, so no lock of the
+    C library can be held across it. Returns 0 in the child, its pid in the parent."""
+    _pydll.PyOS_BeforeFork()
+    pid = _pydll.syscall(ctypes.c_long(SYS_CLONE), ctypes.c_ulong(flags | signal.SIGCHLD),
+                         None, None, None, None)
+    if pid == 0:
+        _pydll.PyOS_AfterFork_Child()
+        return 0
+    err = ctypes.get_errno()
+    _pydll.PyOS_AfterFork_Parent()
+    if pid < 0:
+        raise OSError(err, f"clone: {os.strerror(err)}")
+    return pid
+
+
+def _parent_pid():
+    """The parent's pid as this process's /proc sees it (the outer namespace's): inside a
+    new pid namespace ``getppid()`` is 0 whoever the parent is."""
+    with open("/proc/self/stat", encoding="ascii") as handle:
+        return int(handle.read().rsplit(")", 1)[1].split()[1])
 
 
 def _vm_peak_kb():
@@ -118,12 +155,13 @@ def _kill_run(pid):
     _kill(pid)
 
 
-def _child_main(message, fds, control, zygote_pid):
-    """In the forked child: become what ``python -I -B child.py`` was, confine, serve."""
+def _child_main(message, fds, control, zygote_pid, cloned):
+    """In the forked child: become what ``python -I -B child.py`` was, confine, serve.
+    ``cloned``: it was created in its namespaces already (see ``_clone``)."""
     try:
         # a run dies with its zygote (its pid 1, if any, already dies with it)
         _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != zygote_pid:
+        if (_parent_pid() if cloned else os.getppid()) != zygote_pid:
             os._exit(72)  # the zygote died before the line above
         control.detach()
         out, err, channel = fds
@@ -142,7 +180,7 @@ def _child_main(message, fds, control, zygote_pid):
         sys.argv = [os.path.join(HERE, "child.py"), message["request"]]
         confine.apply_limits({int(k): v for k, v in message["limits"].items()})
         if message["policy"]:
-            confine.apply(message["policy"])
+            confine.apply(message["policy"], IDS if cloned else None)
     except BaseException as exc:  # report and die; the grader sees no result record
         os.write(2, f"sandbox set-up failed: {type(exc).__name__}: {exc}\n".encode()[:2000])
         os._exit(71)
@@ -164,14 +202,23 @@ class Zygote:
         try:
             if len(fds) != 3:
                 raise OSError(f"expected 3 descriptors, got {len(fds)}")
-            pid = os.fork()
+            policy = message["policy"]
+            cloned = bool(_clone_ok and policy and policy["pid_namespace"])
+            pid = None
+            if cloned:
+                try:
+                    pid = _clone(confine.namespace_flags(policy["deny_network"], pid=True))
+                except OSError:  # the child's own unshare then fails and says why
+                    cloned = False
+            if pid is None:
+                pid = os.fork()
         except OSError as exc:
             for fd in fds:
                 os.close(fd)
             self.send({"id": message["id"], "error": f"{type(exc).__name__}: {exc}"})
             return
         if pid == 0:
-            _child_main(message, fds, self.control, self.pid)
+            _child_main(message, fds, self.control, self.pid, cloned)
         for fd in fds:
             os.close(fd)
         self.runs[pid] = message["id"]
@@ -253,6 +300,8 @@ def main():
     # garbage collector from walking (and so copying, page by page) the zygote's whole heap.
     gc.collect()
     gc.freeze()
+    global _clone_ok
+    _clone_ok = SYS_CLONE is not None and len(os.listdir("/proc/self/task")) == 1
     try:
         control.send(json.dumps({"hello": os.getpid(), "vm_peak_kb": _vm_peak_kb()}).encode())
     except OSError:  # the grader is gone already (e.g. it stopped at a usage error): nothing to serve
