@@ -8,8 +8,7 @@ long call is wrapped never lengthen a function.
 from __future__ import annotations
 
 import ast
-import io
-import pickle
+import copy
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -19,6 +18,7 @@ FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _STATEMENT_LISTS = ("body", "orelse", "finalbody")
 _NESTED = (*_STATEMENT_LISTS, "handlers", "cases")  # lists that may hold statements, deeper down
+_NESTED_SET = frozenset(_NESTED)
 
 
 @dataclass(frozen=True)
@@ -39,58 +39,45 @@ def _is_bare_string(node: ast.stmt) -> bool:
     )
 
 
-def _strip_list(node: ast.AST, field: str) -> None:
-    body = getattr(node, field, None)
-    if not isinstance(body, list) or not body or not isinstance(body[0], ast.stmt):
-        return
-    kept = [stmt for stmt in body if not _is_bare_string(stmt)]
-    may_be_empty = (
-        isinstance(node, ast.Module)
-        or field == "orelse"
-        or (field == "finalbody" and bool(getattr(node, "handlers", None)))
-    )
-    if not kept and not may_be_empty:
-        kept = [ast.copy_location(ast.Pass(), body[0])]
-    setattr(node, field, kept)
+def _may_be_empty(node: ast.AST, field: str) -> bool:
+    return (isinstance(node, ast.Module) or field == "orelse"
+            or (field == "finalbody" and bool(getattr(node, "handlers", None))))
 
 
-# CPython's parser hands out one shared instance of each field-less node (every ``Load``
-# context, every ``Add``...) to all trees, and other tools write attributes on them (bandit
-# sets ``_bandit_parent``, which links to the whole tree it last scanned). A copy rebuilds
-# them from their type alone, so it never drags another tree along.
-_SHARED_NODE_TYPES = tuple(
-    cls
-    for base in (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
-    for cls in base.__subclasses__()
-    if not cls._fields and not cls._attributes
-)
-_FRESH = {cls: (lambda node: (type(node), ())) for cls in _SHARED_NODE_TYPES}
-
-
-def copy_tree(tree: ast.AST) -> ast.AST:
-    """A deep copy of a syntax tree by a pickle round trip (C code, several times faster than
-    ``copy.deepcopy``); field-less nodes such as ``Load`` are copied as bare fresh nodes."""
-    buffer = io.BytesIO()
-    pickler = pickle.Pickler(buffer, pickle.HIGHEST_PROTOCOL)
-    pickler.dispatch_table = _FRESH
-    pickler.dump(tree)
-    return pickle.loads(buffer.getvalue())
+def _stripped(node: ast.AST) -> ast.AST:
+    """``node`` without bare string statements anywhere in its statement lists: ``node``
+    itself when none is found below it, else a shallow copy holding new lists. A ``def`` or
+    a bare string is a statement, so only statement lists (and except handlers, match
+    cases) are walked; expressions are never visited and always shared."""
+    changed: dict[str, list[ast.AST]] = {}
+    for field in node._fields:
+        items = getattr(node, field, None) if field in _NESTED_SET else None
+        if not isinstance(items, list) or not items:
+            continue
+        kept = items
+        if field in _STATEMENT_LISTS and isinstance(items[0], ast.stmt):
+            kept = [stmt for stmt in items if not _is_bare_string(stmt)]
+            if not kept and not _may_be_empty(node, field):
+                kept = [ast.copy_location(ast.Pass(), items[0])]
+        new = [_stripped(child) if isinstance(child, ast.AST) else child for child in kept]
+        if len(new) != len(items) or any(a is not b for a, b in zip(new, items)):
+            changed[field] = new
+    if not changed:
+        return node
+    clone = copy.copy(node)
+    for field, value in changed.items():
+        setattr(clone, field, value)
+    return clone
 
 
 @per_tree
 def strip_docstrings(tree: ast.Module) -> ast.Module:
-    """A deep copy without docstrings or bare string statements (``pass`` fills empty bodies).
+    """The tree without docstrings or bare string statements (``pass`` fills empty bodies).
 
-    The copy (:func:`copy_tree`) is shared between callers: treat it as read-only."""
-    stripped = copy_tree(tree)
-    todo: list[ast.AST] = [stripped]
-    while todo:  # statements only occur in the statement lists of statements (and handlers, cases)
-        node = todo.pop()
-        for field in _STATEMENT_LISTS:
-            _strip_list(node, field)
-        for field in _NESTED:
-            todo.extend(getattr(node, field, None) or ())
-    return stripped
+    Copy on write: a node is copied (shallowly) only when a statement list under it changes,
+    and everything else is the original's own nodes. The result is shared between callers
+    and shares nodes with ``tree``: treat both as read-only."""
+    return _stripped(tree)
 
 
 @per_tree
@@ -106,7 +93,11 @@ def normalized_tree(tree: ast.Module) -> ast.Module:
 
 
 def iter_defs(tree: ast.AST) -> Iterator[tuple[str, FunctionNode]]:
-    """Every function/method in source (pre-)order with its ``__qualname__``-style name."""
+    """Every function/method in source (pre-)order with its ``__qualname__``-style name.
+
+    A ``def`` is a statement, so only statement lists (and except handlers, match cases)
+    are walked, in field order: the same pre-order as a walk of every node, without
+    visiting the expressions, which are most of a tree."""
     todo: list[tuple[ast.AST, str]] = [(tree, "")]
     while todo:
         node, prefix = todo.pop()
@@ -117,7 +108,8 @@ def iter_defs(tree: ast.AST) -> Iterator[tuple[str, FunctionNode]]:
             inner = f"{prefix}{node.name}."
         else:
             inner = prefix
-        children = list(ast.iter_child_nodes(node))
+        children = [child for field in node._fields if field in _NESTED_SET
+                    for child in (getattr(node, field, None) or ()) if isinstance(child, ast.AST)]
         todo.extend((child, inner) for child in reversed(children))
 
 
