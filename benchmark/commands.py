@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from . import spawner, warmup
-from .grading import GradeOptions, default_test_data, has_internal_error
+from .options import GradeOptions, default_test_data, has_internal_error
 from .manifest import build_manifest
 from .reporting import terminal
 from .reporting.banner import format_banner
@@ -112,6 +112,13 @@ def run(config: RunConfig, *, fail_under: float | None = None) -> int:
     spawner.prestart()  # the zygote imports its libraries on the other core meanwhile
     warmup.tune_gc()
     warming = warmup.start(grading_here=config.workers <= 1)
+    try:
+        return _run(config, warming, fail_under)
+    finally:
+        warming.grading(False)  # (an early return: nothing was graded)
+
+
+def _run(config: RunConfig, warming: warmup.Warmup, fail_under: float | None) -> int:
     submissions = Path(config.submissions_dir)
     test_data = default_test_data()
     for folder, what in ((submissions, "submissions"), (test_data, "test data")):
@@ -152,7 +159,8 @@ def run(config: RunConfig, *, fail_under: float | None = None) -> int:
             progress.write(terminal.format_model_block(model_to_dict(result), show_checks=True))
 
     try:
-        models, cached = runner.grade(entries, workers=config.workers, on_done=on_done, cache=cache)
+        models, cached = runner.grade(entries, workers=config.workers, on_done=on_done, cache=cache,
+                                      on_plan=lambda fresh: warming.grading(fresh > 0))
     finally:
         progress.close()
     isolation = probe.result()

@@ -8,38 +8,23 @@ An exception raised by a check becomes data in exactly one place (``_run_check``
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from . import scoring
+from .options import DEFAULT_SEED, INTERNAL_ERROR, GradeOptions, default_test_data, has_internal_error
 from .prompts.base import SANDBOX_EVENTS, CheckContext, Outcome
 from .rubric import CheckRow, by_id
-from .secure_runner import SecureRunner
 from .submission import SourceFile, load_source
 from .threads import PYTHON_WORK, released
 from .types import Check, ExecResult, ModelResult, PromptResult
 
-DEFAULT_SEED = 20261121
-INTERNAL_ERROR = "internal error"
-
-
-@dataclass(frozen=True)
-class GradeOptions:
-    memory_mb: int = 512
-    timeout_s: float = 30.0
-    unsafe: bool = False
-    allow_network: bool = False
-    seed: int = DEFAULT_SEED
-    debug: bool = False
-
-    def runner(self, model: str) -> SecureRunner:
-        return SecureRunner(model, self.allow_network, memory_mb=self.memory_mb,
-                            timeout_s=self.timeout_s, unsafe=self.unsafe)
-
+# GradeOptions and the helpers beside it live in the light ``benchmark.options``; they stay
+# importable from here, where library users have always found them.
+__all__ = ["DEFAULT_SEED", "INTERNAL_ERROR", "GradeOptions", "blocking_problem", "default_test_data",
+           "grade_model", "grade_prompt", "has_internal_error", "load_files"]
 
 def load_files(module: ModuleType, model_dir: Path) -> dict[str, SourceFile]:
     return {name: load_source(model_dir / name, python=name in module.PYTHON_FILES)
@@ -157,18 +142,3 @@ def grade_model(model_dir: Path, tier: str, *, test_data: Path,
         prompts = list(pool.map(lambda module: grade_prompt(module, model_dir, test_data=test_data,
                                                             options=options), PROMPT_MODULES))
     return scoring.score_model(Path(model_dir).name, tier, prompts)
-
-
-def has_internal_error(result: ModelResult) -> bool:
-    return any((p.error or "").startswith(INTERNAL_ERROR) or
-               any(c.rationale.startswith(INTERNAL_ERROR) for cat in p.categories for c in cat.checks)
-               for p in result.prompts)
-
-
-def default_test_data() -> Path:
-    """``$RUBRICBENCH_TEST_DATA``, else ./test_data, else the checkout's test_data."""
-    env = os.environ.get("RUBRICBENCH_TEST_DATA")
-    if env:
-        return Path(env)
-    local = Path.cwd() / "test_data"
-    return local if local.is_dir() else Path(__file__).resolve().parent.parent / "test_data"

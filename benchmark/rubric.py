@@ -4,6 +4,8 @@ Each row is (check id, category, points, method). Check functions live in
 ``benchmark/prompts/pN_*.py`` and are bound to these ids by ``benchmark.prompts.registry``;
 the registry refuses to load when a row has no function or a function has no row.
 ``docs/scoring.md`` is generated from this table by ``scripts/gen_scoring_doc.py``.
+Each prompt also names the files a model submits for it (its module's ``FILES``, held equal
+by the registry), so the result cache can key a model without loading the grading engine.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ class PromptRubric:
     title: str
     maxima: dict[Category, float]
     checks: tuple[CheckRow, ...]
+    files: tuple[str, ...] = ()  # what a model submits for the prompt (its module's FILES)
 
 
 def _rows(*rows: tuple[str, Category, float, str]) -> tuple[CheckRow, ...]:
@@ -91,6 +94,7 @@ RUBRIC: tuple[PromptRubric, ...] = (
             ("maintainability_index", M, 0.5, "radon"),
             ("good_naming", M, 0.5, "ast"),
         ),
+        files=("prompt_1_solution.py",),
     ),
     PromptRubric(
         "prompt_2",
@@ -111,6 +115,7 @@ RUBRIC: tuple[PromptRubric, ...] = (
             ("no_duplication", Q, 1.5, "parse"),
             ("yaml_safety", SE, 1.0, "parse"),
         ),
+        files=("prompt_2_config_fixed.yaml", "prompt_2_config.json"),
     ),
     PromptRubric(
         "prompt_3",
@@ -136,6 +141,7 @@ RUBRIC: tuple[PromptRubric, ...] = (
             ("code_organization", M, 1.0, "radon"),
             ("maintainability_index", M, 1.0, "radon"),
         ),
+        files=("prompt_3_transform.py",),
     ),
     PromptRubric(
         "prompt_4",
@@ -163,6 +169,7 @@ RUBRIC: tuple[PromptRubric, ...] = (
             ("retry_resilience", P, 2.0, "behaviour"),
             ("code_organization", M, 1.0, "radon"),
         ),
+        files=("prompt_4_api_sync.py",),
     ),
 )
 
@@ -181,6 +188,8 @@ def validate(rubric: tuple[PromptRubric, ...] = RUBRIC) -> None:
             raise RubricError(f"{prompt.id}: maxima must name all seven categories")
         if abs(sum(prompt.maxima.values()) - PROMPT_POINTS) > 1e-9:
             raise RubricError(f"{prompt.id}: maxima add up to {sum(prompt.maxima.values())}")
+        if not prompt.files or len(set(prompt.files)) != len(prompt.files):
+            raise RubricError(f"{prompt.id}: files must be named, each once")
         ids = [row.id for row in prompt.checks]
         if len(ids) != len(set(ids)):
             raise RubricError(f"{prompt.id}: duplicate check ids")

@@ -17,7 +17,8 @@ from typing import Any
 
 from . import isolation, scoring, secure_runner
 from .cache import ResultCache, model_key, run_context
-from .grading import GradeOptions, default_test_data, grade_model, grade_prompt
+from .options import GradeOptions, default_test_data
+from .rubric import RUBRIC
 from .types import ModelResult, PromptResult
 
 TIERS = ("reference_implementations", "user_submissions")
@@ -54,9 +55,9 @@ def discover_models(submissions_dir: Path) -> dict[str, ModelEntry]:
 
 
 def _all_files() -> list[str]:
-    from .prompts import PROMPT_MODULES
-
-    return [name for module in PROMPT_MODULES for name in module.FILES]
+    """Every file a model submits, from the rubric (the grading engine is not needed to
+    key a model: a run served wholly from the cache never imports it)."""
+    return [name for prompt in RUBRIC for name in prompt.files]
 
 
 # ---- pool workers -----------------------------------------------------------------------------
@@ -71,6 +72,7 @@ def _init_worker(support: isolation.KernelSupport | None, idle_mb: int) -> None:
 
 def _grade_unit(entry: ModelEntry, prompt_index: int, test_data: Path,
                 options: GradeOptions) -> tuple[str, int, PromptResult]:
+    from .grading import grade_prompt
     from .prompts import PROMPT_MODULES
 
     result = grade_prompt(PROMPT_MODULES[prompt_index], entry.path, test_data=test_data,
@@ -95,9 +97,11 @@ class BenchmarkRunner:
 
     def grade(self, entries: list[ModelEntry], workers: int = 1,
               on_done: Callable[[ModelResult], None] | None = None,
-              cache: ResultCache | None = None) -> tuple[list[ModelResult], set[str]]:
+              cache: ResultCache | None = None,
+              on_plan: Callable[[int], None] | None = None) -> tuple[list[ModelResult], set[str]]:
         """Grade entries (cached ones are not executed again). Returns the results sorted by
-        model name and the names of the models that came from the cache."""
+        model name and the names of the models that came from the cache. ``on_plan`` hears,
+        before any grading, how many models are not served from the cache."""
         keys: dict[str, str] = {}
         results: list[ModelResult] = []
         if cache is not None:
@@ -109,6 +113,8 @@ class BenchmarkRunner:
             if on_done:
                 on_done(hits[name])
         todo = [e for e in entries if e.name not in hits]
+        if on_plan:
+            on_plan(len(todo))
         for result in self._grade_fresh(todo, workers, on_done):
             results.append(result)
             if cache is not None:
@@ -117,7 +123,11 @@ class BenchmarkRunner:
 
     def _grade_fresh(self, entries: list[ModelEntry], workers: int,
                      on_done: Callable[[ModelResult], None] | None) -> list[ModelResult]:
-        if workers <= 1 or not entries:
+        if not entries:
+            return []
+        if workers <= 1:
+            from .grading import grade_model
+
             done = []
             for entry in entries:
                 done.append(grade_model(entry.path, entry.tier, test_data=self.test_data,
@@ -129,8 +139,6 @@ class BenchmarkRunner:
 
     def _grade_pool(self, entries: list[ModelEntry], workers: int,
                     on_done: Callable[[ModelResult], None] | None) -> list[ModelResult]:
-        from .prompts import PROMPT_MODULES
-
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(PRELOAD)
         support = None if self.options.unsafe else isolation.detect()
@@ -141,12 +149,12 @@ class BenchmarkRunner:
         with ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                  initializer=_init_worker, initargs=init_args) as pool:
             futures = [pool.submit(_grade_unit, entry, index, self.test_data, self.options)
-                       for entry in entries for index in range(len(PROMPT_MODULES))]
+                       for entry in entries for index in range(len(RUBRIC))]
             for future in as_completed(futures):
                 name, index, prompt = future.result()
                 pending[name][index] = prompt
-                if len(pending[name]) == len(PROMPT_MODULES):
-                    prompts = [pending[name][i] for i in range(len(PROMPT_MODULES))]
+                if len(pending[name]) == len(RUBRIC):
+                    prompts = [pending[name][i] for i in range(len(RUBRIC))]
                     done.append(scoring.score_model(name, by_name[name].tier, prompts))
                     if on_done:
                         on_done(done[-1])
@@ -167,6 +175,7 @@ class BenchmarkRunner:
 
     def run_test(self, test_name: str) -> dict[str, Any]:
         """Grade one prompt (``"prompt_1"`` or ``"prompt_1_refactoring"``); returns its dict."""
+        from .grading import grade_prompt
         from .prompts import module_for
         from .reporting.results_json import prompt_to_dict
 

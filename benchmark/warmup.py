@@ -4,7 +4,9 @@ Bandit (about 60 ms to import), the compiled results-schema check (about 40 ms t
 and Jinja2 (15 ms, plus 30 ms to compile the HTML template) are needed by every graded run,
 but only after the sandboxed children have started. ``start()`` prepares them on a daemon
 thread while the main thread waits for the zygote and for children, which it does with the
-GIL released. A run whose models are graded by pool workers does not load bandit here. Nothing here changes a result: each function it calls is the one the run calls
+GIL released. The report steps come first; bandit is loaded only once the run has said that
+this process grades something (``Warmup.grading``): never when pool workers grade, nor when
+every model comes from the cache. Nothing here changes a result: each function it calls is the one the run calls
 later (an import, or an ``lru_cache``'d builder), and a failure here is left for that later
 call to raise where it is handled. Each step holds ``threads.PYTHON_WORK``, and the run joins
 this thread before it writes its reports.
@@ -31,23 +33,55 @@ def tune_gc() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
-def _warm(grading_here: bool) -> None:
+def _load_bandit() -> None:
     from .analyzers.security import bandit_modules
-    from .reporting import results_json, templating
 
-    steps = ((bandit_modules,) if grading_here else ()) + (
-        results_json._fast_check, lambda: templating.environment().get_template("report.html.j2"))
-    for step in steps:
+    bandit_modules()
+
+
+class Warmup:
+    """The warm-up thread. ``grading(needed)`` tells it whether this process will grade
+    (it then loads bandit after the report steps); ``join()`` tells it "no" if nobody has."""
+
+    def __init__(self, grading_here: bool) -> None:
+        self._grading_here = grading_here
+        self._decided = threading.Event()
+        self._needed = False
+        self._thread = threading.Thread(target=self._run, name="warm-up", daemon=True)
+        self._thread.start()
+
+    def grading(self, needed: bool) -> None:
+        if not self._decided.is_set():
+            self._needed = needed
+            self._decided.set()
+
+    def join(self, timeout: float | None = None) -> None:
+        self.grading(False)
+        self._thread.join(timeout)
+
+    def _run(self) -> None:
+        from .reporting import results_json, templating
+
+        steps = [results_json._fast_check, lambda: templating.environment().get_template("report.html.j2")]
+        for step in steps:
+            if not self._step(step):
+                return
+        if self._grading_here:
+            self._decided.wait()  # (not holding the lock: the grading threads may need it)
+            if self._needed and not self._step(_load_bandit):
+                return
+        tune_gc()  # what the steps loaded is permanent too
+
+    @staticmethod
+    def _step(step) -> bool:
         try:
             with PYTHON_WORK:  # only while the grading threads wait for children
                 step()
+            return True
         except Exception:  # noqa: BLE001 - the real call repeats the step and reports
-            return
-    tune_gc()  # what the steps loaded is permanent too
+            return False
 
 
-def start(grading_here: bool = True) -> threading.Thread:
-    """``grading_here``: this process grades (so it needs bandit), rather than pool workers."""
-    thread = threading.Thread(target=_warm, args=(grading_here,), name="warm-up", daemon=True)
-    thread.start()
-    return thread
+def start(grading_here: bool = True) -> Warmup:
+    """``grading_here``: this process grades (so it may need bandit), rather than pool workers."""
+    return Warmup(grading_here)

@@ -111,6 +111,26 @@ def test_console_script_and_shim_agree(tree):
         assert out.returncode == 2 and "not found" in out.stderr
 
 
+def test_a_run_served_from_the_cache_never_loads_the_grading_engine(tree):
+    command = [sys.executable, "-X", "importtime", str(ROOT / "run_benchmark.py"), "--model",
+               "example_model", "-q"]
+    first = subprocess.run(command, cwd=tree, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    assert "benchmark.grading" in first.stderr  # the importtime log does list what is loaded
+    second = subprocess.run(command, cwd=tree, capture_output=True, text=True, timeout=120)
+    assert second.returncode == 0, second.stderr
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in second.stderr.splitlines() if "|" in line}
+    assert json.loads((tree / "results/latest_results.json").read_text())["models"]["example_model"]["cached"]
+    assert not {"benchmark.grading", "benchmark.prompts", "radon", "yaml"} & loaded
+
+
+def test_rubric_and_prompt_modules_name_the_same_files():
+    from benchmark.prompts import PROMPT_MODULES
+    from benchmark.rubric import RUBRIC
+
+    assert [tuple(m.FILES) for m in PROMPT_MODULES] == [p.files for p in RUBRIC]
+
+
 def test_second_run_comes_from_the_cache_and_says_so(tree):
     assert cli.main(["--model", "example_model", "-q"]) == 0
     first = json.loads((tree / "results/latest_results.json").read_text())

@@ -272,3 +272,10 @@ def test_dumps_writes_what_the_standard_encoder_writes_with_indent_2(doc):
 def test_dumps_refuses_what_json_cannot_carry(bad):
     with pytest.raises((ValueError, TypeError)):
         writer.dumps({"value": [bad]})
+
+
+def test_dumps_refuses_a_document_that_contains_itself():
+    doc: dict = {"models": {}}
+    doc["models"]["loop"] = doc
+    with pytest.raises((ValueError, TypeError, RecursionError)):
+        writer.dumps(doc)

@@ -19,6 +19,8 @@ def _verify(modules: tuple[ModuleType, ...]) -> None:
         missing = [name for name in REQUIRED if not hasattr(module, name)]
         if missing:
             raise RubricError(f"{module.__name__} lacks {', '.join(missing)}")
+        if tuple(module.FILES) != rubric.files:
+            raise RubricError(f"{module.__name__}: FILES {module.FILES} but the rubric names {rubric.files}")
         rows = {row.id for row in rubric.checks}
         functions = set(module.CHECKS)
         if rows != functions:

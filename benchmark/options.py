@@ -1,0 +1,43 @@
+"""What a grading run is configured with: light to import (a run whose models all come from
+the cache never loads the grading engine, ``benchmark.grading``, which re-exports these)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .secure_runner import SecureRunner
+from .types import ModelResult
+
+DEFAULT_SEED = 20261121
+INTERNAL_ERROR = "internal error"
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    memory_mb: int = 512
+    timeout_s: float = 30.0
+    unsafe: bool = False
+    allow_network: bool = False
+    seed: int = DEFAULT_SEED
+    debug: bool = False
+
+    def runner(self, model: str) -> SecureRunner:
+        return SecureRunner(model, self.allow_network, memory_mb=self.memory_mb,
+                            timeout_s=self.timeout_s, unsafe=self.unsafe)
+
+
+def has_internal_error(result: ModelResult) -> bool:
+    return any((p.error or "").startswith(INTERNAL_ERROR) or
+               any(c.rationale.startswith(INTERNAL_ERROR) for cat in p.categories for c in cat.checks)
+               for p in result.prompts)
+
+
+def default_test_data() -> Path:
+    """``$RUBRICBENCH_TEST_DATA``, else ./test_data, else the checkout's test_data."""
+    env = os.environ.get("RUBRICBENCH_TEST_DATA")
+    if env:
+        return Path(env)
+    local = Path.cwd() / "test_data"
+    return local if local.is_dir() else Path(__file__).resolve().parent.parent / "test_data"
