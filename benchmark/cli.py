@@ -131,6 +131,10 @@ def main(argv: list[str] | None = None) -> int:
         from . import spawner
 
         spawner.prestart()  # the zygote imports its libraries while we import ours
+        if args.workers > 1 and args.no_cache:  # a pool will grade: its server can start too
+            from . import pool_server
+
+            pool_server.prestart()
     from . import commands
     from .reporting.saved_runs import SavedRunError
 

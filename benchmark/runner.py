@@ -8,14 +8,13 @@ and sorted by model name, so a run's results do not depend on the worker count.
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import isolation, scoring, secure_runner
+from . import isolation, pool_server, scoring, secure_runner, spawner
 from .cache import ResultCache, model_key, run_context
 from .options import GradeOptions, default_test_data
 from .rubric import RUBRIC
@@ -23,7 +22,6 @@ from .types import ModelResult, PromptResult
 
 TIERS = ("reference_implementations", "user_submissions")
 TEMPLATE_TIER = "templates"
-PRELOAD = ["benchmark.pool_preload"]
 
 
 class DiscoveryError(Exception):
@@ -64,10 +62,12 @@ def _all_files() -> list[str]:
 
 
 def _init_worker(support: isolation.KernelSupport | None, idle_mb: int) -> None:
-    """Hand each worker what the parent already measured, so no worker probes again."""
+    """Hand each worker what the parent already measured, so no worker probes again, and
+    start the worker's zygote now: it imports its libraries while the first unit is analysed."""
     if support is not None:
         isolation._SUPPORT = support
     secure_runner._IDLE_VM_MB = idle_mb
+    spawner.prestart()
 
 
 def _grade_unit(entry: ModelEntry, prompt_index: int, test_data: Path,
@@ -139,8 +139,8 @@ class BenchmarkRunner:
 
     def _grade_pool(self, entries: list[ModelEntry], workers: int,
                     on_done: Callable[[ModelResult], None] | None) -> list[ModelResult]:
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(PRELOAD)
+        context = pool_server.context()
+        pool_server.prestart()  # its imports overlap the waits for what workers inherit
         support = None if self.options.unsafe else isolation.detect()
         init_args = (support, secure_runner.idle_child_mb())
         pending = {e.name: {} for e in entries}
