@@ -16,6 +16,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from . import __version__
 from .isolation import detect
 from .manifest import fixture_hashes
@@ -98,10 +100,12 @@ class ResultCache:
         self.directory = Path(results_dir) / ".cache" / "models"
 
     def get(self, key: str) -> ModelResult | None:
+        """The entry, or None when it is missing or unusable (orjson parses strictly: a NaN,
+        an Infinity or invalid UTF-8 is a miss too)."""
         path = self.directory / f"{key}.json"
         try:
-            return model_from_dict(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError, KeyError, TypeError):
+            return model_from_dict(orjson.loads(path.read_bytes()))
+        except (OSError, ValueError, KeyError, TypeError):  # orjson.JSONDecodeError is a ValueError
             return None
 
     def put(self, key: str, result: ModelResult) -> None:

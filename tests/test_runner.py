@@ -81,6 +81,11 @@ def test_a_corrupt_cache_entry_is_a_miss(tree):
         entry.write_text("{not json")
     results, cached = bench.grade(entries, cache=cache)
     assert cached == set() and results[0].model == "decent_model"
+    for entry in cache.directory.iterdir():  # valid for Python's json module, not strict JSON
+        entry.write_text(entry.read_text().replace('"overall_score": ', '"overall_score": NaN, "x": ', 1))
+        assert "NaN" in entry.read_text()
+    results, cached = bench.grade(entries, cache=cache)
+    assert cached == set() and results[0].score == results[0].score  # graded again: no NaN
 
 
 def test_progress_is_silent_without_a_terminal(capsys):
