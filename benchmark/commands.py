@@ -163,10 +163,11 @@ def _run(config: RunConfig, warming: warmup.Warmup, fail_under: float | None) ->
                                       on_plan=lambda fresh: warming.grading(fresh > 0))
     finally:
         progress.close()
-    isolation = probe.result()
-    warming.join()  # its libraries are loaded and it compiles nothing while reports render
-    doc = attach_excerpts(_build_doc(config, runner, models, started, isolation, cached),
+    # The document is built while the isolation probe may still be out (it is filled in last).
+    doc = attach_excerpts(_build_doc(config, runner, models, started, None, cached),
                           {entry.name: entry.path for entry in entries})
+    doc["_metadata"]["isolation"] = probe.result()
+    warming.join()  # its libraries are loaded and it compiles nothing while reports render
     paths = write_run(doc, Path(config.results_dir))
     _report(config, doc, paths)
     return _gate(_exit_code(models), doc, fail_under)
