@@ -629,3 +629,36 @@ def subprocess_sleep():
     import sys
 
     return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+
+
+# ---- 9. a zygote whose grader is gone exits quietly -------------------------------------------
+
+
+@pytest.mark.parametrize("when", ["before hello", "with a run request in flight"])
+def test_zygote_exits_quietly_when_its_grader_is_gone(tmp_path, when):
+    import socket
+    import subprocess
+    import sys
+
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    zygote = subprocess.Popen([sys.executable, "-I", "-B", str(spawner.ZYGOTE), str(theirs.fileno())],
+                              env=spawner.zygote_env(), pass_fds=(theirs.fileno(),),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    theirs.close()
+    pipes = [os.pipe() for _ in range(3)]
+    try:
+        if when != "before hello":
+            assert "hello" in json.loads(ours.recv(1 << 16))
+            request = {"op": "run", "id": 1, "cwd": str(tmp_path), "env": {}, "limits": {},
+                       "policy": None, "request": str(tmp_path / "missing.json")}
+            socket.send_fds(ours, [json.dumps(request).encode()], [w for _, w in pipes])
+        ours.close()  # the grader goes away (its answers can no longer be sent)
+        _, stderr = zygote.communicate(timeout=30)
+    finally:
+        if zygote.poll() is None:
+            zygote.kill()
+            zygote.wait()
+        for read_fd, write_fd in pipes:
+            os.close(read_fd)
+            os.close(write_fd)
+    assert zygote.returncode == 0 and b"Traceback" not in stderr, stderr.decode(errors="replace")

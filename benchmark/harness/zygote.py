@@ -194,9 +194,14 @@ class Zygote:
         self.pid = os.getpid()
         self.runs = {}  # pid -> run id
         self.pidfds = {}  # pid -> a pidfd (readable once the run has exited), where available
+        self.gone = False  # the grader's end of the socket is closed
 
     def send(self, message):
-        self.control.send(json.dumps(message).encode())
+        """Answer the grader; if it is gone, note it (``serve`` then ends every run and returns)."""
+        try:
+            self.control.send(json.dumps(message).encode())
+        except OSError:
+            self.gone = True
 
     def spawn(self, message, fds):
         try:
@@ -270,7 +275,7 @@ class Zygote:
                     data, fds, _, _ = socket.recv_fds(self.control, MAX_MESSAGE, 8)
                 except OSError:
                     data, fds = b"", []
-                if not data:
+                if not data or self.gone:
                     break
                 message = json.loads(data)
                 if message.get("op") == "run":
@@ -281,6 +286,8 @@ class Zygote:
                     if message.get("op") == "kill":
                         self.kill(message["id"])
             self.reap()
+            if self.gone:
+                break
         for pid in list(self.runs):
             _kill_run(pid)
         self.runs.clear()
