@@ -8,6 +8,7 @@ and sorted by model name, so a run's results do not depend on the worker count.
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -61,12 +62,16 @@ def _all_files() -> list[str]:
 # ---- pool workers -----------------------------------------------------------------------------
 
 
-def _init_worker(support: isolation.KernelSupport | None, idle_mb: int) -> None:
+def _init_worker(support: isolation.KernelSupport | None, idle_mb: int,
+                 door: socket.socket | None) -> None:
     """Hand each worker what the parent already measured, so no worker probes again, and
-    start the worker's zygote now: it imports its libraries while the first unit is analysed."""
+    the door to the parent's zygote: the worker attaches to it (a connection of its own)
+    instead of starting a zygote."""
     if support is not None:
         isolation._SUPPORT = support
     secure_runner._IDLE_VM_MB = idle_mb
+    if door is not None:
+        spawner.use_door(door)
     spawner.prestart()
 
 
@@ -142,7 +147,7 @@ class BenchmarkRunner:
         context = pool_server.context()
         pool_server.prestart()  # its imports overlap the waits for what workers inherit
         support = None if self.options.unsafe else isolation.detect()
-        init_args = (support, secure_runner.idle_child_mb())
+        init_args = (support, secure_runner.idle_child_mb(), spawner.get().door)
         pending = {e.name: {} for e in entries}
         by_name = {e.name: e for e in entries}
         done: list[ModelResult] = []

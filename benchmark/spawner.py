@@ -1,9 +1,11 @@
 """The grader's side of the zygote (``benchmark/harness/zygote.py``): start it, send it runs.
 
-One zygote per grader process (pool workers each start their own), started on first use or
-early with :func:`prestart` so its imports overlap the grader's own start-up. Runs may be
-sent from several threads at once: a reader thread routes each answer to its run. If the
-zygote dies, every waiting run fails with a reason and the next run starts a new zygote.
+One zygote per grader, started on first use or early with :func:`prestart` so its imports
+overlap the grader's own start-up. Pool workers do not start their own: each attaches to the
+main process's zygote through its door (:func:`use_door`), with a connection of its own.
+Runs may be sent from several threads at once: a reader thread routes each answer to its
+run. If the zygote dies, every waiting run fails with a reason and the next run starts a
+new zygote (a worker whose door is closed starts its own).
 """
 
 from __future__ import annotations
@@ -59,17 +61,34 @@ def zygote_env() -> dict[str, str]:
 
 
 class Zygote:
-    """A running zygote and the reader thread that routes its answers."""
+    """A zygote this process started, or one it attached to (``Zygote(door=...)``), and the
+    reader thread that routes its answers."""
 
-    def __init__(self) -> None:
+    def __init__(self, door: socket.socket | None = None) -> None:
         self._sock, remote = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.process: subprocess.Popen | None = None
+        self.door: socket.socket | None = None  # for pool workers to attach through
         try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-I", "-B", str(ZYGOTE), str(remote.fileno())],
-                env=zygote_env(), cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                pass_fds=(remote.fileno(),), start_new_session=True)
+            if door is not None:  # raises OSError when that zygote is gone
+                socket.send_fds(door, [b"attach"], [remote.fileno()])
+            else:
+                self.door, door_remote = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+                try:
+                    fds = (remote.fileno(), door_remote.fileno())
+                    self.process = subprocess.Popen(
+                        [sys.executable, "-I", "-B", str(ZYGOTE), *map(str, fds)],
+                        env=zygote_env(), cwd="/", stdin=subprocess.DEVNULL,
+                        stdout=subprocess.DEVNULL, pass_fds=fds, start_new_session=True)
+                finally:
+                    door_remote.close()
+        except BaseException:
+            self._sock.close()
+            if self.door is not None:
+                self.door.close()
+            raise
         finally:
             remote.close()
+        self.pid: int | None = self.process.pid if self.process else None
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._runs: dict[int, _Run] = {}
@@ -89,6 +108,7 @@ class Zygote:
                 break
             message = json.loads(data)
             if "hello" in message:
+                self.pid = int(message["hello"])
                 self.vm_peak_kb = int(message["vm_peak_kb"])
                 self._hello.set()
                 continue
@@ -122,6 +142,8 @@ class Zygote:
             run.started.set()
             run.finished.set()
         self._hello.set()
+        if self.process is None:
+            return
         try:  # once it is reaped, what it left is re-parented here, for the caller to sweep
             self.process.wait(timeout=KILL_GRACE_S)
         except subprocess.TimeoutExpired:
@@ -160,11 +182,12 @@ class Zygote:
 
     @property
     def alive(self) -> bool:
-        return not self.closed and self.process.poll() is None
+        return not self.closed and (self.process is None or self.process.poll() is None)
 
     def close(self) -> None:
-        """End the zygote: shutting the socket down (a plain close would wait for the reader
-        thread's pending recv) is the end of file that makes it kill its runs and exit."""
+        """End our connection: shutting the socket down (a plain close would wait for the
+        reader thread's pending recv) is the end of file that makes the zygote kill our runs
+        (and, for the zygote this process started, exit)."""
         self.closed = self.closed or "closed by the grader"
         try:
             self._sock.shutdown(socket.SHUT_RDWR)
@@ -172,25 +195,44 @@ class Zygote:
             pass
         try:
             self._sock.close()
+            if self.door is not None:
+                self.door.close()
         finally:
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+            if self.process is not None:
+                try:
+                    self.process.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    self.process.kill()
+                    self.process.wait()
 
 
 _current: Zygote | None = None
 _current_pid: int | None = None
 _start_lock = threading.Lock()
+_door: socket.socket | None = None  # a pool worker's way to its parent's zygote
+
+
+def use_door(door: socket.socket) -> None:
+    """Attach to the zygote behind ``door`` (``Zygote.door`` of the parent process) instead
+    of starting one; while that zygote lives. Called in each pool worker."""
+    global _door
+    _door = door
 
 
 def get() -> Zygote:
-    """This process's zygote, started if there is none or the last one has gone."""
-    global _current, _current_pid
+    """This process's zygote: attached through the door when there is one (a pool worker),
+    else started, if there is none or the last one has gone."""
+    global _current, _current_pid, _door
     with _start_lock:
         if _current is None or _current_pid != os.getpid() or not _current.alive:
-            _current, _current_pid = Zygote(), os.getpid()
+            zygote = None
+            if _door is not None:
+                try:
+                    zygote = Zygote(door=_door)
+                except OSError:  # that zygote is gone: from now on, one of our own
+                    _door.close()
+                    _door = None
+            _current, _current_pid = zygote or Zygote(), os.getpid()
         return _current
 
 
@@ -200,8 +242,9 @@ def prestart() -> None:
 
 
 def protected_pids() -> set[int]:
-    """Pids an orphan sweep of the grader must leave alone (this process's zygote)."""
-    if _current is not None and _current_pid == os.getpid() and _current.alive:
+    """Pids an orphan sweep of the grader must leave alone (the zygote this process started)."""
+    if (_current is not None and _current_pid == os.getpid() and _current.alive
+            and _current.process is not None):
         return {_current.process.pid}
     return set()
 

@@ -15,11 +15,13 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import signal
 import textwrap
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import psutil
 import pytest
@@ -235,8 +237,8 @@ def zygote_killed_mid_run():
 
     thread = threading.Thread(target=run, name="mid-run", daemon=True)
     thread.start()
-    expected = 3 if (runner.support and runner.support.pid_namespace) else 2
-    wait_for(lambda: len(live_descendants(zygote.process.pid)) >= expected, 10)
+    # the run's supervisor (pid 1 of its namespace, where there is one) and its worker
+    assert wait_for(lambda: len(live_descendants(zygote.process.pid)) >= 2, 10)
     time.sleep(0.3)  # let the worker reach the submission's sleep
     run_processes = live_descendants(zygote.process.pid)
     assert run_processes, "the run never started"
@@ -662,3 +664,109 @@ def test_zygote_exits_quietly_when_its_grader_is_gone(tmp_path, when):
             os.close(read_fd)
             os.close(write_fd)
     assert zygote.returncode == 0 and b"Traceback" not in stderr, stderr.decode(errors="replace")
+
+
+# ---- 10. pool workers attach to their parent's zygote through its door ------------------------
+
+
+def zygote_processes() -> list[psutil.Process]:
+    """Live zygotes among this process's descendants (not the runs they forked)."""
+    found: dict[int, tuple[psutil.Process, int]] = {}
+    for proc in live_descendants(os.getpid()):
+        try:
+            if str(spawner.ZYGOTE) in " ".join(proc.cmdline()):
+                found[proc.pid] = (proc, proc.ppid())
+        except psutil.Error:  # it ended meanwhile
+            continue
+    return [proc for proc, parent in found.values() if parent not in found]
+
+
+@pytest.fixture
+def attached(healthy_zygote, monkeypatch):
+    """A second connection to this process's zygote, made through its door, installed as the
+    zygote this process's runners use."""
+    connection = spawner.Zygote(door=healthy_zygote.door)
+    connection.wait_ready()
+    monkeypatch.setattr(spawner, "_current", connection)
+    yield connection
+    connection.close()
+
+
+def test_a_connection_through_the_door_runs_in_the_same_zygote(healthy_zygote, attached):
+    assert attached.process is None and attached.pid == healthy_zygote.process.pid
+    assert attached.vm_peak_kb == healthy_zygote.vm_peak_kb
+    res = script(SecureRunner("t"), "print('through the door')")
+    assert res.returncode == 0 and res.stdout.strip() == "through the door", res.stderr
+    assert [p.pid for p in zygote_processes()] == [healthy_zygote.process.pid]
+
+
+def test_closing_an_attached_connection_ends_only_its_runs(healthy_zygote, attached):
+    outcome: dict = {}
+
+    def run():
+        try:
+            outcome["result"] = script(SecureRunner("t"), "import time\ntime.sleep(30)\n", timeout=60)
+        except BaseException as exc:  # noqa: BLE001 - recorded for the test
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert wait_for(lambda: len(live_descendants(healthy_zygote.process.pid)) >= 2, 10)
+    runs = live_descendants(healthy_zygote.process.pid)
+    attached.close()
+    thread.join(20)
+    try:
+        assert not thread.is_alive() and isinstance(outcome.get("error"), spawner.ZygoteError)
+        assert wait_for(lambda: not any(alive(p) for p in runs), 5), [describe(p) for p in runs]
+        assert healthy_zygote.alive and healthy_zygote.process.poll() is None
+    finally:
+        kill_and_reap(runs)
+    spawner._current = healthy_zygote  # (monkeypatch restores it too)
+    res = script(SecureRunner("t"), "print('still serving')")
+    assert res.returncode == 0 and res.stdout.strip() == "still serving"
+
+
+def test_a_closed_door_makes_the_process_start_its_own_zygote(healthy_zygote, monkeypatch):
+    import socket
+
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    theirs.close()  # the zygote behind this door is gone
+    monkeypatch.setattr(spawner, "_door", ours)
+    monkeypatch.setattr(spawner, "_current", None)
+    own = spawner.get()
+    try:
+        own.wait_ready()
+        assert own.process is not None and own.process.pid != healthy_zygote.process.pid
+        assert spawner._door is None
+    finally:
+        own.close()
+        retire(own)
+
+
+def test_pool_workers_share_one_zygote(tmp_path):
+    from benchmark.runner import BenchmarkRunner
+
+    root = Path(__file__).resolve().parent.parent
+    subs = tmp_path / "submissions" / "user_submissions"
+    for name in ("decent_model", "weak_model"):
+        shutil.copytree(root / "tests" / "models" / name, subs / name)
+    runner = BenchmarkRunner(results_dir=tmp_path / "results", submissions_dir=tmp_path / "submissions",
+                             test_data=root / "test_data")
+    seen: set[int] = set()
+    done = threading.Event()
+
+    def watch():
+        while not done.is_set():
+            seen.update(p.pid for p in zygote_processes())
+            time.sleep(0.02)
+        seen.add(-1)  # the watcher lasted to the end
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        results, _ = runner.grade(list(runner.discover().values()), workers=2)
+    finally:
+        done.set()
+        watcher.join(5)
+    assert [r.model for r in results] == ["decent_model", "weak_model"]
+    assert seen == {spawner.get().process.pid, -1}, seen

@@ -1,12 +1,17 @@
 """The zygote: a clean, pre-warmed process that forks one confined child per sandboxed run.
 
-Started by the grader as ``python -I -B zygote.py <socket fd>`` with an allow-listed
-environment; it imports the harness and the libraries submissions and the harness use
+Started by the grader as ``python -I -B zygote.py <socket fd> [<door fd>]`` with an
+allow-listed environment; it imports the harness and the libraries submissions and the harness use
 (yaml, requests, requests-mock, ...) once, and never anything of the grader: it never holds
 answer keys, fixtures or results, only the run requests it is sent (a working folder, an
 environment, limits, a kernel policy and the path of a request file in that folder).
 
-Protocol, one JSON message per datagram on a SOCK_SEQPACKET socket:
+The door is a second SOCK_SEQPACKET socket through which another grader process (a pool worker) attaches: it
+sends ``attach`` with one end of a new socket pair, which becomes a connection of its own
+(greeted with the same hello). End of file on the first connection ends the zygote; on
+another, only that connection's runs.
+
+Protocol, one JSON message per datagram on each connection:
 
 - zygote -> grader, first: ``{"hello": pid, "vm_peak_kb": n}`` (the address space a child
   starts with: the grader adds ``--mem`` to it for RLIMIT_AS);
@@ -25,7 +30,8 @@ working folder, environment, resource limits), then applies the kernel policy (n
 pid 1, Landlock, seccomp) and only then runs ``child.serve``; the guard is installed by the
 harness's worker as before. The zygote is a child subreaper: when a run ends, its process
 group is killed and any process re-parented to the zygote that is not a live run is killed
-and reaped. End of file on the socket (the grader is gone) kills every live run and exits.
+and reaped. End of file on the first socket (the grader is gone) kills every live run and
+exits.
 """
 
 import ctypes
@@ -155,15 +161,18 @@ def _kill_run(pid):
     _kill(pid)
 
 
-def _child_main(message, fds, control, zygote_pid, cloned):
+def _child_main(message, fds, sockets, zygote_pid, cloned):
     """In the forked child: become what ``python -I -B child.py`` was, confine, serve.
-    ``cloned``: it was created in its namespaces already (see ``_clone``)."""
+    ``sockets``: the zygote's own (closed below with every other descriptor); ``cloned``:
+    it was created in its namespaces already (see ``_clone``)."""
     try:
         # a run dies with its zygote (its pid 1, if any, already dies with it)
         _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         if (_parent_pid() if cloned else os.getppid()) != zygote_pid:
             os._exit(72)  # the zygote died before the line above
-        control.detach()
+        for sock in sockets:
+            if sock is not None:
+                sock.detach()
         out, err, channel = fds
         os.setsid()
         null = os.open(os.devnull, os.O_RDONLY)
@@ -189,21 +198,59 @@ def _child_main(message, fds, control, zygote_pid, cloned):
 
 
 class Zygote:
-    def __init__(self, control):
-        self.control = control
+    """Serves runs to the grader that started it (the primary connection) and to any grader
+    process that attached through the door (pool workers): each connection has its own run
+    ids, and a run's answers go to the connection that asked for it."""
+
+    def __init__(self, control, door, hello):
+        self.primary = control
+        self.clients = [control]
+        self.door = door  # None once every grader end of it is closed
+        self.hello = hello
         self.pid = os.getpid()
-        self.runs = {}  # pid -> run id
+        self.runs = {}  # pid -> (connection, run id)
         self.pidfds = {}  # pid -> a pidfd (readable once the run has exited), where available
-        self.gone = False  # the grader's end of the socket is closed
+        self.gone = False  # the primary connection is closed: end every run and exit
 
-    def send(self, message):
-        """Answer the grader; if it is gone, note it (``serve`` then ends every run and returns)."""
+    def send(self, client, message):
+        """Answer a grader; one that is gone is dropped (its runs are ended)."""
+        if client not in self.clients:
+            return
         try:
-            self.control.send(json.dumps(message).encode())
+            client.send(json.dumps(message).encode())
         except OSError:
-            self.gone = True
+            self.drop(client)
 
-    def spawn(self, message, fds):
+    def drop(self, client):
+        if client is self.primary:
+            self.gone = True
+        if client in self.clients:
+            self.clients.remove(client)
+        for pid, (owner, _) in self.runs.items():
+            if owner is client:
+                _kill_run(pid)  # reaped (and its answer skipped) by reap()
+        if client is not self.primary:
+            client.close()
+
+    def attach(self):
+        """A grader process sends, through the door, one end of a new connection of its own.
+        End of file on the door (every grader end of it closed) stops the watch on it."""
+        try:
+            data, fds, _, _ = socket.recv_fds(self.door, 64, 1)
+        except OSError:
+            data, fds = b"", []
+        if not data:
+            for fd in fds:
+                os.close(fd)
+            self.door.close()
+            self.door = None
+            return
+        for fd in fds:
+            client = socket.socket(fileno=fd)
+            self.clients.append(client)
+            self.send(client, self.hello)
+
+    def spawn(self, client, message, fds):
         try:
             if len(fds) != 3:
                 raise OSError(f"expected 3 descriptors, got {len(fds)}")
@@ -220,27 +267,46 @@ class Zygote:
         except OSError as exc:
             for fd in fds:
                 os.close(fd)
-            self.send({"id": message["id"], "error": f"{type(exc).__name__}: {exc}"})
+            self.send(client, {"id": message["id"], "error": f"{type(exc).__name__}: {exc}"})
             return
         if pid == 0:
-            _child_main(message, fds, self.control, self.pid, cloned)
+            _child_main(message, fds, [*self.clients, self.door], self.pid, cloned)
         for fd in fds:
             os.close(fd)
-        self.runs[pid] = message["id"]
+        self.runs[pid] = (client, message["id"])
         try:
             self.pidfds[pid] = os.pidfd_open(pid)
         except (AttributeError, OSError):
             pass  # polled instead
-        self.send({"id": message["id"], "pid": pid})
+        self.send(client, {"id": message["id"], "pid": pid})
 
-    def kill(self, run_id):
+    def kill(self, client, run_id):
         for pid, known in self.runs.items():
-            if known == run_id:
+            if known == (client, run_id):
                 _kill_run(pid)
+
+    def receive(self, client):
+        try:
+            data, fds, _, _ = socket.recv_fds(client, MAX_MESSAGE, 8)
+        except OSError:
+            data, fds = b"", []
+        if not data:
+            for fd in fds:
+                os.close(fd)
+            self.drop(client)
+            return
+        message = json.loads(data)
+        if message.get("op") == "run":
+            self.spawn(client, message, fds)
+            return
+        for fd in fds:
+            os.close(fd)
+        if message.get("op") == "kill":
+            self.kill(client, message["id"])
 
     def reap(self):
         """Report every finished run; then kill and reap whatever is not a live run."""
-        for pid, run_id in list(self.runs.items()):
+        for pid, (client, run_id) in list(self.runs.items()):
             if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
                 continue
             _kill_run(pid)  # what is left in its group dies with it
@@ -248,8 +314,8 @@ class Zygote:
             del self.runs[pid]
             if pid in self.pidfds:
                 os.close(self.pidfds.pop(pid))
-            self.send({"id": run_id, "status": status,
-                       "usage": [usage.ru_utime, usage.ru_stime, usage.ru_maxrss]})
+            self.send(client, {"id": run_id, "status": status,
+                               "usage": [usage.ru_utime, usage.ru_stime, usage.ru_maxrss]})
         # Killing a leftover re-parents its own children to us: sweep until none is left
         # (bounded; whatever outlasts the passes is swept at the next wake-up).
         for _ in range(64):
@@ -265,37 +331,26 @@ class Zygote:
                     pass
 
     def serve(self):
-        while True:
+        while not self.gone:
             # a run's end wakes us through its pidfd; without pidfds, poll while runs are live
             polled = len(self.pidfds) < len(self.runs)
-            ready, _, _ = select.select([self.control, *self.pidfds.values()], [], [],
-                                        0.005 if polled else None)
-            if self.control in ready:
-                try:
-                    data, fds, _, _ = socket.recv_fds(self.control, MAX_MESSAGE, 8)
-                except OSError:
-                    data, fds = b"", []
-                if not data or self.gone:
-                    break
-                message = json.loads(data)
-                if message.get("op") == "run":
-                    self.spawn(message, fds)
-                else:
-                    for fd in fds:
-                        os.close(fd)
-                    if message.get("op") == "kill":
-                        self.kill(message["id"])
+            watched = [*self.clients, *([self.door] if self.door else []), *self.pidfds.values()]
+            ready, _, _ = select.select(watched, [], [], 0.005 if polled else None)
+            for client in [c for c in self.clients if c in ready]:
+                if not self.gone:
+                    self.receive(client)
+            if self.door is not None and self.door in ready and not self.gone:
+                self.attach()
             self.reap()
-            if self.gone:
-                break
         for pid in list(self.runs):
             _kill_run(pid)
-        self.runs.clear()
         self.reap()
+        self.runs.clear()
 
 
 def main():
     control = socket.socket(fileno=int(sys.argv[1]))
+    door = socket.socket(fileno=int(sys.argv[2])) if len(sys.argv) > 2 else None
     _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     for name in PRELOAD:
         try:
@@ -309,11 +364,12 @@ def main():
     gc.freeze()
     global _clone_ok
     _clone_ok = SYS_CLONE is not None and len(os.listdir("/proc/self/task")) == 1
+    hello = {"hello": os.getpid(), "vm_peak_kb": _vm_peak_kb()}
     try:
-        control.send(json.dumps({"hello": os.getpid(), "vm_peak_kb": _vm_peak_kb()}).encode())
+        control.send(json.dumps(hello).encode())
     except OSError:  # the grader is gone already (e.g. it stopped at a usage error): nothing to serve
         return
-    Zygote(control).serve()
+    Zygote(control, door, hello).serve()
 
 
 if __name__ == "__main__":
