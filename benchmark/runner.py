@@ -1,9 +1,11 @@
 """BenchmarkRunner: model discovery, the result cache and scheduling.
 
-With ``workers > 1`` the units of work are (model, prompt) pairs run in a process pool whose
-workers share no mutable state with each other or with this process: each grades its unit
-in its own sandboxed children and returns a frozen ``PromptResult``. Results are assembled
-and sorted by model name, so a run's results do not depend on the worker count.
+With ``workers > 1`` the units of work are models, graded in a process pool whose workers
+share no mutable state with each other or with this process: each grades a model exactly as
+``--workers 1`` does (``grading.grade_model``: its prompts side by side on threads, while one
+waits for its sandboxed children another analyses source) and returns a frozen
+``ModelResult``. Results are sorted by model name, so a run's results do not depend on the
+worker count.
 """
 
 from __future__ import annotations
@@ -15,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import isolation, pool_server, scoring, secure_runner, spawner
+from . import isolation, pool_server, secure_runner, spawner
 from .cache import ResultCache, model_key, run_context
 from .options import GradeOptions, default_test_data
 from .rubric import RUBRIC
-from .types import ModelResult, PromptResult
+from .types import ModelResult
 
 TIERS = ("reference_implementations", "user_submissions")
 TEMPLATE_TIER = "templates"
@@ -75,14 +77,10 @@ def _init_worker(support: isolation.KernelSupport | None, idle_mb: int,
     spawner.prestart()
 
 
-def _grade_unit(entry: ModelEntry, prompt_index: int, test_data: Path,
-                options: GradeOptions) -> tuple[str, int, PromptResult]:
-    from .grading import grade_prompt
-    from .prompts import PROMPT_MODULES
+def _grade_unit(entry: ModelEntry, test_data: Path, options: GradeOptions) -> ModelResult:
+    from .grading import grade_model
 
-    result = grade_prompt(PROMPT_MODULES[prompt_index], entry.path, test_data=test_data,
-                          options=options)
-    return entry.name, prompt_index, result
+    return grade_model(entry.path, entry.tier, test_data=test_data, options=options)
 
 
 class BenchmarkRunner:
@@ -148,21 +146,14 @@ class BenchmarkRunner:
         pool_server.prestart()  # its imports overlap the waits for what workers inherit
         support = None if self.options.unsafe else isolation.detect()
         init_args = (support, secure_runner.idle_child_mb(), spawner.get().door)
-        pending = {e.name: {} for e in entries}
-        by_name = {e.name: e for e in entries}
         done: list[ModelResult] = []
         with ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                  initializer=_init_worker, initargs=init_args) as pool:
-            futures = [pool.submit(_grade_unit, entry, index, self.test_data, self.options)
-                       for entry in entries for index in range(len(RUBRIC))]
+            futures = [pool.submit(_grade_unit, entry, self.test_data, self.options) for entry in entries]
             for future in as_completed(futures):
-                name, index, prompt = future.result()
-                pending[name][index] = prompt
-                if len(pending[name]) == len(RUBRIC):
-                    prompts = [pending[name][i] for i in range(len(RUBRIC))]
-                    done.append(scoring.score_model(name, by_name[name].tier, prompts))
-                    if on_done:
-                        on_done(done[-1])
+                done.append(future.result())
+                if on_done:
+                    on_done(done[-1])
         return done
 
     # ---- the spec's convenience API ------------------------------------------------------

@@ -4,11 +4,11 @@ Bandit (about 60 ms to import), the compiled results-schema check (about 40 ms t
 and Jinja2 (15 ms, plus 30 ms to compile the HTML template) are needed by every graded run,
 but only after the sandboxed children have started. ``start()`` prepares them on a daemon
 thread while the main thread waits for the zygote and for children, which it does with the
-GIL released. The report steps come first; bandit is loaded only once the run has said that
-this process grades something (``Warmup.grading``): never when pool workers grade, nor when
-every model comes from the cache. Nothing here changes a result: each function it calls is the one the run calls
-later (an import, or an ``lru_cache``'d builder), and a failure here is left for that later
-call to raise where it is handled. Each step holds ``threads.PYTHON_WORK``, and the run joins
+GIL released. Bandit is loaded only once the run has said that this process grades
+something (``Warmup.grading``), and then first: never when pool workers grade, nor when
+every model comes from the cache. Nothing here changes a result: each function it calls is
+the one the run calls later (an import, or an ``lru_cache``'d builder), and a failure here
+is left for that later call to raise where it is handled. Each step holds ``threads.PYTHON_WORK``, and the run joins
 this thread before it writes its reports.
 """
 
@@ -63,12 +63,12 @@ class Warmup:
         from .reporting import results_json, templating
 
         steps = [results_json._fast_check, lambda: templating.environment().get_template("report.html.j2")]
+        if self._grading_here:  # grading needs bandit first, the reports only at the end
+            self._decided.wait()  # (not holding the lock: the grading threads may need it)
+            if self._needed:
+                steps.insert(0, _load_bandit)
         for step in steps:
             if not self._step(step):
-                return
-        if self._grading_here:
-            self._decided.wait()  # (not holding the lock: the grading threads may need it)
-            if self._needed and not self._step(_load_bandit):
                 return
         tune_gc()  # what the steps loaded is permanent too
 
