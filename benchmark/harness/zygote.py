@@ -1,15 +1,15 @@
 """The zygote: a clean, pre-warmed process that forks one confined child per sandboxed run.
 
 Started by the grader as ``python -I -B zygote.py <socket fd> [<door fd>]`` with an
-allow-listed environment; it imports the harness and the libraries submissions and the harness use
-(yaml, requests, requests-mock, ...) once, and never anything of the grader: it never holds
-answer keys, fixtures or results, only the run requests it is sent (a working folder, an
-environment, limits, a kernel policy and the path of a request file in that folder).
+allow-listed environment; it imports the harness and the libraries submissions and the
+harness use (yaml, requests, requests-mock, ...) once, and never anything of the grader: it
+never holds answer keys, fixtures or results, only the run requests it is sent (a working
+folder, an environment, limits, a kernel policy and the path of a request file in it).
 
-The door is a second SOCK_SEQPACKET socket through which another grader process (a pool worker) attaches: it
-sends ``attach`` with one end of a new socket pair, which becomes a connection of its own
-(greeted with the same hello). End of file on the first connection ends the zygote; on
-another, only that connection's runs.
+The door is a second SOCK_SEQPACKET socket through which another grader process (a pool
+worker) attaches: it sends ``attach`` with one end of a new socket pair, which becomes a
+connection of its own (greeted with the same hello). End of file on the first connection
+ends the zygote; on another, only that connection's runs.
 
 Protocol, one JSON message per datagram on each connection:
 

@@ -20,7 +20,7 @@ def _verify(modules: tuple[ModuleType, ...]) -> None:
         if missing:
             raise RubricError(f"{module.__name__} lacks {', '.join(missing)}")
         if tuple(module.FILES) != rubric.files:
-            raise RubricError(f"{module.__name__}: FILES {module.FILES} but the rubric names {rubric.files}")
+            raise RubricError(f"{module.__name__}: FILES {module.FILES}, the rubric {rubric.files}")
         rows = {row.id for row in rubric.checks}
         functions = set(module.CHECKS)
         if rows != functions:

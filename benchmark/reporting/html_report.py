@@ -98,8 +98,8 @@ def _check_row(check: Mapping[str, Any]) -> str:
                 parts.append(f' — {_e(item["note"])}')
             if item["lines"]:
                 parts.append('<pre class="excerpt">')
-                parts += [f'<span{_HIT if line["hit"] else ""}><i>{_e(line["no"])}</i>{_e(line["text"])}</span>'
-                          for line in item["lines"]]
+                parts += [f'<span{_HIT if line["hit"] else ""}><i>{_e(line["no"])}</i>'
+                          f'{_e(line["text"])}</span>' for line in item["lines"]]
                 parts.append('</pre>')
             parts.append('</li>\n')
         parts.append('</ul>\n')

@@ -91,7 +91,8 @@ def dumps(obj: Any) -> str:
     contains itself still fails, with a RecursionError there instead of a ValueError."""
     import orjson
 
-    json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":"), check_circular=False)
+    json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":"),
+               check_circular=False)
     text = orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE)
     return text.decode("utf-8")
 
