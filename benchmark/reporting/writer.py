@@ -78,9 +78,9 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def dumps(obj: Any) -> str:
+def dumps_bytes(obj: Any) -> bytes:
     """Strict JSON (NaN/Infinity and non-JSON types refused), key order as given, UTF-8 kept
-    readable, two-space indent, a final newline.
+    readable, two-space indent, a final newline; encoded as UTF-8.
 
     The standard library's C encoder checks ``obj`` (it raises on NaN, infinities and
     non-JSON types; it cannot indent) and orjson writes the indented text: together about
@@ -93,13 +93,17 @@ def dumps(obj: Any) -> str:
 
     json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":"),
                check_circular=False)
-    text = orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE)
-    return text.decode("utf-8")
+    return orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE)
+
+
+def dumps(obj: Any) -> str:
+    """:func:`dumps_bytes` as text."""
+    return dumps_bytes(obj).decode("utf-8")
 
 
 def atomic_write_json(path: str | Path, obj: Any) -> Path:
     """Serialise first (a failure leaves nothing behind), then write atomically."""
-    return atomic_write_text(path, dumps(obj))
+    return atomic_write_bytes(path, dumps_bytes(obj))
 
 
 def render_reports(doc: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
@@ -107,13 +111,14 @@ def render_reports(doc: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
     return {kind: (name, render(doc)) for kind, (name, render) in REPORTS.items()}
 
 
-def _write_all(folder: Path, outputs: Mapping[str, tuple[str, str]]) -> dict[str, Path]:
-    """Each ``{kind: (name, text)}`` written atomically into ``folder``, side by side on
-    threads (each waits on its own fsync with the GIL released). Every write is attempted;
-    the first failure is raised once all have finished."""
+def _write_all(folder: Path, outputs: Mapping[str, tuple[str, str | bytes]]) -> dict[str, Path]:
+    """Each ``{kind: (name, text or UTF-8 bytes)}`` written atomically into ``folder``, side by
+    side on threads (each waits on its own fsync with the GIL released). Every write is
+    attempted; the first failure is raised once all have finished."""
     folder.mkdir(parents=True, exist_ok=True)
     with ThreadPoolExecutor(max_workers=max(1, len(outputs)), thread_name_prefix="write") as pool:
-        futures = {kind: pool.submit(atomic_write_text, folder / name, text)
+        futures = {kind: pool.submit(atomic_write_bytes if isinstance(text, bytes) else atomic_write_text,
+                                     folder / name, text)
                    for kind, (name, text) in outputs.items()}
     return {kind: future.result() for kind, future in futures.items()}
 
@@ -138,10 +143,10 @@ def write_run(doc: Mapping[str, Any], results_dir: str | Path, *, update_latest:
     run_id = doc["run_id"]
     if not RUN_ID_RE.fullmatch(run_id) or ".." in run_id:
         raise ValueError(f"unsafe run_id {run_id!r}")
-    results_json = dumps(doc)
+    results_json = dumps_bytes(doc)
     rendered = render_reports(doc)
     run_dir = Path(results_dir) / run_id
     paths = _write_all(run_dir, {"results": ("results.json", results_json), **rendered})
     if update_latest:  # last: it names a run folder that is complete
-        paths["latest"] = atomic_write_text(Path(results_dir) / LATEST_NAME, results_json)
+        paths["latest"] = atomic_write_bytes(Path(results_dir) / LATEST_NAME, results_json)
     return paths
