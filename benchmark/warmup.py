@@ -8,8 +8,8 @@ GIL released. Bandit is loaded only once the run has said that this process grad
 something (``Warmup.grading``), and then first: never when pool workers grade, nor when
 every model comes from the cache. Nothing here changes a result: each function it calls is
 the one the run calls later (an import, or an ``lru_cache``'d builder), and a failure here
-is left for that later call to raise where it is handled. Each step holds ``threads.PYTHON_WORK``, and the run joins
-this thread before it writes its reports.
+is left for that later call to raise where it is handled. Each step holds
+``threads.PYTHON_WORK``, and the run joins this thread before it writes its reports.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def _load_bandit() -> None:
 
 class Warmup:
     """The warm-up thread. ``grading(needed)`` tells it whether this process will grade
-    (it then loads bandit after the report steps); ``join()`` tells it "no" if nobody has."""
+    (it then loads bandit before the report steps); ``join()`` tells it "no" if nobody has."""
 
     def __init__(self, grading_here: bool) -> None:
         self._grading_here = grading_here
