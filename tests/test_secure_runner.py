@@ -227,3 +227,17 @@ def test_isolation_report_follows_detection_and_flags():
     unsafe = SecureRunner("t", unsafe=True).isolation_report()
     assert unsafe["kernel"]["status"] == unsafe["guard"]["status"] == "off"
     assert SecureRunner("t", allow_network=True).isolation_report()["network"].startswith("allowed")
+
+
+def test_exec_path_enters_namespaces_with_unshare_and_a_pid_one_fork():
+    """``run_python_sandboxed`` confines before exec with ``unshare`` and a fork to pid 1
+    (the path the zygote also takes where it cannot clone into the namespaces)."""
+    runner = SecureRunner("t")
+    support = runner.support
+    if not (support and support.user_namespaces and support.pid_namespace):
+        pytest.skip("this kernel gives no pid namespace to unprivileged users")
+    with runner.sandbox() as root:
+        (root / "work" / "m.py").write_text("import os\nprint(os.getpid(), os.getuid() == %d)\n" % os.getuid())
+        res = runner.run_python_sandboxed(["m.py"], timeout=10)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["1", "True"]  # pid 1, and the outer uid mapped to itself

@@ -599,11 +599,13 @@ def test_run_starts_as_pid_one_of_its_own_namespace(healthy_zygote):
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     try:
-        res = script(runner, "import time\ntime.sleep(1.5)\nprint('slept')", timeout=10)
+        res = script(runner, "import os, time\ntime.sleep(1.5)\nprint('slept', os.getuid(), os.getgid())",
+                     timeout=10)
     finally:
         done.set()
         watcher.join(5)
-    assert res.returncode == 0 and res.stdout.strip() == "slept", res.stderr
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["slept", str(os.getuid()), str(os.getgid())]  # ids mapped to themselves
     assert found, "the watcher never saw the run's processes"
     # NSpid lists a process's pid in each pid namespace it is in, outermost first
     assert len(found["run"][0]) >= 2 and found["run"][0][-1] == "1", found
