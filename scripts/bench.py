@@ -36,6 +36,7 @@ from check_parallel import (ROOT, SOURCES, compare_runs, generate_models,  # noq
                             grader_cmd, load_results, supports_no_cache)
 
 MODELS = 50
+REPEATS = 3  # timed runs per 50-model measure (the median is reported)
 DOC = ROOT / "docs" / "performance.md"
 REPRODUCE = ".venv/bin/python scripts/bench.py"
 OK_EXITS = (0, 3)  # 3: the copies of broken_model hold a file that cannot be graded
@@ -130,19 +131,30 @@ def measure_single(tmp: Path) -> dict[str, Any]:
             "single_results": tmp / "single_cold_0" / "latest_results.json"}
 
 
+def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run with the median wall time, with every run's wall time beside it."""
+    middle = sorted(runs, key=lambda run: run["wall"])[len(runs) // 2]
+    return {**middle, "walls": [run["wall"] for run in runs]}
+
+
 def measure_many(tmp: Path) -> dict[str, Any]:
-    """50 distinct models: --workers 1 and 2 (--no-cache), identity, then a cached re-run."""
+    """50 distinct models: --workers 1 and 2 (--no-cache), identity, then a cached re-run;
+    each timed REPEATS times (1 and 2 alternating, so a slow spell of the machine hits both)."""
     subs = generate_models(tmp / "many", MODELS)
-    w1_dir, w2_dir = tmp / "many_w1", tmp / "many_w2"
-    w1 = run_cli(grader_cmd(subs, w1_dir, 1))
-    w2 = run_cli(grader_cmd(subs, w2_dir, 2))
-    identical = compare_runs(w1_dir, w2_dir)
+    w1_runs, w2_runs = [], []
+    for i in range(REPEATS):
+        w1_runs.append(run_cli(grader_cmd(subs, tmp / f"many_w1_{i}", 1)))
+        w2_runs.append(run_cli(grader_cmd(subs, tmp / f"many_w2_{i}", 2)))
+    w1, w2 = median_run(w1_runs), median_run(w2_runs)
+    w1_dir, w2_dir = tmp / "many_w1_0", tmp / "many_w2_0"
+    identical = [diff for i in range(REPEATS)  # every --workers 2 run against every --workers 1 run
+                 for j in range(REPEATS) for diff in compare_runs(tmp / f"many_w1_{i}", tmp / f"many_w2_{j}")]
     # Memory is sampled in a second, identical run: the sampler's own CPU (psutil reading
     # /proc for every process every 20 ms) would otherwise slow the run it times.
     memory = run_cli(grader_cmd(subs, tmp / "many_w2_memory", 2), sample=True)
     if supports_no_cache() and not cache_filled(w2_dir):
         run_cli(grader_cmd(subs, w2_dir, 2, no_cache=False))  # --no-cache did not fill it
-    cached = run_cli(grader_cmd(subs, w2_dir, 2, no_cache=False))
+    cached = median_run([run_cli(grader_cmd(subs, w2_dir, 2, no_cache=False)) for _ in range(REPEATS)])
     doc = load_results(w2_dir) or {"models": {}}
     served = sum(1 for model in doc["models"].values() if model.get("cached") is True)
     return {"w1": w1, "w2": w2, "memory": memory, "cached": cached, "w1_vs_w2": identical,
@@ -217,6 +229,8 @@ def row(measure: str, value: str, ratio: float | None, target: str = "", met: bo
 
 def rate_row(label: str, run: dict[str, Any], floor: float, extra: str = "", target: float | None = None):
     rate = MODELS / run["wall"]
+    if len(run.get("walls", ())) > 1:
+        extra += "; runs: " + ", ".join(f"{MODELS / wall:.1f}" for wall in sorted(run["walls"], reverse=True))
     return row(label, f"{rate:.1f} models/s ({run['wall']:.2f} s{extra})", run["wall"] / MODELS / floor,
                f">= {target:g} models/s" if target else "", None if target is None else rate >= target)
 
@@ -325,7 +339,9 @@ def method(m: dict[str, Any]) -> list[str]:
     return [
         "- Each figure is the wall time (`time.perf_counter()`) of `run_benchmark.py -q` run as a "
         "subprocess from the checkout with `--results-dir` in a temporary folder; single-model "
-        "times are medians of 3, the floor a median of 5.",
+        f"times are medians of 3, the floor a median of 5, and each {MODELS}-model rate the median "
+        f"of {REPEATS} runs (all {REPEATS} listed, in models/s; the `--workers 1` and `--workers 2` "
+        "runs alternate).",
         "- `x floor`: a time divided by the floor; a rate: seconds per model divided by the floor; "
         "memory: MB divided by a bare interpreter's peak RSS.",
         "- cold: a fresh results folder (empty cache) and `--no-cache`, on a tree holding only "
@@ -334,10 +350,12 @@ def method(m: dict[str, Any]) -> list[str]:
         f"- The {MODELS} models are copies of `example_model` and `tests/models/{{strong,decent,weak,"
         "broken}_model`, round-robin, each `.py` and `.yaml` file ending in a `# variant NN` comment: "
         "distinct bytes (the cache cannot serve them), the scores of the originals.",
-        "- Identity: `latest_results.json` of the two runs compared after removing timing keys and "
-        "keys that differ by construction (`VOLATILE_KEYS` in `scripts/check_parallel.py`).",
+        f"- Identity: `latest_results.json` of every `--workers 2` run against that of every "
+        f"`--workers 1` run ({REPEATS * REPEATS} pairs), and the cached re-run's against the first "
+        "`--workers 1` run's, compared after removing timing keys and keys that differ by "
+        "construction (`VOLATILE_KEYS` in `scripts/check_parallel.py`).",
         f"- Peak memory: the CLI process and all its descendants (pool workers, zygotes, sandboxed "
-        f"children), sampled every 20 ms with psutil during a second `--workers 2` run, the same "
+        f"children), sampled every 20 ms with psutil during one more `--workers 2` run, the same "
         f"command with its own results folder ({sampled['samples']} samples, up to "
         f"{sampled['peak_procs']} processes at once; the sampler used {sampled['sampler_cpu_s']:.1f} s "
         "CPU, which is why the timed run is not sampled: it took "
