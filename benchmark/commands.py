@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import secrets
 import sys
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -136,26 +137,29 @@ def _run(config: RunConfig, warming: warmup.Warmup, fail_under: float | None) ->
         return EXIT_MISSING_MODEL
     if not _confirm_unsafe(config):
         return EXIT_ERROR
-    # The isolation report and network probe run beside grading; the banner (and
-    # --require-isolation) wait for them, so only a quiet run grades before they are back.
+    # The isolation report and network probe run beside grading. Only --require-isolation
+    # waits for them before grading; otherwise the banner is printed as soon as they are back
+    # (from the probe's thread), and always before the first model's results.
     probes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="isolation-probe")
     probe = probes.submit(lambda: measured_isolation(runner.options.runner("probe")))
     probes.shutdown(wait=False)
-    if not config.quiet or config.require_isolation:
-        isolation = probe.result()
-        _say(config, format_banner(isolation))
-        missing = missing_layers(isolation)
-        if config.require_isolation and missing:
+    if config.require_isolation:
+        missing = missing_layers(probe.result())
+        if missing:
+            _say(config, format_banner(probe.result()))
             _error(f"--require-isolation: not applied: {'; '.join(missing)}")
             return EXIT_ERROR
-    _say(config, f"🔍 Grading {len(entries)} model(s): {', '.join(e.name for e in entries)}")
     started = _now()
     cache = None if config.no_cache else ResultCache(Path(config.results_dir))
     progress = Progress(len(entries), quiet=config.quiet)
+    header = _Header(config, progress, probe,
+                     f"🔍 Grading {len(entries)} model(s): {', '.join(e.name for e in entries)}")
+    probe.add_done_callback(lambda done: done.exception() is None and header.show())
 
     def on_done(result: ModelResult) -> None:
         progress.done(result.model)
         if not config.quiet:
+            header.show()
             progress.write(terminal.format_model_block(model_to_dict(result), show_checks=True))
 
     try:
@@ -163,6 +167,7 @@ def _run(config: RunConfig, warming: warmup.Warmup, fail_under: float | None) ->
                                       on_plan=lambda fresh: warming.grading(fresh > 0))
     finally:
         progress.close()
+    header.show()
     # The document is built while the isolation probe may still be out (it is filled in last).
     doc = attach_excerpts(_build_doc(config, runner, models, started, None, cached),
                           {entry.name: entry.path for entry in entries})
@@ -171,6 +176,30 @@ def _run(config: RunConfig, warming: warmup.Warmup, fail_under: float | None) ->
     paths = write_run(doc, Path(config.results_dir))
     _report(config, doc, paths)
     return _gate(_exit_code(models), doc, fail_under)
+
+
+class _Header:
+    """The isolation banner and the "Grading ..." line: printed once, from whichever thread
+    gets there first (the probe's, when it is back; the main thread, before a model's results)."""
+
+    def __init__(self, config: RunConfig, progress: Progress, probe: Future, grading_line: str) -> None:
+        self._config, self._progress, self._probe = config, progress, probe
+        self._lines = grading_line
+        self._lock = threading.Lock()
+        self._shown = False
+
+    def show(self) -> None:
+        if self._config.quiet:
+            return
+        with self._lock:
+            if self._shown:
+                return
+            for text in (format_banner(self._probe.result()), self._lines):
+                if self._progress.enabled:
+                    self._progress.write(text)
+                else:
+                    _say(self._config, text)
+            self._shown = True
 
 
 def _gate(code: int, doc: dict[str, Any], fail_under: float | None) -> int:

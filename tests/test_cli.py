@@ -142,3 +142,18 @@ def test_second_run_comes_from_the_cache_and_says_so(tree):
     assert cli.main(["--model", "example_model", "-q", "--no-cache"]) == 0
     third = json.loads((tree / "results/latest_results.json").read_text())
     assert third["models"]["example_model"]["cached"] is False
+
+
+@pytest.mark.parametrize("second_run", [False, True], ids=["graded", "from-the-cache"])
+def test_banner_comes_first_then_the_grading_line_then_each_model(tree, capsys, second_run):
+    """The banner waits for the isolation probe, which runs beside grading: it must still be
+    printed once, before the "Grading" line and before any model's results."""
+    if second_run:
+        assert cli.main(["--model", "example_model", "-q"]) == 0
+        capsys.readouterr()
+    assert cli.main(["--model", "example_model"]) == 0
+    out = capsys.readouterr().out
+    banner, grading, block = (out.find("RubricBench isolation status"), out.find("🔍 Grading 1 model(s)"),
+                              out.find("Model: example_model"))
+    assert 0 <= banner < grading < block, out[:600]
+    assert out.count("RubricBench isolation status") == 1 and out.count("🔍 Grading") == 1
