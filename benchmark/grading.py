@@ -26,6 +26,7 @@ from .types import Check, ExecResult, ModelResult, PromptResult
 __all__ = ["DEFAULT_SEED", "INTERNAL_ERROR", "GradeOptions", "blocking_problem", "default_test_data",
            "grade_model", "grade_prompt", "has_internal_error", "load_files"]
 
+
 def load_files(module: ModuleType, model_dir: Path) -> dict[str, SourceFile]:
     return {name: load_source(model_dir / name, python=name in module.PYTHON_FILES)
             for name in module.FILES}
