@@ -184,7 +184,7 @@ class _Header:
 
     def __init__(self, config: RunConfig, progress: Progress, probe: Future, grading_line: str) -> None:
         self._config, self._progress, self._probe = config, progress, probe
-        self._lines = grading_line
+        self._grading_line = grading_line
         self._lock = threading.Lock()
         self._shown = False
 
@@ -194,7 +194,7 @@ class _Header:
         with self._lock:
             if self._shown:
                 return
-            for text in (format_banner(self._probe.result()), self._lines):
+            for text in (format_banner(self._probe.result()), self._grading_line):
                 if self._progress.enabled:
                     self._progress.write(text)
                 else:

@@ -21,7 +21,8 @@ def context() -> BaseContext:
     return ctx
 
 
-def prestart() -> None:
-    """Start the server now (a no-op when it is running already)."""
-    context()
+def prestart() -> BaseContext:
+    """Start the server now (a no-op when it is running already); returns :func:`context`."""
+    ctx = context()
     multiprocessing.forkserver.ensure_running()
+    return ctx

@@ -142,8 +142,7 @@ class BenchmarkRunner:
 
     def _grade_pool(self, entries: list[ModelEntry], workers: int,
                     on_done: Callable[[ModelResult], None] | None) -> list[ModelResult]:
-        context = pool_server.context()
-        pool_server.prestart()  # its imports overlap the waits for what workers inherit
+        context = pool_server.prestart()  # its imports overlap the waits for what workers inherit
         support = None if self.options.unsafe else isolation.detect()
         init_args = (support, secure_runner.idle_child_mb(), spawner.get().door)
         done: list[ModelResult] = []

@@ -17,6 +17,9 @@ import os
 import secrets
 import shutil
 import signal
+import socket
+import subprocess
+import sys
 import textwrap
 import threading
 import time
@@ -629,9 +632,6 @@ def test_current_children_lists_the_children_of_every_thread():
 
 
 def subprocess_sleep():
-    import subprocess
-    import sys
-
     return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
 
 
@@ -640,10 +640,6 @@ def subprocess_sleep():
 
 @pytest.mark.parametrize("when", ["before hello", "with a run request in flight"])
 def test_zygote_exits_quietly_when_its_grader_is_gone(tmp_path, when):
-    import socket
-    import subprocess
-    import sys
-
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     zygote = subprocess.Popen([sys.executable, "-I", "-B", str(spawner.ZYGOTE), str(theirs.fileno())],
                               env=spawner.zygote_env(), pass_fds=(theirs.fileno(),),
@@ -729,8 +725,6 @@ def test_closing_an_attached_connection_ends_only_its_runs(healthy_zygote, attac
 
 
 def test_a_closed_door_makes_the_process_start_its_own_zygote(healthy_zygote, monkeypatch):
-    import socket
-
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     theirs.close()  # the zygote behind this door is gone
     monkeypatch.setattr(spawner, "_door", ours)
