@@ -10,10 +10,17 @@ process); only what was detected is applied, and ``KernelSupport.report()`` says
 - user + network namespaces: the child has no network interface but a downed loopback;
 - a pid namespace: the harness is pid 1 of its own namespace, so every process a submission
   starts dies with it;
+- IPC and UTS namespaces: SysV shared memory, semaphores and message queues of its own,
+  gone with the run;
+- a mount namespace with a private root (``harness/mounts.py``): only the interpreter, the
+  system libraries and the harness (read-only) and the sandbox, a size-limited tmpfs;
+- a pids limit: a cgroup per run where this process may make one (``benchmark.pids_cgroup``),
+  and ``RLIMIT_NPROC`` counted in the run's own user namespace;
 - Landlock: writes only inside the sandbox folder; reads only of the interpreter, the system
   libraries and the sandbox (the grader, other models, answer keys and results are out of
   reach); nothing executable in a zygote's child, only the interpreter before an exec;
-- seccomp: a small deny list (namespaces, mounts, tracing, kernel modules, bpf, keyrings).
+- seccomp: a deny list (namespaces, mounts, tracing, kernel modules, bpf, keyrings, io_uring,
+  SysV IPC, every socket family but IPv4/IPv6, x32 calls; see ``harness/seccomp.py``).
 """
 
 from __future__ import annotations
@@ -22,11 +29,13 @@ import dataclasses
 import functools
 import os
 import sys
+import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .harness import confine, landlock, seccomp
+from . import pids_cgroup
+from .harness import confine, landlock, mounts, seccomp
 
 enter_namespaces = confine.enter_namespaces
 
@@ -37,6 +46,11 @@ class KernelPolicy:
 
     deny_network: bool = True
     pid_namespace: bool = True
+    ipc_namespace: bool = True
+    private_root: bool = True
+    tmpfs_mb: int = 64
+    pids_max: int = 64
+    pids_cgroup: str | None = None
     landlock: bool = True
     seccomp: bool = True
     read_paths: tuple[str, ...] = ()
@@ -66,6 +80,9 @@ class KernelSupport:
     landlock_abi: int
     seccomp: bool
     reasons: dict[str, str] = field(default_factory=dict)
+    ipc_namespace: bool = False
+    private_root: bool = False
+    pids_cgroup: bool = False
 
     @property
     def any(self) -> bool:
@@ -89,6 +106,28 @@ def _probe(action) -> str | None:
         answer = reader.read().decode(errors="replace")
     os.waitpid(pid, 0)
     return None if answer == "ok" else (answer or "probe died")
+
+
+def _probe_private_root() -> None:
+    """A private root over a throw-away sandbox: the staged file is there, the grader's own
+    code is not, and the sandbox is writable."""
+    with tempfile.TemporaryDirectory(prefix="rubricbench-probe-") as sandbox:
+        Path(sandbox, "staged").write_text("ok")
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                enter_namespaces(network=False, pid=False, mount=True)
+                reads, _ = default_paths(Path(sandbox), Path(__file__).parent / "harness")
+                mounts.private_root(sandbox, list(reads), 1)
+                Path(sandbox, "written").write_text("x")
+                seen = Path(sandbox, "staged").read_text() == "ok"
+                code = 0 if seen and not os.path.exists(__file__) else 2
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise OSError(f"the private root was not as built (probe exit {os.waitstatus_to_exitcode(status)})")
 
 
 def _probe_pid_namespace() -> None:
@@ -124,6 +163,8 @@ def _detect() -> KernelSupport:
         "user_namespaces": lambda: enter_namespaces(network=False, pid=False),
         "network_namespace": lambda: enter_namespaces(network=True, pid=False),
         "pid_namespace": _probe_pid_namespace,
+        "ipc_namespace": lambda: enter_namespaces(network=False, pid=False, ipc=True),
+        "private_root": _probe_private_root,
         "seccomp": seccomp.probe,
     }
     found = {}
@@ -135,8 +176,13 @@ def _detect() -> KernelSupport:
     abi = landlock.abi_version()
     if abi <= 0:
         reasons["landlock"] = "Landlock is not available in this kernel"
+    groups, why = pids_cgroup.detect()
+    if groups is None:
+        reasons["pids_cgroup"] = why or "unavailable"
     _SUPPORT = KernelSupport(found["user_namespaces"], found["network_namespace"],
-                             found["pid_namespace"], max(abi, 0), found["seccomp"], reasons)
+                             found["pid_namespace"], max(abi, 0), found["seccomp"], reasons,
+                             ipc_namespace=found["ipc_namespace"],
+                             private_root=found["private_root"], pids_cgroup=groups is not None)
     return _SUPPORT
 
 

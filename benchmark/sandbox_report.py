@@ -8,15 +8,17 @@ sandbox to a listener the grader opened on 127.0.0.1 (no traffic leaves the mach
 from __future__ import annotations
 
 import copy
+import os
 import socket
 import textwrap
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from .harness import landlock
 from .harness import seccomp
 from .process_tools import FILE_SIZE_LIMIT, OPEN_FILES_LIMIT
-from .secure_runner import address_space_mb, idle_child_mb
+from .secure_runner import GUARD_OFF_ENV, address_space_mb, idle_child_mb
 
 PROBE = textwrap.dedent("""
     import socket, sys
@@ -37,25 +39,44 @@ def _kernel(runner) -> dict[str, Any]:
     if not support.any:
         return {"status": "unavailable", "reasons": dict(support.reasons)}
     userns = support.user_namespaces
+    policy = runner.kernel_policy(Path("/sandbox"))
     return {
         "status": "applied",
         "network_namespace": userns and support.network_namespace and not runner.allow_network,
         "pid_namespace": userns and support.pid_namespace,
+        "ipc_namespace": bool(policy and policy.ipc_namespace),
+        "private_root": (f"only the interpreter, system libraries and harness (read-only) and "
+                         f"the sandbox (tmpfs, {policy.tmpfs_mb} MB)")
+        if policy and policy.private_root else False,
+        "pids_limit": _pids_limit(support, policy),
         "landlock_abi": support.landlock_abi,
         "filesystem": "Landlock: writes only in the sandbox; reads only interpreter, system "
                       "libraries and the sandbox" if support.landlock_abi else "not confined",
-        "seccomp": f"deny list of {len(seccomp.DENIED_X86_64)} calls" if support.seccomp else False,
+        "seccomp": f"deny list of {len(seccomp.DENIED_X86_64)} calls, sockets but IPv4/IPv6, "
+                   f"x32 calls; no new processes in the worker" if support.seccomp else False,
         "unavailable": dict(support.reasons),
     }
+
+
+def _pids_limit(support, policy) -> str | bool:
+    if not policy or not policy.pids_max:
+        return False
+    if support.pids_cgroup:
+        return f"{policy.pids_max} tasks per run (cgroup pids.max and RLIMIT_NPROC)"
+    if os.geteuid() == 0:
+        return False  # RLIMIT_NPROC does not bind root, and no cgroup could be made
+    return f"{policy.pids_max} tasks per run (RLIMIT_NPROC in the run's user namespace)"
 
 
 def _guard(runner) -> dict[str, Any]:
     if runner.unsafe:
         return {"status": "off", "reason": "--unsafe"}
+    if not runner.guard:
+        return {"status": "off", "reason": f"{GUARD_OFF_ENV}=1 (test-only switch)"}
     return {"status": "applied",
-            "audit_hook": "network, processes, native libraries, heap walking, writes and "
-                          "reads outside the sandbox are denied and reported",
-            "no_new_process_filter": bool(runner.support and runner.support.seccomp)}
+            "audit_hook": "network, processes, native libraries, heap walking, code "
+                          "replacement, writes and reads outside the sandbox are denied and "
+                          "reported"}
 
 
 def isolation_report(runner) -> dict[str, Any]:
@@ -118,7 +139,8 @@ def missing_layers(isolation: dict[str, Any]) -> list[str]:
                for layer in ("kernel", "guard") if isolation[layer].get("status") != "applied"]
     kernel = isolation["kernel"]
     if kernel.get("status") == "applied":
-        missing += [f"kernel: {name}" for name in ("network_namespace", "pid_namespace", "landlock_abi",
+        missing += [f"kernel: {name}" for name in ("network_namespace", "pid_namespace", "ipc_namespace",
+                                                   "private_root", "pids_limit", "landlock_abi",
                                                    "seccomp") if not kernel.get(name)
                     and not (name == "network_namespace" and isolation["network"].startswith("allowed"))]
     return missing

@@ -20,6 +20,7 @@ applied, from detection, never from constants.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import secrets
@@ -32,11 +33,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from . import isolation, spawner
+from . import isolation, pids_cgroup, spawner
 from . import process_tools as pt
 from .types import ExecResult
 
 HARNESS_DIR = Path(__file__).resolve().parent / "harness"
+PIDS_MAX = 64  # tasks (processes and threads) of one run
+GUARD_OFF_ENV = "RUBRICBENCH_TEST_GUARD_OFF"  # test-only: prove the kernel layer alone
 STDOUT_CAP = 1024 * 1024
 STDERR_CAP = 256 * 1024
 CHANNEL_CAP = 16 * 1024 * 1024
@@ -53,6 +56,7 @@ class SecureRunner:
         self.memory_mb = memory_mb
         self.timeout_s = timeout_s
         self.unsafe = unsafe
+        self.guard = not unsafe and os.environ.get(GUARD_OFF_ENV) != "1"
         self.support = None if unsafe or not kernel else isolation.detect()
         self._sandbox: Path | None = None
         pt.become_subreaper()
@@ -93,16 +97,32 @@ class SecureRunner:
         return isolation.KernelPolicy(
             deny_network=namespaces and support.network_namespace and not self.allow_network,
             pid_namespace=namespaces and support.pid_namespace,
+            ipc_namespace=namespaces and support.ipc_namespace,
+            private_root=namespaces and support.private_root,
+            pids_max=PIDS_MAX if namespaces else 0,
             landlock=support.landlock_abi > 0, seccomp=support.seccomp,
             read_paths=reads, exec_paths=execs if exec_rights else (), write_paths=(str(root),),
             deny_tcp=not self.allow_network)
 
     def guard_policy(self, root: Path) -> dict[str, Any] | None:
-        if self.unsafe:
+        if not self.guard:
             return None
         reads, _ = isolation.default_paths(root, HARNESS_DIR)
-        return {"sandbox": str(root), "read_roots": list(reads), "allow_network": self.allow_network,
-                "seccomp": bool(self.support and self.support.seccomp)}
+        return {"sandbox": str(root), "read_roots": list(reads), "allow_network": self.allow_network}
+
+    @contextmanager
+    def _pids_group(self, policy: isolation.KernelPolicy | None) -> Iterator[isolation.KernelPolicy | None]:
+        """The policy with a cgroup of its own for the run (where one can be made), removed
+        after the run."""
+        groups = pids_cgroup.detect()[0] if policy and self.support and self.support.pids_cgroup else None
+        if groups is None:
+            yield policy
+            return
+        group = groups.new_run(policy.pids_max)
+        try:
+            yield dataclasses.replace(policy, pids_cgroup=str(group / "cgroup.procs"))
+        finally:
+            groups.remove(group)
 
     # ---- running -----------------------------------------------------------------------
     def run_harness(self, request: Mapping[str, Any], files: Mapping[str, bytes],
@@ -116,10 +136,12 @@ class SecureRunner:
                 target.write_bytes(data)
             nonce = secrets.token_hex(16)
             request_path = root / f"request-{nonce[:8]}.json"
-            payload = {**request, "nonce": nonce, "guard": self.guard_policy(root) if guard else None}
+            policy = self.kernel_policy(root, exec_rights=False)
+            payload = {**request, "nonce": nonce, "guard": self.guard_policy(root) if guard else None,
+                       "no_new_processes": bool(policy and policy.seccomp)}
             request_path.write_text(json.dumps(payload), encoding="utf-8")
-            result = self._spawn(request_path, work, self.child_env(root), timeout,
-                                 policy=self.kernel_policy(root, exec_rights=False))
+            with self._pids_group(policy) as policy:
+                result = self._spawn(request_path, work, self.child_env(root), timeout, policy=policy)
             return _validated(result, request["mode"], nonce)
 
     def run_python_sandboxed(self, args: list[str], *, timeout: float = 10,
@@ -130,9 +152,10 @@ class SecureRunner:
         if self._sandbox is None:
             raise RuntimeError("run_python_sandboxed must be called inside 'with runner.sandbox()'")
         work = Path(cwd) if cwd else self._sandbox / "work"
-        return self._execute([sys.executable, "-I", "-B", *args], work,
-                             self.child_env(self._sandbox), timeout, channel=False,
-                             memory_mb=memory_mb, policy=self.kernel_policy(self._sandbox))
+        with self._pids_group(self.kernel_policy(self._sandbox)) as policy:
+            return self._execute([sys.executable, "-I", "-B", *args], work,
+                                 self.child_env(self._sandbox), timeout, channel=False,
+                                 memory_mb=memory_mb, policy=policy)
 
     def _spawn(self, request_path: Path, cwd: Path, env: dict[str, str], timeout: float | None, *,
                policy: isolation.KernelPolicy | None) -> ExecResult:

@@ -15,9 +15,11 @@ reference model through the real CLI, and asserts:
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import json
 import os
+import secrets
 import shutil
 import socket
 import threading
@@ -27,6 +29,7 @@ import psutil
 import pytest
 
 from benchmark import cli
+from benchmark.secure_runner import GUARD_OFF_ENV
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "submissions" / "reference_implementations" / "example_model"
@@ -70,6 +73,63 @@ class Listener:
         self.stop.set()
         self.thread.join(timeout=2)
         self.sock.close()
+
+
+class DatagramListener:
+    """A named unix datagram socket in the outside folder that counts what it receives."""
+
+    def __init__(self, path: Path) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(str(path))
+        self.sock.settimeout(0.2)
+        self.received = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while not self.stop.is_set():
+            try:
+                self.sock.recv(4096)
+            except OSError:
+                continue
+            self.received += 1
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(timeout=2)
+        self.sock.close()
+
+
+class SharedMemory:
+    """A SysV shared memory segment of the host's, holding a canary, and the host's SysV
+    objects as /proc/sysvipc lists them (to show a run left none behind)."""
+
+    CANARY = b"host segment canary"
+
+    def __init__(self) -> None:
+        self.libc = ctypes.CDLL(None, use_errno=True)
+        self.libc.shmat.restype = ctypes.c_void_p
+        self.key = secrets.randbelow(1 << 30) + 1
+        self.id = self.libc.shmget(self.key, 4096, 0o1000 | 0o600)  # IPC_CREAT
+        assert self.id >= 0, ctypes.get_errno()
+        self.address = self.libc.shmat(self.id, None, 0)
+        ctypes.memmove(self.address, self.CANARY, len(self.CANARY))
+
+    def content(self) -> bytes:
+        return ctypes.string_at(self.address, len(self.CANARY))
+
+    @staticmethod
+    def objects() -> set[str]:
+        found = set()
+        for kind in ("shm", "msg", "sem"):
+            lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
+            found |= {f"{kind}:{line.split()[1]}" for line in lines if line.split()}
+        return found
+
+    def close(self) -> None:
+        self.libc.shmdt(ctypes.c_void_p(self.address))
+        self.libc.shmctl(self.id, 0, None)  # IPC_RMID
 
 
 def _snapshot(*folders: Path) -> dict[str, str]:
@@ -147,21 +207,31 @@ def environment(tmp_path, monkeypatch):
     outside.mkdir()
     (outside / "victim.txt").write_text("do not touch\n")
     unix_listener = Listener(outside / "service.sock")
+    datagrams = DatagramListener(outside / "datagram.sock")
+    shared = SharedMemory()
     yield {"PORT": str(listener.port), "OUTSIDE": str(outside), "REPO": str(ROOT),
            "TEST_DATA": str(ROOT / "test_data"), "RESULTS": str(tmp_path / "results"),
            "SUBMISSIONS": str(tmp_path / "submissions"), "SECRET_NAME": "RUBRICBENCH_GRADER_SECRET",
-           "UNIX_SOCKET": str(outside / "service.sock"),
-           "_listener": listener, "_unix_listener": unix_listener, "_tree": tmp_path}
+           "UNIX_SOCKET": str(outside / "service.sock"), "UNIX_DGRAM": str(outside / "datagram.sock"),
+           "SHM_KEY": str(shared.key), "_listener": listener, "_unix_listener": unix_listener,
+           "_datagrams": datagrams, "_shared": shared, "_tree": tmp_path}
     listener.close()
     unix_listener.close()
+    datagrams.close()
+    shared.close()
 
 
 def test_there_are_at_least_thirty_attacks():
     assert len(ATTACKS) >= 30, ATTACKS
 
 
+@pytest.mark.parametrize("layers", ["all-layers", "kernel-only"])
 @pytest.mark.parametrize("attack", ATTACKS)
-def test_attack_is_contained(attack, environment, clean_run):
+def test_attack_is_contained(attack, layers, environment, clean_run, monkeypatch):
+    """Every attack is contained with every layer on, and by the kernel layer alone (the
+    guard switched off): the guard only adds depth and the evidence of what it denied."""
+    if layers == "kernel-only":
+        monkeypatch.setenv(GUARD_OFF_ENV, "1")
     spec = json.loads((HOSTILE / attack / "attack.json").read_text())
     tree: Path = environment["_tree"]
     env = {k: v for k, v in environment.items() if not k.startswith("_")}
@@ -174,6 +244,7 @@ def test_attack_is_contained(attack, environment, clean_run):
                tree / "outside", subs / "reference_implementations")
     before = _snapshot(*watched)
     processes_before = {p.pid for p in _sandbox_processes()}
+    ipc_before = SharedMemory.objects()
 
     code, doc = _grade(tree)
 
@@ -183,18 +254,32 @@ def test_attack_is_contained(attack, environment, clean_run):
     assert (tree / "results" / "earlier.json").read_text() == '{"keep": true}\n'
     assert environment["_listener"].connections == 0, "the loopback listener was reached"
     assert environment["_unix_listener"].connections == 0, "the unix socket outside was reached"
+    assert environment["_datagrams"].received == 0, "the datagram socket outside was reached"
+    assert environment["_shared"].content() == SharedMemory.CANARY, "the host's SysV memory changed"
+    assert SharedMemory.objects() == ipc_before, "SysV IPC objects were left behind"
     leftovers = [p for p in _sandbox_processes() if p.pid not in processes_before]
     for proc in leftovers:
         proc.kill()
     assert not leftovers, f"processes survived: {[p.pid for p in leftovers]}"
     results_text = "".join(p.read_text(errors="replace") for p in (tree / "results").rglob("*") if p.is_file())
     assert SECRET not in results_text, "the grader's secret reached the results"
-    _assert_outcome(spec, doc["models"]["hostile_model"])
+    assert (doc["_metadata"]["isolation"]["guard"]["status"] == "off") == (layers == "kernel-only")
+    _assert_outcome(spec, doc["models"]["hostile_model"], guard=layers == "all-layers")
 
 
-def _assert_outcome(spec: dict, model: dict) -> None:
+def _assert_outcome(spec: dict, model: dict, *, guard: bool) -> None:
+    """The attack's own expectations; what only the guard reports (its ``blocked`` evidence
+    and the points that evidence costs) is asserted with the guard on."""
     prompt = model["prompts"][spec["prompt"]]
-    expect = spec["expect"]
+    expect = dict(spec["expect"])
+    if not guard:
+        expect.pop("blocked", None)
+        expect.pop("reported", None)
+        expect["checks_at_most"] = {k: v for k, v in expect.get("checks_at_most", {}).items()
+                                    if k != "sandbox_violations"}
+        violation = next((c for c in prompt["checks"] if c["id"] == "sandbox_violations"), None)
+        if "max_score" in expect and violation:  # no evidence, so its points are not lost
+            expect["max_score"] += violation["points"]
     if "max_score" in expect:
         assert prompt["score"] <= expect["max_score"], (prompt["score"], expect)
     if expect.get("passed") is False:
@@ -209,6 +294,12 @@ def _assert_outcome(spec: dict, model: dict) -> None:
     for check_id, most in expect.get("checks_at_most", {}).items():
         check = next(c for c in prompt["checks"] if c["id"] == check_id)
         assert check["earned"] <= most, check
+    for text in expect.get("reported", []):  # a denial the guard reported after tampering
+        violation = next(c for c in prompt["checks"] if c["id"] == "sandbox_violations")
+        assert any(text in e["note"] for e in violation["evidence"]), (text, violation)
+    if "timeouts_at_most" in expect:
+        ran_out = [run for run in prompt["execution"] if run["timed_out"] and not run.get("skipped")]
+        assert len(ran_out) <= expect["timeouts_at_most"], prompt["execution"]
     if "not_in_output" in expect:
         text = json.dumps(prompt)
         assert expect["not_in_output"] not in text

@@ -420,12 +420,22 @@ FORK_AND_SLEEP = """
 """
 
 
-# With the kernel layer the run's pid namespace dies with its pid 1. Without it the zygote's
-# own kill must find every process: the group, then the descendants; a setsid child whose
-# parent dies before that walk is re-parented to the zygote and must be caught by its sweep
-# (a race: when the sweep made a single pass, it lost that child in about 1 run in 60).
-@pytest.mark.parametrize("kernel,setsid", [(True, True), (False, False), (False, True)],
-                         ids=["kernel-layer", "process-layer-only", "process-layer-only-setsid-child"])
+def test_the_kernel_layer_alone_refuses_new_processes(healthy_zygote):
+    """With the kernel layer the worker cannot fork at all (its seccomp filter), guard or not."""
+    runner = SecureRunner("t")
+    if not (runner.support and runner.support.seccomp):
+        pytest.skip("no seccomp filter on this machine")
+    res = script(runner, FORK_AND_SLEEP.format(setsid=True), timeout=5, guard=False)
+    assert not res.timed_out and "forked" not in res.stdout
+    assert "PermissionError" in res.stderr and "Operation not permitted" in res.stderr
+
+
+# Without the kernel layer the zygote's own kill must find every process: the group, then
+# the descendants; a setsid child whose parent dies before that walk is re-parented to the
+# zygote and must be caught by its sweep (a race: when the sweep made a single pass, it lost
+# that child in about 1 run in 60).
+@pytest.mark.parametrize("kernel,setsid", [(False, False), (False, True)],
+                         ids=["process-layer-only", "process-layer-only-setsid-child"])
 def test_timeout_kills_every_process_of_the_run(healthy_zygote, kernel, setsid):
     zygote = healthy_zygote
     seen: dict[int, psutil.Process] = {}

@@ -297,18 +297,17 @@ def _load_by_path(name):
 
 
 def _arm(request, report_fd):
-    """Install the guard layer (audit hook, then the no-new-process seccomp filter). The
-    harness's own libraries are imported first, so their set-up is never reported."""
+    """Install the no-new-process seccomp filter (kernel layer), then the guard (the audit
+    hook). The harness's own libraries are imported first, so their set-up is never reported."""
     if request["mode"] == "http":
         import requests  # noqa: F401
         import requests_mock  # noqa: F401
-    guard = request.get("guard")
-    if not guard:
-        return
-    if guard.get("seccomp"):
+    if request.get("no_new_processes"):  # kernel layer: holds with the guard off too
         _load_by_path("seccomp").install_deny_list(no_new_processes=True)
-    _load_by_path("guard").install(guard["sandbox"], guard["read_roots"],
-                                   guard["allow_network"], report_fd)
+    guard = request.get("guard")
+    if guard:
+        _load_by_path("guard").install(guard["sandbox"], guard["read_roots"],
+                                       guard["allow_network"], report_fd)
 
 
 def _run_exit_handlers():
@@ -345,7 +344,7 @@ def worker(request, report_fd):
         code = 70
     _Capture._flush()
     try:
-        _send_line(report_fd, line)
+        _send_line(report_fd, "\n" + line)
     except OSError:
         pass
     _exit(code if _type(code) is int and 0 <= code < 256 else 1)
@@ -389,7 +388,9 @@ def _compose(request, text, status):
     record = {"mode": request["mode"], "blocked_events": [], "reported": False,
               "harness_error": None, "malformed_lines": 0, "integrity": None}
     results = []
-    for line in text.splitlines():
+    for line in text.split("\n"):
+        if not line:
+            continue  # every record is written between newlines
         try:
             item = _loads(line)
         except ValueError:
@@ -402,6 +403,10 @@ def _compose(request, text, status):
             record["harness_error"] = item["harness_error"]
         else:
             record["malformed_lines"] += 1
+    if record["malformed_lines"]:  # something else wrote to the report pipe: a violation
+        record["blocked_events"].append({
+            "blocked": "integrity", "event": "report channel",
+            "detail": f"{record['malformed_lines']} line(s) on the report pipe were not records"})
     if _len(results) == 1:
         record.update(results[0])
         record["reported"] = True

@@ -1,6 +1,7 @@
 """Confinement applied in a child before any submission code runs: resource limits, then
-namespaces, pid 1, Landlock and seccomp. Grader-free (ctypes and the standard library
-only), so both the grader's pre-exec path and the zygote's forked children use it.
+namespaces (user, network, pid, IPC, UTS, mount), pid 1, a pids limit, a private root,
+Landlock and seccomp. Grader-free (ctypes and the standard library only), so both the
+grader's pre-exec path and the zygote's forked children use it.
 
 The policy is a plain dict (``benchmark.isolation.KernelPolicy`` as a dict), so it crosses
 the zygote's socket as JSON.
@@ -12,12 +13,14 @@ import resource
 import signal
 
 try:
-    from . import landlock, seccomp
+    from . import landlock, mounts, seccomp
 except ImportError:  # loaded as a top-level module by the zygote, from this folder
     import landlock
+    import mounts
     import seccomp
 
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWUTS = 0x00020000, 0x08000000, 0x04000000
 PR_SET_PDEATHSIG = 1
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -37,15 +40,26 @@ def _write(path, text):
         handle.write(text)
 
 
-def namespace_flags(network, pid):
-    """The clone/unshare flags of a new user namespace plus a network and/or pid namespace."""
-    return CLONE_NEWUSER | (CLONE_NEWNET if network else 0) | (CLONE_NEWPID if pid else 0)
+def namespace_flags(network, pid, ipc=False, mount=False):
+    """The clone/unshare flags of a new user namespace plus the namespaces asked for (``ipc``
+    brings a UTS namespace with it)."""
+    return (CLONE_NEWUSER | (CLONE_NEWNET if network else 0) | (CLONE_NEWPID if pid else 0)
+            | (CLONE_NEWIPC | CLONE_NEWUTS if ipc else 0) | (CLONE_NEWNS if mount else 0))
 
 
-def enter_namespaces(network, pid):
-    """New user namespace (same ids mapped), plus a network and/or pid namespace."""
+def policy_flags(policy):
+    """The namespace flags a policy asks for; 0 when it asks for none."""
+    if not (policy["deny_network"] or policy["pid_namespace"] or policy["ipc_namespace"]
+            or policy["private_root"]):
+        return 0
+    return namespace_flags(policy["deny_network"], policy["pid_namespace"],
+                           policy["ipc_namespace"], policy["private_root"])
+
+
+def enter_namespaces(network, pid, ipc=False, mount=False):
+    """New user namespace (same ids mapped), plus the namespaces asked for."""
     uid, gid = os.getuid(), os.getgid()
-    if _libc.unshare(namespace_flags(network, pid)) != 0:
+    if _libc.unshare(namespace_flags(network, pid, ipc, mount)) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"unshare: {os.strerror(err)}")
     map_ids(uid, gid)
@@ -74,17 +88,33 @@ def become_pid_one():
     os._exit(os.WEXITSTATUS(status))
 
 
+def join_cgroup(procs_file):
+    """Move this process into a cgroup (its ``cgroup.procs`` file); what it starts follows."""
+    _write(procs_file, "0")
+
+
 def apply(policy, cloned_by=None):
-    """Namespaces, fork to pid 1, Landlock, seccomp (in this order), as ``policy`` says.
+    """Cgroup, namespaces, fork to pid 1, pids limit, private root, Landlock, seccomp (in
+    this order), as ``policy`` says.
 
     ``cloned_by``: the (uid, gid) of a parent that created this process in its namespaces
     already (the zygote's ``clone``; this process is then pid 1): only the id maps remain."""
+    if policy["pids_cgroup"]:
+        join_cgroup(policy["pids_cgroup"])
     if cloned_by is not None:
         map_ids(*cloned_by)
-    elif policy["deny_network"] or policy["pid_namespace"]:
-        enter_namespaces(policy["deny_network"], policy["pid_namespace"])
+    elif policy_flags(policy):
+        enter_namespaces(policy["deny_network"], policy["pid_namespace"],
+                         policy["ipc_namespace"], policy["private_root"])
         if policy["pid_namespace"]:
             become_pid_one()
+    if policy["pids_max"]:
+        # counted per user namespace (Linux 5.14 on), so only this run's tasks count; a
+        # root grader is exempt from it, and relies on the cgroup above
+        apply_limits({resource.RLIMIT_NPROC: policy["pids_max"]})
+    if policy["private_root"]:
+        mounts.private_root(policy["write_paths"][0],
+                            [*policy["read_paths"], *policy["exec_paths"]], policy["tmpfs_mb"])
     if policy["landlock"]:
         landlock.restrict(policy["read_paths"], policy["exec_paths"], policy["write_paths"],
                           deny_tcp=policy["deny_tcp"])

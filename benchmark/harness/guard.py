@@ -1,18 +1,31 @@
 """In-child guard: an audit hook installed before the submission loads (runs INSIDE the child).
 
-It denies, and reports at once on the harness's private pipe, network use (connecting a
-unix-domain socket included; creating one is refused by the seccomp layer), process creation,
-native-library loading, heap walking, and file writes, deletions, renames and links outside
-the sandbox; reads outside the allowed roots are denied and reported too. Ordinary code
-(json, yaml, logging, dataclasses, pathlib, requests) is untouched.
+It denies, and reports at once on the harness's private pipe, network use, process creation,
+native-library loading, heap and frame walking, replacing a function's code or defaults, and
+file writes, deletions, renames and links outside the sandbox; reads outside the allowed roots
+are denied and reported too. Ordinary code (json, yaml, logging, dataclasses, pathlib,
+requests) is untouched. The guard adds depth and evidence: the kernel layer contains every
+attack on its own.
 
-The hook is one function whose whole policy is bound as default arguments: immutable
-tuples and the callables it uses. It keeps no object, flag or counter a submission could
-reach from a traceback and change, and looks nothing up in globals or builtins at call
-time. Audit hooks cannot be removed; the kernel layer stands behind this one in any case.
+Hardening, because the submission shares this process:
+- the hook never lets an exception of its own escape: any input it does not expect (an
+  argument of an unknown type, a path with a NUL byte, a path it cannot resolve) is denied
+  and reported as such;
+- it never calls code the submission could have defined (no ``repr``, ``str`` or
+  ``__fspath__`` of a submission's object: only exact ``str``, ``bytes`` and ``int`` are read);
+- everything it uses is bound as a default argument: immutable tuples and strings and
+  built-in (C) functions, plus ``_resolve``, whose own defaults are the same kind. Neither
+  looks anything up in globals or builtins, so a traceback that exposes the hook's frame
+  exposes nothing that changes its behaviour; replacing either's ``__code__`` or defaults is
+  itself an audited event, which the hook denies.
+- each report is one write of ``"\\n" + record + "\\n"`` (at most ``RECORD_CAP`` bytes, under
+  the pipe's atomic size): a partial line the submission writes to the same pipe cannot
+  merge with it, and the supervisor counts any line that is not a record as a violation.
+Audit hooks cannot be removed.
 """
 
 import os
+import stat
 import sys
 
 from _json import encode_basestring_ascii as _quote
@@ -29,7 +42,9 @@ PROCESS_EVENTS = frozenset({
 })
 NATIVE_EVENTS = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle",
                            "ctypes.call_function", "ctypes.addressof"})
-HEAP_EVENTS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents"})
+HEAP_EVENTS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents",
+                         "sys._current_frames"})
+CODE_ATTRIBUTES = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
 PATH_EVENTS = {  # event -> indexes of the path arguments that are written
     "os.remove": (0,), "os.rmdir": (0,), "os.mkdir": (0,), "os.rename": (0, 1),
     "os.symlink": (1,), "os.link": (0, 1), "os.chmod": (0,), "os.chown": (0,),
@@ -39,59 +54,121 @@ PATH_EVENTS = {  # event -> indexes of the path arguments that are written
     "shutil.unpack_archive": (1,),
 }
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+DETAIL_CAP = 300
+RECORD_CAP = 4000
+MAX_LINKS = 40
 
 
-def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
-    def inside(path, roots, realpath=os.path.realpath, fsdecode=os.fsdecode,
-               isinstance=isinstance, str=str, bytes=bytes, any=any):
-        if not isinstance(path, (str, bytes)):
-            return True  # a file descriptor: already open
-        full = realpath(fsdecode(path))
-        return any(full == root or full.startswith(root + "/") for root in roots)
-
-    def deny(kind, event, detail, write=os.write, quote=_quote, error=PermissionError, str=str):
-        line = ('{"blocked": ' + quote(kind) + ', "event": ' + quote(event) +
-                ', "detail": ' + quote(str(detail)[:300]) + "}\n")
+def _resolve(path, cwd, lstat=os.lstat, readlink=os.readlink, is_link=stat.S_ISLNK,
+             reversed=reversed, len=len, oserror=OSError, valueerror=ValueError):
+    """``os.path.realpath`` of an exact ``str`` from built-in calls only (a component that does
+    not exist is kept as written); raises ValueError on a link loop."""
+    if not path.startswith("/"):
+        path = cwd + "/" + path
+    todo = path.split("/")[::-1]
+    parts = []
+    links = 0
+    while todo:
+        part = todo.pop()
+        if part == "" or part == ".":
+            continue
+        if part == "..":
+            parts = parts[:-1]
+            continue
+        candidate = "/" + "/".join(parts + [part])
         try:
-            write(report_fd, line.encode("ascii"))
-        except OSError:
-            pass
-        raise error(f"RubricBench sandbox: {event} denied ({kind})")
+            linked = is_link(lstat(candidate).st_mode)
+        except oserror:
+            linked = False
+        if not linked:
+            parts.append(part)
+            continue
+        links += 1
+        if links > MAX_LINKS:
+            raise valueerror("too many levels of symbolic links")
+        target = readlink(candidate)
+        if target.startswith("/"):
+            parts = []
+        todo.extend(reversed(target.split("/")))
+    return "/" + "/".join(parts)
 
-    def hook(event, args, inside=inside, deny=deny, write_roots=write_roots,
-             read_roots=read_roots, allow_network=allow_network, pid=pid,
+
+def _make_hook(write_roots, read_roots, allow_network, report_fd, pid, cwd):
+    def hook(event, args, resolve=_resolve, write_roots=write_roots, read_roots=read_roots,
+             allow_network=allow_network, report_fd=report_fd, pid=pid, cwd=cwd,
              network=NETWORK_EVENTS, process=PROCESS_EVENTS, native=NATIVE_EVENTS,
-             heap=HEAP_EVENTS, path_events=PATH_EVENTS, write_flags=WRITE_FLAGS,
-             loopback=LOOPBACK, isinstance=isinstance, len=len, repr=repr, tuple=tuple,
-             str=str, int=int, any=any):
-        if event == "open":
-            path, mode, flags = (tuple(args) + (None, None, None))[:3]
-            writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or \
-                (isinstance(flags, int) and flags & write_flags)
-            if writing and not inside(path, write_roots):
-                deny("filesystem", event, f"write {path!r}")
-            if not writing and not inside(path, read_roots):
-                deny("filesystem", event, f"read {path!r}")
-        elif event in path_events:
-            for index in path_events[event]:
-                if index < len(args) and not inside(args[index], write_roots):
-                    deny("filesystem", event, repr(args[index]))
-        elif event == "socket.bind":
-            address = args[1] if len(args) > 1 else None
-            harmless = (isinstance(address, tuple) and address and address[0] in loopback) or \
-                (isinstance(address, (str, bytes)) and inside(address, write_roots))
-            if not harmless and not allow_network:
-                deny("network", event, repr(address))
-        elif event in network and not allow_network:
-            deny("network", event, repr(args[1:] if event.startswith("socket.c") else args))
-        elif event in process:
-            if event in ("os.kill", "os.killpg") and args and args[0] in (0, pid):
-                return
-            deny("process", event, repr(args)[:200])
-        elif event in native:
-            deny("native", event, repr(args)[:200])
-        elif event in heap:
-            deny("introspection", event, "")
+             heap=HEAP_EVENTS, code_attributes=CODE_ATTRIBUTES, path_events=PATH_EVENTS,
+             write_flags=WRITE_FLAGS, loopback=LOOPBACK, type=type, str=str, bytes=bytes,
+             int=int, tuple=tuple, len=len, decode=bytes.decode, getcwd=os.getcwd,
+             write=os.write, quote=_quote, error=PermissionError, cap=DETAIL_CAP,
+             record_cap=RECORD_CAP, base=BaseException):
+        verdict = None
+        try:
+            if type(event) is not str:
+                verdict = ("integrity", "audit", "an event name that is not a string")
+            elif event == "open" or event in path_events or event == "socket.bind":
+                # paths: exact str/bytes are resolved against the roots; a descriptor (int)
+                # is already open; anything else is an argument of a kind never expected
+                indexes = (0,) if event == "open" else path_events.get(event, (1,))
+                mode = args[1] if event == "open" and len(args) > 1 else None
+                flags = args[2] if event == "open" and len(args) > 2 else 0
+                writing = event != "open" or (type(mode) is str and (
+                    "w" in mode or "a" in mode or "x" in mode or "+" in mode)) or (
+                    type(flags) is int and flags & write_flags)
+                for index in indexes:
+                    value = args[index] if index < len(args) else None
+                    if event == "socket.bind" and type(value) is tuple:
+                        host = value[0] if len(value) > 0 else None
+                        if allow_network or (type(host) is str and host in loopback):
+                            continue
+                        verdict = ("network", event, "a non-loopback address")
+                        break
+                    if type(value) is int or value is None:
+                        continue
+                    if type(value) is bytes:
+                        value = decode(value, "utf-8", "surrogateescape")
+                    if type(value) is not str:
+                        verdict = ("filesystem", event, "a path argument of an unexpected type")
+                        break
+                    shown = ("write " if writing else "read ") + value[:cap]
+                    try:
+                        full = resolve(value, getcwd())
+                    except base:
+                        verdict = ("filesystem", event, shown + " (cannot be resolved)")
+                        break
+                    inside = False
+                    for root in (write_roots if writing else read_roots):
+                        inside = inside or full == root or full.startswith(root + "/")
+                    if not inside:
+                        verdict = ("network" if event == "socket.bind" else "filesystem",
+                                   event, shown)
+                        break
+            elif event in network:
+                if not allow_network:
+                    verdict = ("network", event, "")
+            elif event in process:
+                if not ((event == "os.kill" or event == "os.killpg") and len(args) > 0
+                        and type(args[0]) is int and (args[0] == 0 or args[0] == pid)):
+                    verdict = ("process", event, "")
+            elif event in native:
+                verdict = ("native", event, "")
+            elif event in heap:
+                verdict = ("introspection", event, "")
+            elif (event == "object.__setattr__" and len(args) > 1 and type(args[1]) is str
+                  and args[1] in code_attributes):
+                verdict = ("introspection", event, "replacing a function's " + args[1])
+        except base:
+            verdict = ("integrity", "audit", "an argument the guard could not read")
+        if verdict is None:
+            return
+        kind, name, detail = verdict
+        line = ('\n{"blocked": ' + quote(kind) + ', "event": ' + quote(name) +
+                ', "detail": ' + quote(detail[:cap]) + '}\n').encode("ascii")
+        try:
+            write(report_fd, line[:record_cap])
+        except base:
+            pass
+        raise error("RubricBench sandbox: " + name + " denied (" + kind + ")")
 
     return hook
 
@@ -99,7 +176,7 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
 def _fork_exec(*args, **kwargs):
     """Stands in for _posixsubprocess.fork_exec, which raises no audit event of its own
     (multiprocessing's spawn and forkserver call it directly)."""
-    sys.audit("rubricbench.fork_exec", repr(args[0])[:200] if args else "")
+    sys.audit("rubricbench.fork_exec", "")
     raise PermissionError("RubricBench sandbox: process creation denied")
 
 
@@ -107,7 +184,8 @@ def install(sandbox, read_roots, allow_network, report_fd):
     real = os.path.realpath
     write_roots = (real(sandbox).rstrip("/"), "/dev/null")
     reads = tuple(real(p).rstrip("/") for p in read_roots) + write_roots
-    sys.addaudithook(_make_hook(write_roots, reads, bool(allow_network), report_fd, os.getpid()))
+    sys.addaudithook(_make_hook(write_roots, reads, bool(allow_network), report_fd, os.getpid(),
+                                os.getcwd()))
     import _posixsubprocess
 
     _posixsubprocess.fork_exec = _fork_exec

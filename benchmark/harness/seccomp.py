@@ -1,12 +1,21 @@
-"""A small seccomp deny list, as a classic BPF program installed with prctl (x86_64 only).
+"""A seccomp deny list, as a classic BPF program installed with prctl (x86_64 only).
 
-Used twice: by the parent before exec (``benchmark.isolation``) and by the harness worker
-inside the child just before the submission loads (``no_new_processes=True``); this file
-imports nothing from the grader so the child can load it by path.
+Used twice: by the kernel layer before the harness starts (``confine.apply``, or before exec
+for ``run_python_sandboxed``) and by the harness worker just before the submission loads
+(``no_new_processes=True``); this file imports nothing from the grader so the child can load
+it by path. Both filters are part of the kernel layer: the worker installs the second one
+whether or not the audit-hook guard is on.
 
-Denied with EPERM: namespace and mount control, tracing other processes, kernel modules,
-kexec, bpf, perf events, keyrings, userfaultfd, handle-based opens, reboot, swap, accounting,
-and unix-domain sockets (a named one is reachable through the filesystem from any namespace).
+Denied with EPERM:
+- namespace and mount control, tracing other processes, kernel modules, kexec, bpf, perf
+  events, keyrings, userfaultfd, handle-based opens, reboot, swap, accounting, fanotify;
+- io_uring (its operations, socket and connect among them, bypass every filter here), SysV
+  IPC (shared memory, semaphores, message queues), and taking another process's descriptors;
+- every socket family but IPv4 and IPv6 (unix, netlink, packet, vsock, ...: a named unix
+  socket is reachable through the filesystem from any network namespace), and socket pairs of
+  any type but ``SOCK_STREAM`` (a connected stream pair cannot ``sendto`` a named socket);
+- system calls of the x32 ABI (numbers with bit 30 set), which would otherwise dodge the
+  numbers listed here, and any architecture but x86_64.
 ``clone`` with any namespace flag is denied; ``clone3`` answers ENOSYS (its flags cannot be
 inspected, and the C library then falls back to ``clone``). With ``no_new_processes``, also
 fork, vfork, execve, execveat and any ``clone`` that does not create a thread.
@@ -20,11 +29,14 @@ import struct
 
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 AUDIT_ARCH_X86_64 = 0xC000003E
+X32_SYSCALL_BIT = 0x40000000
 RET_ALLOW = 0x7FFF0000
 RET_ERRNO = 0x00050000
-LD_W_ABS, JEQ_K, JSET_K, RET_K = 0x20, 0x15, 0x45, 0x06
-NR_CLONE, NR_CLONE3, NR_SOCKET = 56, 435, 41
-AF_UNIX = 1
+LD_W_ABS, JEQ_K, JGE_K, JSET_K, RET_K = 0x20, 0x15, 0x35, 0x45, 0x06
+ALU_AND_K = 0x54
+NR_CLONE, NR_CLONE3, NR_SOCKET, NR_SOCKETPAIR = 56, 435, 41, 53
+AF_INET, AF_INET6 = 2, 10
+SOCK_STREAM, SOCK_TYPE_MASK = 1, 0xF  # the type without SOCK_NONBLOCK and SOCK_CLOEXEC
 NAMESPACE_FLAGS = 0x7E020000  # CLONE_NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET
 CLONE_THREAD = 0x10000
 PROCESS_CALLS_X86_64 = {"fork": 57, "vfork": 58, "execve": 59, "execveat": 322}
@@ -37,7 +49,11 @@ DENIED_X86_64 = {
     "delete_module": 176, "reboot": 169, "swapon": 167, "swapoff": 168, "userfaultfd": 323,
     "open_by_handle_at": 304, "name_to_handle_at": 303, "acct": 163, "open_tree": 428,
     "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
-    "mount_setattr": 442,
+    "mount_setattr": 442, "io_uring_setup": 425, "io_uring_enter": 426,
+    "io_uring_register": 427, "shmget": 29, "shmat": 30, "shmctl": 31, "shmdt": 67,
+    "semget": 64, "semop": 65, "semctl": 66, "semtimedop": 220, "msgget": 68, "msgsnd": 69,
+    "msgrcv": 70, "msgctl": 71, "pidfd_getfd": 438, "process_madvise": 440,
+    "fanotify_init": 300, "fanotify_mark": 301, "syslog": 103, "kcmp": 312,
 }
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -51,20 +67,31 @@ def _insn(code, jt, jf, k):
     return struct.pack("=HBBI", code, jt, jf, k)
 
 
+def _sockets(deny):
+    """socket(): IPv4 and IPv6 only; socketpair(): SOCK_STREAM only (args at offset 16, 24).
+    Each block leaves the system call number reloaded for the blocks after it."""
+    return [
+        _insn(JEQ_K, 0, 5, NR_SOCKET), _insn(LD_W_ABS, 0, 0, 16),
+        _insn(JEQ_K, 2, 0, AF_INET), _insn(JEQ_K, 1, 0, AF_INET6),
+        _insn(RET_K, 0, 0, deny), _insn(LD_W_ABS, 0, 0, 0),
+        _insn(JEQ_K, 0, 5, NR_SOCKETPAIR), _insn(LD_W_ABS, 0, 0, 24),
+        _insn(ALU_AND_K, 0, 0, SOCK_TYPE_MASK), _insn(JEQ_K, 1, 0, SOCK_STREAM),
+        _insn(RET_K, 0, 0, deny), _insn(LD_W_ABS, 0, 0, 0),
+    ]
+
+
 def program(no_new_processes=False):
     deny = RET_ERRNO | errno.EPERM
     insns = [_insn(LD_W_ABS, 0, 0, 4), _insn(JEQ_K, 1, 0, AUDIT_ARCH_X86_64),
-             _insn(RET_K, 0, 0, deny), _insn(LD_W_ABS, 0, 0, 0)]
+             _insn(RET_K, 0, 0, deny), _insn(LD_W_ABS, 0, 0, 0),
+             _insn(JGE_K, 0, 1, X32_SYSCALL_BIT), _insn(RET_K, 0, 0, deny)]
     numbers = set(DENIED_X86_64.values())
     if no_new_processes:
         numbers |= set(PROCESS_CALLS_X86_64.values())
     for number in sorted(numbers):
         insns += [_insn(JEQ_K, 0, 1, number), _insn(RET_K, 0, 0, deny)]
     insns += [_insn(JEQ_K, 0, 1, NR_CLONE3), _insn(RET_K, 0, 0, RET_ERRNO | errno.ENOSYS)]
-    # socket(AF_UNIX, ...): named unix sockets live in the filesystem, outside the network
-    # namespace and Landlock's reach (the file descriptor number is reloaded afterwards)
-    insns += [_insn(JEQ_K, 0, 4, NR_SOCKET), _insn(LD_W_ABS, 0, 0, 16),
-              _insn(JEQ_K, 0, 1, AF_UNIX), _insn(RET_K, 0, 0, deny), _insn(LD_W_ABS, 0, 0, 0)]
+    insns += _sockets(deny)
     # clone: deny namespace flags; with no_new_processes, also anything but a new thread
     insns += [_insn(JEQ_K, 0, 5 if no_new_processes else 3, NR_CLONE), _insn(LD_W_ABS, 0, 0, 16),
               _insn(JSET_K, 0, 1, NAMESPACE_FLAGS), _insn(RET_K, 0, 0, deny)]

@@ -61,11 +61,12 @@ _spec = importlib.util.spec_from_file_location("_rubricbench_child", os.path.joi
 child = importlib.util.module_from_spec(_spec)
 sys.modules[_spec.name] = child
 _spec.loader.exec_module(child)  # the harness loads the other harness modules the same way
-_landlock, _seccomp = child._load_by_path("landlock"), child._load_by_path("seccomp")
-sys.modules["landlock"], sys.modules["seccomp"] = _landlock, _seccomp  # for confine's fallback
+_CONFINE_PARTS = ("landlock", "mounts", "seccomp")
+for _name in _CONFINE_PARTS:  # for confine's fallback import
+    sys.modules[_name] = child._load_by_path(_name)
 confine = child._load_by_path("confine")
 child._load_by_path("guard")  # installed by each worker; loaded once here
-for _name in ("landlock", "seccomp"):
+for _name in _CONFINE_PARTS:
     del sys.modules[_name]
 
 
@@ -259,7 +260,7 @@ class Zygote:
             pid = None
             if cloned:
                 try:
-                    pid = _clone(confine.namespace_flags(policy["deny_network"], pid=True))
+                    pid = _clone(confine.policy_flags(policy))
                 except OSError:  # the child's own unshare then fails and says why
                     cloned = False
             if pid is None:

@@ -24,7 +24,10 @@ def _kernel_value(kernel: Any) -> str:
     if not isinstance(kernel, dict) or kernel.get("status") != "applied":
         return _layer_value(kernel)
     parts = [name for name, on in (("net namespace", kernel.get("network_namespace")),
-                                   ("pid namespace", kernel.get("pid_namespace"))) if on]
+                                   ("pid namespace", kernel.get("pid_namespace")),
+                                   ("IPC namespace", kernel.get("ipc_namespace")),
+                                   ("private root", kernel.get("private_root")),
+                                   ("pids limit", kernel.get("pids_limit"))) if on]
     if kernel.get("landlock_abi"):
         parts.append(f"Landlock v{kernel['landlock_abi']}")
     if kernel.get("seccomp"):

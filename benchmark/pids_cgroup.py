@@ -1,0 +1,105 @@
+"""A pids limit per sandboxed run through the cgroup ``pids`` controller, where this process
+may create cgroups (a root grader, or a delegated cgroup v2 subtree).
+
+One folder per grader process (``rubricbench-<pid>``) beside or below its own cgroup, and one
+group per run inside it whose ``pids.max`` bounds every task (process or thread) of the run;
+the child moves itself into its group before it confines itself (``confine.join_cgroup``).
+Where no such group can be made, ``detect()`` says why; the runs then rely on
+``RLIMIT_NPROC``, which the kernel counts per user namespace, so per run, for any grader but
+root.
+"""
+
+from __future__ import annotations
+
+import atexit
+import errno
+import itertools
+import os
+import threading
+import time
+from pathlib import Path
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+
+
+def _own_folder() -> Path:
+    """The pids hierarchy folder of this process's cgroup (v1 ``pids`` line, else v2)."""
+    lines = Path("/proc/self/cgroup").read_text(encoding="ascii", errors="replace").splitlines()
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if "pids" in controllers.split(","):
+            return CGROUP_ROOT / "pids" / path.lstrip("/")
+    for line in lines:
+        if line.startswith("0::"):
+            own = CGROUP_ROOT / line[3:].lstrip("/")
+            if "pids" not in (own / "cgroup.controllers").read_text().split():
+                raise OSError("cgroup v2: the pids controller is not enabled for this cgroup")
+            return own
+    raise OSError("no pids cgroup in /proc/self/cgroup")
+
+
+class PidsGroups:
+    """This process's folder of per-run groups."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._numbers = itertools.count()
+
+    def new_run(self, limit: int) -> Path:
+        group = self.folder / f"run-{next(self._numbers)}"
+        group.mkdir()
+        (group / "pids.max").write_text(str(limit), encoding="ascii")
+        return group
+
+    @staticmethod
+    def remove(group: Path) -> None:
+        """Remove a run's group once its tasks are gone (they are being reaped: brief retries)."""
+        for _ in range(50):
+            try:
+                group.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError as exc:
+                if exc.errno != errno.EBUSY:
+                    raise
+            time.sleep(0.01)
+        raise OSError(errno.EBUSY, f"the cgroup {group} still has tasks")
+
+    def close(self) -> None:
+        try:
+            self.folder.rmdir()
+        except OSError:
+            pass
+
+
+def _create() -> PidsGroups:
+    own = _own_folder()
+    folder = own / f"rubricbench-{os.getpid()}"
+    folder.mkdir(exist_ok=True)
+    if (own / "cgroup.subtree_control").exists():  # v2: the controller must reach the runs
+        try:
+            (folder / "cgroup.subtree_control").write_text("+pids", encoding="ascii")
+        except OSError:
+            folder.rmdir()
+            raise
+    groups = PidsGroups(folder)
+    groups.remove(groups.new_run(1))  # can we make, limit and remove a run's group?
+    atexit.register(groups.close)
+    return groups
+
+
+_STATE: dict[int, tuple[PidsGroups | None, str | None]] = {}
+_LOCK = threading.Lock()
+
+
+def detect() -> tuple[PidsGroups | None, str | None]:
+    """(this process's groups, None) or (None, why there are none); once per process."""
+    with _LOCK:
+        pid = os.getpid()  # a pool worker makes a folder of its own
+        if pid not in _STATE:
+            try:
+                _STATE[pid] = (_create(), None)
+            except (OSError, ValueError) as exc:
+                _STATE[pid] = (None, f"{type(exc).__name__}: {exc}")
+        return _STATE[pid]
