@@ -80,6 +80,17 @@ def _exec_summary(request: dict[str, Any], result: ExecResult) -> dict[str, Any]
     }
 
 
+SKIPPED_RUN = "skipped: an earlier run of this prompt hit the time-out"
+
+
+def skipped_run() -> ExecResult:
+    """What a prompt's run is after one of its runs timed out: not started, and seen by the
+    prompt as a time-out (a hanging submission costs at most about one time-out a prompt)."""
+    return ExecResult(returncode=None, stdout="", stderr="", timed_out=True,
+                      killed_by="skipped", wall_s=0.0, cpu_s=0.0, peak_rss_mb=0.0,
+                      channel_error=SKIPPED_RUN)
+
+
 def _prompt_result(rubric, checks, files, executions, error) -> PromptResult:
     categories, score, passed = scoring.score_prompt(rubric, checks)
     return PromptResult(
@@ -111,6 +122,10 @@ def _grade_prompt(module: ModuleType, model_dir: Path, *, test_data: Path,
     blocked: list[dict[str, Any]] = []
 
     def run(request: dict[str, Any], stage) -> ExecResult:
+        if any(e["timed_out"] for e in executions):  # the prompt's time budget is spent
+            result = skipped_run()
+            executions.append({**_exec_summary(request, result), "skipped": True})
+            return result
         staged = {name: f.path.read_bytes() for name, f in files.items() if f.usable}
         staged.update(stage)
         with released(PYTHON_WORK):

@@ -588,4 +588,8 @@ def test_a_real_hang_on_malformed_input_is_contained(tmp_path):
     (model / MAIN).write_text(hanging, encoding="utf-8")
     result = grade_prompt(P3, model, test_data=TEST_DATA, options=GradeOptions(timeout_s=2))
     earned = _earned(result)
-    assert earned["error_handling"] == 0 and _category(result, "execution") == 10.0
+    # one time-out is the prompt's whole budget: the retry without the malformed list is
+    # skipped, and recorded as such
+    assert earned["error_handling"] == 0 and _category(result, "execution") == 0.0
+    assert [(run["timed_out"], run.get("skipped", False)) for run in result.execution] == [
+        (True, False), (True, True)]

@@ -197,13 +197,11 @@ def test_observe_runs_every_scenario_once_with_the_seeded_token():
     json.dumps(facts, allow_nan=False)
 
 
-def test_observe_reruns_only_success_scenarios_after_a_hang():
-    success = [s["label"] for s in SCENARIOS if data.expected_value(s)]
-    run, calls = fake_run([(True, None, "timed out"), (False, _observation(success), None)])
+def test_observe_runs_once_and_records_a_hang():
+    run, calls = fake_run([(True, None, "timed out")])
     facts = p4.observe({}, run, TEST_DATA, SEED)
-    assert [s["label"] for s in calls[1]["scenarios"]] == success
-    assert set(facts["results"]) == set(success) and "timed out" in facts["missing_reason"]
-    assert run_check("success_handling", facts).fraction == 1 and run_check("handle_400", facts).fraction == 0
+    assert len(calls) == 1 and facts["hung"] and facts["problem"] == "the child timed out"
+    assert run_check("success_handling", facts).fraction == 0
 
 
 def test_observe_records_a_broken_channel_as_a_problem():
@@ -574,8 +572,9 @@ def test_a_leak_after_the_call_is_caught_in_the_process_streams(tmp_path):
     assert _earned(result)["no_token_leak"] < 2 and _earned(result)["success_handling"] == 1.5
 
 
-def test_endless_retries_cost_the_error_cases_only(tmp_path):
+def test_endless_retries_cost_one_time_out_and_what_it_left_unobserved(tmp_path):
     result = _grade(tmp_path, "hangs", HANGS_ON_ERRORS, timeout_s=2.0)
     earned = _earned(result)
-    assert earned["success_handling"] == 1.5 and earned["handle_400"] == 0
+    assert earned["success_handling"] == 0 and earned["handle_400"] == 0
     assert result.status == "ok" and not result.passed
+    assert [run["timed_out"] for run in result.execution] == [True]

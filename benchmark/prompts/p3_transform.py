@@ -77,8 +77,9 @@ def _run_calls(run: RunFn, inputs: dict[str, Any], labels: tuple[str, ...]) -> t
 
 
 def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path, seed: int) -> dict[str, Any]:
-    """Run the three calls in one child; if that child dies (a hang on the malformed list,
-    say), run the fixture and perturbed calls again without it, so only it is lost."""
+    """Run the three calls in one child; if that child dies (a crash on the malformed list,
+    say), run the fixture and perturbed calls again without it, so only it is lost. After a
+    time-out the retry is skipped by the engine: a prompt's time budget is one time-out."""
     users = json.loads((test_data / data.FIXTURE_PATH).read_bytes().decode("utf-8-sig"))
     key = (test_data / "answer_keys" / data.ANSWER_KEY_PATH).read_text(encoding="utf-8")
     inputs = {"fixture": users, "malformed": data.malformed_users(),

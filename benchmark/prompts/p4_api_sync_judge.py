@@ -77,7 +77,7 @@ def score_scenario(facts: Mapping[str, Any], scenario: dict[str, Any]) -> tuple[
     label, rule = scenario["label"], RULES[scenario["kind"]]
     result = result_of(facts, scenario)
     if result is None:
-        return 0.0, f"{label}: {facts.get('missing_reason') or 'not observed'}"
+        return 0.0, f"{label}: not observed"
     attempts = len(result["requests"])
     if attempts == 0:
         return 0.0, f"{label}: sent no request"
