@@ -111,7 +111,7 @@ def _grade_prompt(module: ModuleType, model_dir: Path, *, test_data: Path,
     blocked: list[dict[str, Any]] = []
 
     def run(request: dict[str, Any], stage) -> ExecResult:
-        staged = {name: f.path.read_bytes() for name, f in files.items() if f.usable}
+        staged = {name: f.data for name, f in files.items() if f.usable}  # the bytes graded
         staged.update(stage)
         with released(PYTHON_WORK):
             result = runner.run_harness(request, staged, timeout=options.timeout_s)
