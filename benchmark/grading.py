@@ -14,6 +14,7 @@ from types import ModuleType
 from typing import Any
 
 from . import scoring
+from .cleanup import CleanupError
 from .options import DEFAULT_SEED, INTERNAL_ERROR, GradeOptions, default_test_data, has_internal_error
 from .prompts.base import SANDBOX_EVENTS, CheckContext, Outcome
 from .rubric import CheckRow, by_id
@@ -101,6 +102,13 @@ def _prompt_result(rubric, checks, files, executions, error) -> PromptResult:
     )
 
 
+def _observe_failure(exc: Exception) -> str:
+    """The reason recorded when observing raised: always our fault (an internal error)."""
+    if isinstance(exc, CleanupError):
+        return f"{INTERNAL_ERROR}: sandbox clean-up failed: {exc.strerror}"
+    return f"{INTERNAL_ERROR}: observing failed: {type(exc).__name__}: {exc}"
+
+
 def grade_prompt(module: ModuleType, model_dir: Path, *, test_data: Path,
                  options: GradeOptions | None = None) -> PromptResult:
     """Grade one prompt; Python work holds ``threads.PYTHON_WORK``, released while a child runs."""
@@ -126,7 +134,7 @@ def _grade_prompt(module: ModuleType, model_dir: Path, *, test_data: Path,
             result = skipped_run()
             executions.append({**_exec_summary(request, result), "skipped": True})
             return result
-        staged = {name: f.path.read_bytes() for name, f in files.items() if f.usable}
+        staged = {name: f.data for name, f in files.items() if f.usable}  # the bytes graded
         staged.update(stage)
         with released(PYTHON_WORK):
             result = runner.run_harness(request, staged, timeout=options.timeout_s)
@@ -139,7 +147,7 @@ def _grade_prompt(module: ModuleType, model_dir: Path, *, test_data: Path,
     except Exception as exc:
         if options.debug:
             raise
-        reason = f"{INTERNAL_ERROR}: observing failed: {type(exc).__name__}: {exc}"
+        reason = _observe_failure(exc)
         checks = [_to_check(row, Outcome.error(reason)) for row in rubric.checks]
         return _prompt_result(rubric, checks, files, executions, reason)
     ctx = CheckContext(files=files, facts={**facts, SANDBOX_EVENTS: blocked})

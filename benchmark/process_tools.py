@@ -1,4 +1,5 @@
-"""Process plumbing for SecureRunner: capped pipe readers, resource limits, reaping, killing.
+"""Process plumbing for SecureRunner: capped pipe readers, resource limits, reaping, killing
+(and ``remove_tree`` from ``benchmark.cleanup``, for the sandbox folders).
 
 Nothing here starts a process; ``benchmark.secure_runner`` is the only module that does.
 """
@@ -7,7 +8,6 @@ from __future__ import annotations
 
 import os
 import resource
-import shutil
 import signal
 import threading
 import time
@@ -16,6 +16,7 @@ from typing import Any
 
 import psutil
 
+from .cleanup import CleanupError, remove_tree  # noqa: F401 (SecureRunner's clean-up)
 from .harness import confine
 
 FILE_SIZE_LIMIT = 32 * 1024 * 1024
@@ -78,17 +79,6 @@ def kill_tree(pid: int, known: set[int]) -> int:
         except psutil.Error:
             pass
     return killed
-
-
-def remove_tree(path: Path) -> None:
-    def make_writable(func, target, _exc):
-        try:
-            os.chmod(target, 0o700)
-            func(target)
-        except OSError:
-            pass
-
-    shutil.rmtree(path, onerror=make_writable)
 
 
 def wait(pid: int, deadline: float) -> tuple[int | None, Any, bool]:

@@ -64,7 +64,9 @@ class SecureRunner:
     # ---- sandbox directories -----------------------------------------------------------
     @contextmanager
     def sandbox(self) -> Iterator[Path]:
-        """A private directory tree (work/, home/, tmp/) removed on exit."""
+        """A private directory tree (work/, home/, tmp/) removed on exit, never following a link
+        the child planted in it; raises ``process_tools.CleanupError`` (naming what remains)
+        when it cannot be removed completely: a sandbox left behind is reported, not ignored."""
         safe_name = "".join(c if c.isalnum() else "_" for c in self.model_name)[:40]
         root = Path(tempfile.mkdtemp(prefix=f"rubricbench-{safe_name}-")).resolve()
         for sub in ("work", "home", "tmp"):

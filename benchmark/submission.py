@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
+
+from .decoding import decode_for
 
 MAX_FILE_BYTES = 512 * 1024
 
@@ -14,7 +18,9 @@ MAX_FILE_BYTES = 512 * 1024
 class SourceFile:
     """One submission file. ``text`` is None when it could not be read; ``error`` says why.
 
-    For Python files ``tree`` holds the parsed module, or None with ``syntax_error`` set.
+    ``data`` holds the exact bytes that were read (``sha256`` is theirs, ``text`` is decoded
+    from them, and they are what a child runs), None when nothing was read. For Python files
+    ``tree`` holds the parsed module, or None with ``syntax_error`` set.
     """
 
     name: str
@@ -25,6 +31,7 @@ class SourceFile:
     tree: ast.Module | None = None
     syntax_error: str | None = None
     syntax_line: int | None = None
+    data: bytes | None = None
 
     @property
     def usable(self) -> bool:
@@ -35,41 +42,60 @@ class SourceFile:
         return self.tree is not None
 
 
-def read_text(path: Path, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None, str | None, str | None]:
-    """Return (text, error, sha256). Errors: missing, not a file, empty, too large, binary, non-UTF-8."""
+def read_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> tuple[bytes | None, str | None]:
+    """Return (data, error). Errors: symbolic link, missing, not a regular file, too large."""
     if path.is_symlink():
-        return None, "is a symbolic link (not followed)", None
+        return None, "is a symbolic link (not followed)"
     if not path.exists():
-        return None, "file not found", None
+        return None, "file not found"
     if not path.is_file():
-        return None, "not a regular file", None
-    size = path.stat().st_size
-    if size > max_bytes:
-        return None, f"file too large ({size} bytes, limit {max_bytes})", None
-    data = path.read_bytes()[: max_bytes + 1]
+        return None, "not a regular file"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror})"
+    with open(fd, "rb") as handle:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            return None, "not a regular file"
+        data = handle.read(max_bytes + 1)  # one file, opened once: these bytes are graded and run
+    if len(data) > max_bytes:
+        return None, f"file too large ({max(status.st_size, len(data))} bytes, limit {max_bytes})"
+    return data, None
+
+
+def read_source(path: Path, *, python: bool, max_bytes: int = MAX_FILE_BYTES
+                ) -> tuple[str | None, str | None, str | None, bytes | None]:
+    """Return (text, error, sha256, data): ``read_bytes`` errors, then empty, then the
+    decoding errors of ``benchmark.decoding.decode_for`` (binary, encoding, ...)."""
+    data, error = read_bytes(path, max_bytes)
+    if data is None:
+        return None, error, None, None
     digest = hashlib.sha256(data).hexdigest()
     if not data.strip():
-        return None, "file is empty", digest
-    if b"\x00" in data:
-        return None, "binary file (contains NUL bytes)", digest
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        return None, f"not valid UTF-8 (byte {exc.start})", digest
-    return text, None, digest
+        return None, "file is empty", digest, data
+    text, error = decode_for(path.name, data, python=python)
+    return text, error, digest, data
+
+
+def read_text(path: Path, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None, str | None, str | None]:
+    """Return (text, error, sha256), decoded as the grader decodes it: ``.py`` files as CPython
+    does, other files by their format's rules (see ``read_source``)."""
+    text, error, digest, _ = read_source(path, python=path.suffix == ".py", max_bytes=max_bytes)
+    return text, error, digest
 
 
 def load_source(path: Path, *, python: bool) -> SourceFile:
-    text, error, digest = read_text(path)
+    text, error, digest, data = read_source(path, python=python)
     if text is None or not python:
-        return SourceFile(path.name, path, text, error, digest)
+        return SourceFile(path.name, path, text, error, digest, data=data)
     try:
         tree = ast.parse(text, filename=path.name)
         compile(tree, path.name, "exec")
     except SyntaxError as exc:
         message = f"syntax error: {exc.msg} (line {exc.lineno})"
-        return SourceFile(path.name, path, text, None, digest, None, message, exc.lineno)
+        return SourceFile(path.name, path, text, None, digest, None, message, exc.lineno, data)
     except (ValueError, RecursionError, MemoryError) as exc:
         message = f"cannot compile: {type(exc).__name__}"
-        return SourceFile(path.name, path, text, None, digest, None, message, None)
-    return SourceFile(path.name, path, text, None, digest, tree)
+        return SourceFile(path.name, path, text, None, digest, None, message, None, data)
+    return SourceFile(path.name, path, text, None, digest, tree, data=data)

@@ -104,3 +104,49 @@ def test_a_blocked_attempt_costs_security_points(tmp_path):
     assert "network" in check.rationale and check.evidence
     clean = grade_prompt(module_for("prompt_3"), REFERENCE, test_data=TEST_DATA)
     assert result.score < clean.score
+
+
+def test_a_cp1252_file_with_a_coding_declaration_is_graded_like_its_utf8_twin(tmp_path):
+    source = (REFERENCE / "prompt_3_transform.py").read_bytes()
+    note = "# R\u00e9sum\u00e9 \u201cnotes\u201d \u20ac\n"
+    cp1252 = _model_with(tmp_path / "a", "prompt_3_transform.py",
+                         b"# -*- coding: cp1252 -*-\n" + note.encode("cp1252") + source)
+    utf8 = _model_with(tmp_path / "b", "prompt_3_transform.py", b"# plain\n" + note.encode() + source)
+    graded = [grade_prompt(module_for("prompt_3"), m, test_data=TEST_DATA) for m in (cp1252, utf8)]
+    assert [r.status for r in graded] == ["ok", "ok"] and graded[0].passed
+    assert graded[0].score == graded[1].score
+
+
+def test_a_utf7_coding_declaration_is_refused_naming_the_codec(tmp_path):
+    source = (REFERENCE / "prompt_3_transform.py").read_bytes().replace(b"+", b"+-")
+    model = _model_with(tmp_path, "prompt_3_transform.py", b"# coding: utf-7\n" + source)
+    result = grade_prompt(module_for("prompt_3"), model, test_data=TEST_DATA)
+    assert result.status == "error" and result.score == 0 and not result.execution
+    assert result.error == ("prompt_3_transform.py: its coding declaration names utf-7, "
+                            "which is not ASCII-compatible (refused)")
+
+
+def test_the_child_runs_exactly_the_bytes_that_were_graded(tmp_path, monkeypatch):
+    import benchmark.grading as grading
+    from benchmark.secure_runner import SecureRunner
+
+    model = _model_with(tmp_path, "prompt_3_transform.py",
+                        (REFERENCE / "prompt_3_transform.py").read_bytes())
+    graded = (model / "prompt_3_transform.py").read_bytes()
+    staged: list[bytes] = []
+    load, run_harness = grading.load_files, SecureRunner.run_harness
+
+    def load_then_swap(module, folder):
+        files = load(module, folder)
+        (folder / "prompt_3_transform.py").write_bytes(b"raise SystemExit('swapped after grading')\n")
+        return files
+
+    def spy(self, request, files, *args, **kwargs):
+        staged.append(files["prompt_3_transform.py"])
+        return run_harness(self, request, files, *args, **kwargs)
+
+    monkeypatch.setattr(grading, "load_files", load_then_swap)
+    monkeypatch.setattr(SecureRunner, "run_harness", spy)
+    result = grade_prompt(module_for("prompt_3"), model, test_data=TEST_DATA)
+    assert staged and all(data == graded for data in staged)
+    assert result.status == "ok" and result.passed

@@ -178,6 +178,16 @@ def test_excerpts_come_from_the_graded_file(tmp_path):
     assert '<span class="hit"><i>3</i>line 3</span>' in html
 
 
+def test_excerpts_show_a_declared_encoding_decoded_as_it_was_graded(tmp_path):
+    doc, folder = _model_dir(tmp_path, "x\n")
+    data = "# coding: latin-1\nS = 'caf\u00e9'\n# 3\n# 4\n# 5\n".encode("latin-1")
+    (folder / "prompt_1.py").write_bytes(data)
+    doc["models"]["alpha_model"]["prompts"]["prompt_1"]["files"] = {
+        "prompt_1.py": hashlib.sha256(data).hexdigest()}
+    excerpts = _excerpts(attach_excerpts(doc, {"alpha_model": folder}))
+    assert excerpts and excerpts[0]["lines"][1] == "S = 'caf\u00e9'"
+
+
 def test_no_excerpt_when_the_file_changed_is_a_link_or_escapes_the_folder(tmp_path):
     doc, folder = _model_dir(tmp_path, "a\nb\nc\nd\n")
     (folder / "prompt_1.py").write_text("a\nb\nCHANGED\nd\n", encoding="utf-8")

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..decoding import source_bytes
+
 SEVERITY_WEIGHT = {"HIGH": 1.0, "MEDIUM": 0.5, "LOW": 0.15}
 CONFIDENCE_WEIGHT = {"HIGH": 1.0, "MEDIUM": 0.75, "LOW": 0.5}
 # B101 (assert used) is not a vulnerability in a script or library: asserts document
@@ -94,7 +96,10 @@ def _safe_name(name: str) -> str:
 def _run_bandit(text: str, name: str) -> tuple[BanditIssue, ...]:
     with tempfile.TemporaryDirectory(prefix="rubricbench-bandit-") as folder:
         target = Path(folder) / _safe_name(name)
-        target.write_text(text, encoding="utf-8")
+        try:
+            target.write_bytes(source_bytes(text))  # bandit decodes bytes as CPython does
+        except UnicodeError as exc:
+            raise BanditError(f"bandit could not analyse {name}: {exc}") from None
         bandit_config, bandit_manager = bandit_modules()
         with _run_lock, _captured_bandit_log() as log:
             mgr = bandit_manager.BanditManager(
@@ -115,7 +120,9 @@ def _run_bandit(text: str, name: str) -> tuple[BanditIssue, ...]:
 def bandit_issues(text: str, name: str = "submission.py") -> tuple[BanditIssue, ...]:
     """Bandit's findings for ``text``, sorted by (line, test id); cached by content.
 
-    The text is scanned as a private temporary copy (removed afterwards). Raises
+    The text is scanned as a private temporary copy (removed afterwards), written in the
+    encoding its own coding declaration names, so bandit (which decodes the bytes as CPython
+    does) reads exactly ``text``. Raises
     :class:`BanditError` when bandit skips the file (e.g. a syntax error) or a plugin fails.
     """
     key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

@@ -1,0 +1,126 @@
+"""Removing a sandbox tree the submission wrote into, without trusting anything in it.
+
+``remove_tree`` never follows a symbolic link and never changes the mode of anything but a
+directory it opened itself: every entry is reached relative to its parent's descriptor
+(``dir_fd``) and opened with ``O_NOFOLLOW``, so a link planted in the tree is removed as a
+link and the file it names is never touched. A directory the submission made unreadable or
+read-only (mode 000, 0500) is made usable through its own ``O_PATH`` descriptor (``chmod`` of
+``/proc/self/fd/N``, which names that directory, never a link). Read-only files need no
+change (removing one needs write access to its directory only). The walk is iterative, with
+at most two descriptors open at a time, so no chain is too deep. A failure raises
+``CleanupError`` naming what remains: the caller reports it.
+
+Only the standard library is imported, so the module also runs on its own (its tests run it
+as an unprivileged user).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_DIR_PATH = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_USABLE = stat.S_IRWXU  # what the owner needs to list, enter and empty a directory
+
+
+class CleanupError(OSError):
+    """A tree could not be removed completely; the message names the entry that failed."""
+
+
+def remove_tree(path: str | os.PathLike[str]) -> None:
+    """Remove ``path`` and everything below it (see the module docstring). A missing
+    ``path`` is not an error; anything left behind raises ``CleanupError``."""
+    path = Path(path)
+    try:
+        top = os.open(path.parent, _DIR)
+    except FileNotFoundError:
+        return
+    try:
+        info = os.stat(path.name, dir_fd=top, follow_symlinks=False)
+        if stat.S_ISDIR(info.st_mode):
+            _remove_directory(top, path.name, path)
+        else:
+            os.unlink(path.name, dir_fd=top)
+    except FileNotFoundError:
+        return
+    except CleanupError:
+        raise
+    except OSError as exc:
+        raise CleanupError(exc.errno, f"could not remove {path}: {exc.strerror}") from exc
+    finally:
+        os.close(top)
+
+
+def open_directory(parent_fd: int, name: str) -> int:
+    """A read descriptor of the directory ``name`` in ``parent_fd`` (never through a link),
+    after giving its owner rwx on it when it lacked them."""
+    handle = os.open(name, _DIR_PATH, dir_fd=parent_fd)
+    try:
+        mode = os.fstat(handle).st_mode
+        if mode & _USABLE != _USABLE:  # the magic link names this directory, never a symlink
+            os.chmod(f"/proc/self/fd/{handle}", stat.S_IMODE(mode) | _USABLE)
+        return os.open(".", _DIR, dir_fd=handle)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, name) from exc  # name the folder, not its fd
+    finally:
+        os.close(handle)
+
+
+def _identity(fd: int) -> tuple[int, int]:
+    info = os.fstat(fd)
+    return info.st_dev, info.st_ino
+
+
+def _clear_files(fd: int) -> list[str]:
+    """Unlink every entry of the directory ``fd`` that is not a directory (links included,
+    as links); return the names of its subdirectories."""
+    with os.scandir(fd) as entries:
+        listed = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries]
+    for name, _ in (item for item in listed if not item[1]):
+        os.unlink(name, dir_fd=fd)
+    return [name for name, is_dir in listed if is_dir]
+
+
+def _entry(exc: OSError) -> str:
+    """The entry an error names, when it is a name in the current folder ("" otherwise)."""
+    name = exc.filename
+    return name if isinstance(name, str) and "/" not in name and name not in (".", "..") else ""
+
+
+def _parent(fd: int, expected: tuple[int, int]) -> int:
+    """The directory above ``fd``, checked to be the one the walk came down from."""
+    parent = os.open("..", _DIR, dir_fd=fd)
+    if _identity(parent) != expected:
+        os.close(parent)
+        raise OSError(errno.ESTALE, "the tree was moved during removal")
+    return parent
+
+
+def _remove_directory(top: int, name: str, shown: Path) -> None:
+    """Depth first, without recursion: each level keeps its name, identity and the
+    subdirectories still to remove; going up opens ``..`` and checks its identity."""
+    fd = open_directory(top, name)
+    levels: list[tuple[str, tuple[int, int], list[str]]] = []
+    try:
+        levels.append((name, _identity(fd), _clear_files(fd)))
+        while levels:
+            pending = levels[-1][2]
+            if pending:
+                child = open_directory(fd, pending[-1])
+                os.close(fd)
+                fd = child
+                levels.append((pending.pop(), _identity(fd), _clear_files(fd)))
+                continue
+            parent = _parent(fd, levels[-2][1]) if len(levels) > 1 else top
+            os.close(fd)
+            fd = parent
+            os.rmdir(levels.pop()[0], dir_fd=parent)
+    except OSError as exc:
+        where = shown.joinpath(*(level[0] for level in levels[1:]), _entry(exc))
+        raise CleanupError(exc.errno, f"could not remove {where}: {exc.strerror}") from exc
+    finally:
+        if fd != top:
+            os.close(fd)
