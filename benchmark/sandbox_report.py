@@ -48,6 +48,7 @@ def _kernel(runner) -> dict[str, Any]:
         "private_root": (f"only the interpreter, system libraries and harness (read-only) and "
                          f"the sandbox (tmpfs, {policy.tmpfs_mb} MB)")
         if policy and policy.private_root else False,
+        "sandbox_tmpfs_mb": policy.tmpfs_mb if policy and policy.private_root else 0,
         "pids_limit": _pids_limit(support, policy),
         "landlock_abi": support.landlock_abi,
         "filesystem": "Landlock: writes only in the sandbox; reads only interpreter, system "

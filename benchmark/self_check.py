@@ -10,10 +10,14 @@ layer promises.
 
 from __future__ import annotations
 
+import ctypes
+import secrets
 import socket
 import tempfile
 import textwrap
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -41,6 +45,23 @@ def _printed(word: str) -> Callable[[object, dict], bool]:
 
 def _file_absent(result, ctx) -> bool:
     return not (ctx["outside"] / "canary.txt").exists()
+
+
+def _at_most(word: str, most: int) -> Callable[[object, dict], bool]:
+    """Contained when the run printed ``word <n>`` with n at most ``most`` (or printed nothing)."""
+    def contained(result, ctx) -> bool:
+        found = [line.split()[1] for line in result.stdout.splitlines()
+                 if line.startswith(word + " ") and len(line.split()) == 2]
+        return all(value.isdigit() and int(value) <= most for value in found)
+    return contained
+
+
+def _datagram_not_received(result, ctx) -> bool:
+    try:
+        ctx["datagram_socket"].recv(16)
+        return False
+    except BlockingIOError:
+        return True
 
 
 def _no_survivor(result, ctx) -> bool:
@@ -71,7 +92,7 @@ def canaries() -> list[Canary]:
         Canary("start a process", """
             import subprocess, sys
             subprocess.run([sys.executable, "-c", "print('SPAWNED')"])""",
-                ("guard",), _printed("SPAWNED")),
+                ("kernel", "guard"), _printed("SPAWNED")),
         Canary("load a native library", """
             import ctypes
             ctypes.CDLL(None).getpid()
@@ -92,6 +113,42 @@ def canaries() -> list[Canary]:
         Canary("memory past --mem", """
             block = bytearray({too_much} * 1024 * 1024)
             print("ALLOCATED")""", ("process",), _printed("ALLOCATED")),
+        Canary("io_uring (sockets no filter sees)", """
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            params = ctypes.create_string_buffer(120)
+            if libc.syscall(425, 4, params) >= 0:
+                print("RING")""", ("kernel", "guard"), _printed("RING")),
+        Canary("socketpair datagram, named socket", """
+            import socket
+            left, right = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+            left.sendto(b"x", {datagram!r})
+            print("SENT")""", ("kernel", "guard"), _datagram_not_received),
+        Canary("the host's SysV shared memory", """
+            import ctypes
+            if ctypes.CDLL(None).shmget({shm_key}, 0, 0) >= 0:
+                print("ATTACHED")""", ("kernel", "guard"), _printed("ATTACHED")),
+        Canary("disk past the sandbox quota", """
+            written = 0
+            try:
+                for number in range(8):
+                    with open(f"fill-{{number}}", "wb") as out:
+                        out.write(b"x" * (16 << 20))
+                    written += 16
+            except OSError:
+                pass
+            print("DISK", written)""", ("kernel",), _at_most("DISK", 64)),
+        Canary("tasks past the pids limit", """
+            import threading, time
+            threading.stack_size(64 * 1024)
+            started = 0
+            try:
+                for _ in range(200):
+                    threading.Thread(target=time.sleep, args=(1,), daemon=True).start()
+                    started += 1
+            except RuntimeError:
+                pass
+            print("TASKS", started)""", ("kernel",), _at_most("TASKS", 64)),
         Canary("endless loop", """
             while True:
                 pass""", ("process",), lambda result, ctx: result.timed_out),
@@ -106,13 +163,17 @@ def _runner(layer: str, memory_mb: int) -> SecureRunner:
 def run_self_check(memory_mb: int = 256) -> list[dict]:
     grader_file = str(Path(__file__).resolve())
     rows = []
-    with socket.socket() as listener, tempfile.TemporaryDirectory(prefix="rubricbench-outside-") as out:
+    with socket.socket() as listener, tempfile.TemporaryDirectory(prefix="rubricbench-outside-") as out, \
+            socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as datagrams, _host_segment() as shm_key:
         listener.bind(("127.0.0.1", 0))
         listener.listen(8)
-        ctx = {"outside": Path(out), "port": listener.getsockname()[1]}
+        datagrams.bind(str(Path(out) / "datagram.sock"))
+        datagrams.setblocking(False)
+        ctx = {"outside": Path(out), "port": listener.getsockname()[1], "datagram_socket": datagrams}
         for canary in canaries():
             code = textwrap.dedent(canary.code).format(
-                port=ctx["port"], outside=out, grader=grader_file, too_much=memory_mb + 200)
+                port=ctx["port"], outside=out, grader=grader_file, too_much=memory_mb + 200,
+                datagram=str(Path(out) / "datagram.sock"), shm_key=shm_key)
             row = {"canary": canary.name, "promised_by": canary.promised_by}
             for layer in LAYERS:
                 runner = _runner(layer, memory_mb)
@@ -123,6 +184,19 @@ def run_self_check(memory_mb: int = 256) -> list[dict]:
                 (ctx["outside"] / "canary.txt").unlink(missing_ok=True)
             rows.append(row)
     return rows
+
+
+@contextmanager
+def _host_segment() -> Iterator[int]:
+    """A SysV shared memory segment of this process's (its key), removed afterwards."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    key = secrets.randbelow(1 << 30) + 1
+    segment = libc.shmget(key, 4096, 0o1000 | 0o600)  # IPC_CREAT
+    try:
+        yield key
+    finally:
+        if segment >= 0:
+            libc.shmctl(segment, 0, None)  # IPC_RMID
 
 
 def verdicts(rows: list[dict], kernel_available: bool) -> list[dict]:

@@ -65,3 +65,8 @@ def test_self_check_passes_on_this_machine(capsys):
     assert cli.main(["--self-check"]) == cli.EXIT_OK
     out = capsys.readouterr().out
     assert "write outside the sandbox" in out and " 0 failed" in out
+    # the kernel layer's own canaries: each must be contained by the kernel layer alone
+    for name in ("io_uring", "socketpair datagram", "SysV shared memory", "disk past the sandbox",
+                 "tasks past the pids limit", "start a process"):
+        row = next(line for line in out.splitlines() if line.startswith(name) or name in line[:34])
+        assert "PASS (must hold: kernel" in row, row

@@ -23,16 +23,26 @@ def _layer_value(layer: Any) -> str:
 def _kernel_value(kernel: Any) -> str:
     if not isinstance(kernel, dict) or kernel.get("status") != "applied":
         return _layer_value(kernel)
-    parts = [name for name, on in (("net namespace", kernel.get("network_namespace")),
-                                   ("pid namespace", kernel.get("pid_namespace")),
-                                   ("IPC namespace", kernel.get("ipc_namespace")),
-                                   ("private root", kernel.get("private_root")),
-                                   ("pids limit", kernel.get("pids_limit"))) if on]
+    spaces = [name for name, on in (("net", kernel.get("network_namespace")),
+                                    ("pid", kernel.get("pid_namespace")),
+                                    ("IPC", kernel.get("ipc_namespace")),
+                                    ("mount", kernel.get("private_root"))) if on]
+    parts = [f"namespaces ({', '.join(spaces)})"] if spaces else []
     if kernel.get("landlock_abi"):
         parts.append(f"Landlock v{kernel['landlock_abi']}")
     if kernel.get("seccomp"):
         parts.append("seccomp")
     return "applied: " + ", ".join(parts)
+
+
+def _confinement_rows(kernel: Any) -> list[tuple[str, str]]:
+    """The private root and the task limit, when the kernel layer is applied."""
+    if not isinstance(kernel, dict) or kernel.get("status") != "applied":
+        return []
+    root = kernel.get("private_root")
+    return [("Filesystem", f"private root; sandbox on a {kernel.get('sandbox_tmpfs_mb', '?')} MB tmpfs"
+             if root else "host's (no mount namespace)"),
+            ("Tasks", str(kernel.get("pids_limit") or "no limit"))]
 
 
 def banner_rows(isolation: dict[str, Any]) -> list[tuple[str, str]]:
@@ -42,6 +52,7 @@ def banner_rows(isolation: dict[str, Any]) -> list[tuple[str, str]]:
         ("Process layer", _layer_value(process)),
         ("Kernel layer", _kernel_value(isolation.get("kernel"))),
         ("Guard layer", _layer_value(isolation.get("guard"))),
+        *_confinement_rows(isolation.get("kernel")),
         ("Network", str(isolation.get("network", "unknown"))),
         ("Timeout", f"{process.get('timeout_s', '?')} s wall, whole tree killed"),
         ("Memory", f"{limits.get('address_space_mb', '?')} MB address space "
