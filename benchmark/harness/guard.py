@@ -154,8 +154,8 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid, cwd):
                 verdict = ("native", event, "")
             elif event in heap:
                 verdict = ("introspection", event, "")
-            elif (event == "object.__setattr__" and len(args) > 1 and type(args[1]) is str
-                  and args[1] in code_attributes):
+            elif ((event == "object.__setattr__" or event == "object.__delattr__")
+                  and len(args) > 1 and type(args[1]) is str and args[1] in code_attributes):
                 verdict = ("introspection", event, "replacing a function's " + args[1])
         except base:
             verdict = ("integrity", "audit", "an argument the guard could not read")

@@ -1,0 +1,192 @@
+"""The kernel layer's parts on their own: the seccomp program, the private root, the guard's
+report framing, and the audit hook's behaviour on input it does not expect."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from benchmark import isolation
+from benchmark.harness import child, mounts, seccomp
+
+HARNESS = Path(child.__file__).parent
+
+
+def _in_fork(action) -> str:
+    """Run ``action()`` in a forked child; return what it wrote (its verdicts) as text."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        try:
+            os.write(write_fd, action().encode())
+        finally:
+            os._exit(0)
+    os.close(write_fd)
+    with os.fdopen(read_fd) as reader:
+        text = reader.read()
+    os.waitpid(pid, 0)
+    return text
+
+
+def _seccomp_verdicts() -> str:
+    seccomp.install_deny_list()
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+
+    def errno_of(number, *args):
+        result = libc.syscall(ctypes.c_long(number), *[ctypes.c_long(a) for a in args])
+        return 0 if result >= 0 else ctypes.get_errno()
+
+    def socket_errno(make):
+        try:
+            for sock in make() if isinstance(make(), tuple) else (make(),):
+                sock.close()
+            return 0
+        except OSError as exc:
+            return exc.errno
+
+    verdicts = {
+        "io_uring_setup": errno_of(425, 4, 0),
+        "shmget": errno_of(29, 0, 4096, 0o1600),
+        "msgget": errno_of(68, 0, 0o1600),
+        "semget": errno_of(64, 0, 1, 0o1600),
+        "x32 socket": errno_of(0x40000000 + 41, socket.AF_INET, socket.SOCK_STREAM, 0),
+        "unix socket": socket_errno(lambda: socket.socket(socket.AF_UNIX)),
+        "netlink socket": socket_errno(lambda: socket.socket(16, socket.SOCK_RAW)),
+        "vsock socket": socket_errno(lambda: socket.socket(40, socket.SOCK_STREAM)),
+        "datagram pair": socket_errno(lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)),
+        "seqpacket pair": socket_errno(lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)),
+        "inet socket": socket_errno(lambda: socket.socket(socket.AF_INET)),
+        "inet6 socket": socket_errno(lambda: socket.socket(socket.AF_INET6)),
+        "stream pair": socket_errno(lambda: socket.socketpair()),
+        "getpid": errno_of(39),
+    }
+    return json.dumps(verdicts)
+
+
+@pytest.mark.skipif(not seccomp.supported(), reason="the seccomp filter is x86_64 only")
+def test_seccomp_denies_io_uring_sysv_ipc_x32_and_non_ip_sockets_and_allows_the_rest():
+    verdicts = json.loads(_in_fork(_seccomp_verdicts))
+    allowed = {"inet socket", "inet6 socket", "stream pair", "getpid"}
+    assert {name: code for name, code in verdicts.items() if name in allowed} == dict.fromkeys(allowed, 0)
+    denied = {name: code for name, code in verdicts.items() if name not in allowed}
+    assert denied == dict.fromkeys(denied, 1), denied  # EPERM each
+
+
+@pytest.mark.skipif(not isolation.detect().private_root, reason="no private root on this machine")
+def test_private_root_holds_only_the_read_paths_and_a_size_capped_copy_of_the_sandbox(tmp_path):
+    sandbox = tmp_path / "sandbox"
+    (sandbox / "work").mkdir(parents=True)
+    (sandbox / "work" / "staged.txt").write_text("staged")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("outside")
+    reads, _ = isolation.default_paths(sandbox, HARNESS)
+
+    def inside() -> str:
+        isolation.enter_namespaces(network=False, pid=False, mount=True)
+        os.chdir(sandbox / "work")
+        mounts.private_root(str(sandbox), list(reads), 2)
+        written = 0
+        try:
+            with open("fill", "wb") as out:
+                for _ in range(4):
+                    out.write(b"x" * (1 << 20))
+                    out.flush()
+                    written += 1
+        except OSError:
+            pass
+        try:
+            open(Path(reads[0]) / "probe-write", "w").close()
+            read_only = False
+        except OSError:
+            read_only = True
+        return json.dumps({"cwd": os.getcwd(), "staged": Path("staged.txt").read_text(),
+                           "outside": outside.exists(), "grader": Path(isolation.__file__).exists(),
+                           "written_mb": written, "reads_read_only": read_only})
+
+    seen = json.loads(_in_fork(inside))
+    assert seen == {"cwd": str(sandbox / "work"), "staged": "staged", "outside": False,
+                    "grader": False, "written_mb": 1, "reads_read_only": True}
+    assert not (sandbox / "work" / "fill").exists()  # the writes went to the run's tmpfs
+
+
+def _compose(text: str) -> dict:
+    status = 0  # a normal exit
+    return child._compose({"mode": "call"}, text, status)
+
+
+def test_a_partial_line_on_the_report_pipe_cannot_hide_a_record():
+    record = '{"blocked": "network", "event": "socket.connect", "detail": ""}'
+    text = '{"blocked": "nothing", "event": ' + "\n" + record + "\n" + '\n{"result": {"x": 1}}\n'
+    composed = _compose(text)
+    kinds = [event["blocked"] for event in composed["blocked_events"]]
+    assert kinds == ["network", "integrity"] and composed["reported"] and composed["x"] == 1
+
+
+def test_clean_report_pipe_has_no_integrity_event():
+    composed = _compose('\n{"result": {"x": 1}}\n')
+    assert composed["blocked_events"] == [] and composed["malformed_lines"] == 0
+
+
+GUARD_PROBE = textwrap.dedent("""
+    import json, os, sys
+    sys.path.insert(0, {harness!r})
+    import guard
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(read_fd, False)
+    guard.install({sandbox!r}, [], False, write_fd)
+
+    class Odd:
+        def __fspath__(self):
+            raise AssertionError("the guard called code of the submission's")
+
+    def noop():
+        pass
+
+    outcomes = {{}}
+    attempts = {{  # sys.audit hands the hook any object, as a C function could
+        "nul byte": lambda: sys.audit("open", "/etc/passwd\\x00", "w", 0),
+        "path-like": lambda: sys.audit("open", Odd(), "w", 0),
+        "remove path-like": lambda: sys.audit("os.remove", Odd(), -1),
+        "outside": lambda: open("/etc/hostname-rb", "w"),
+        "replace code": lambda: setattr(guard._resolve, "__code__", noop.__code__),
+        "replace defaults": lambda: setattr(guard._resolve, "__defaults__", None),
+        "delete defaults": lambda: delattr(guard._resolve, "__defaults__"),
+    }}
+    for name, attempt in attempts.items():
+        try:
+            attempt()
+            outcomes[name] = "allowed"
+        except BaseException as exc:
+            outcomes[name] = type(exc).__name__
+            context = exc.__context__
+            outcomes[name + " context"] = type(context).__name__ if context else None
+    inside = os.path.join({sandbox!r}, "ok.txt")
+    open(inside, "w").close()
+    outcomes["inside"] = "allowed"
+    lines = os.read(read_fd, 1 << 16).decode().split("\\n")
+    outcomes["records"] = [json.loads(line)["blocked"] for line in lines if line]
+    print(json.dumps(outcomes))
+""")
+
+
+def test_the_guard_denies_odd_input_without_raising_anything_else_and_keeps_working(tmp_path):
+    code = GUARD_PROBE.format(harness=str(HARNESS), sandbox=str(tmp_path))
+    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    outcomes = json.loads(done.stdout)
+    for name in ("nul byte", "path-like", "remove path-like", "outside", "replace code",
+                 "replace defaults", "delete defaults"):
+        assert outcomes[name] == "PermissionError", (name, outcomes)
+        assert outcomes[name + " context"] is None, (name, outcomes)  # no inner traceback
+    assert outcomes["inside"] == "allowed"  # and the guard still resolves paths as before
+    assert outcomes["records"] == ["filesystem"] * 4 + ["introspection"] * 3
