@@ -73,8 +73,35 @@ class PidsGroups:
             pass
 
 
+def _sweep(own: Path) -> None:
+    """Remove the (empty) folders of grader processes that are gone: a pool worker ends
+    with ``os._exit``, so its own clean-up at exit never runs."""
+    for folder in own.glob("rubricbench-*"):
+        pid = folder.name.rpartition("-")[2]
+        if not pid.isdigit() or Path(f"/proc/{pid}").exists():
+            continue
+        for group in folder.glob("run-*"):
+            try:
+                group.rmdir()
+            except OSError:
+                pass
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
+
+
+def sweep() -> None:
+    """Remove what grader processes that are gone left (after a pool's workers have ended)."""
+    try:
+        _sweep(_own_folder())
+    except (OSError, ValueError):
+        pass
+
+
 def _create() -> PidsGroups:
     own = _own_folder()
+    _sweep(own)
     folder = own / f"rubricbench-{os.getpid()}"
     folder.mkdir(exist_ok=True)
     if (own / "cgroup.subtree_control").exists():  # v2: the controller must reach the runs

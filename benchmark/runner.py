@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import isolation, pool_server, secure_runner, spawner
+from . import isolation, pids_cgroup, pool_server, secure_runner, spawner
 from .cache import ResultCache, model_key, run_context
 from .options import GradeOptions, default_test_data
 from .rubric import RUBRIC
@@ -153,6 +153,8 @@ class BenchmarkRunner:
                 done.append(future.result())
                 if on_done:
                     on_done(done[-1])
+        if support is not None and support.pids_cgroup:
+            pids_cgroup.sweep()  # the workers' folders: they end without their own clean-up
         return done
 
     # ---- the spec's convenience API ------------------------------------------------------

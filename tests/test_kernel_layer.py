@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmark import isolation
+from benchmark import cli, isolation, pids_cgroup
 from benchmark.harness import child, mounts, seccomp
 
 HARNESS = Path(child.__file__).parent
@@ -190,3 +191,19 @@ def test_the_guard_denies_odd_input_without_raising_anything_else_and_keeps_work
         assert outcomes[name + " context"] is None, (name, outcomes)  # no inner traceback
     assert outcomes["inside"] == "allowed"  # and the guard still resolves paths as before
     assert outcomes["records"] == ["filesystem"] * 4 + ["introspection"] * 3
+
+
+def test_pool_runs_leave_no_pids_cgroup_behind(tmp_path):
+    groups, why = pids_cgroup.detect()
+    if groups is None:
+        pytest.skip(f"no pids cgroup here: {why}")
+    reference = Path(__file__).resolve().parent.parent / "submissions" / "reference_implementations"
+    for name in ("model_a", "model_b"):
+        shutil.copytree(reference / "example_model", tmp_path / "subs" / "user_submissions" / name)
+    assert cli.main(["--all-models", "--workers", "2", "--no-cache", "-q", "--no-metadata",
+                     "--submissions-dir", str(tmp_path / "subs"),
+                     "--results-dir", str(tmp_path / "results")]) == cli.EXIT_OK
+    own = groups.folder.parent
+    stale = [folder.name for folder in own.glob("rubricbench-*")
+             if not Path("/proc", folder.name.rpartition("-")[2]).exists()]
+    assert stale == [] and list(groups.folder.glob("run-*")) == []
