@@ -119,7 +119,15 @@ def install_deny_list(no_new_processes=False):
 
 
 def probe():
-    """Install the filter and check that a denied call is refused (run in a throw-away fork)."""
+    """Install the filter and check that denied calls are refused: unshare, io_uring_setup,
+    shmget and a unix socket (run in a throw-away fork)."""
     install_deny_list()
-    if _libc.unshare(0x10000000) == 0 or ctypes.get_errno() != errno.EPERM:
-        raise OSError("seccomp filter installed but unshare was not refused")
+    _libc.syscall.restype = ctypes.c_long
+    calls = {"unshare": (DENIED_X86_64["unshare"], 0x10000000, 0, 0),
+             "io_uring_setup": (DENIED_X86_64["io_uring_setup"], 1, 0, 0),
+             "shmget": (DENIED_X86_64["shmget"], 0x52420001, 0, 0),  # never creates
+             "socket(AF_UNIX)": (NR_SOCKET, 1, 1, 0)}
+    for name, (number, *args) in calls.items():
+        result = _libc.syscall(ctypes.c_long(number), *(ctypes.c_long(a) for a in args))
+        if result >= 0 or ctypes.get_errno() != errno.EPERM:
+            raise OSError(f"seccomp filter installed but {name} was not refused")
