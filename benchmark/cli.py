@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from .types import RunConfig
+from .untrusted import for_stream, text
 
 EXIT_OK, EXIT_ERROR, EXIT_MISSING_MODEL, EXIT_VALIDATION, EXIT_TIMEOUT, EXIT_NOT_FOUND = range(6)
 EXIT_REGRESSION, EXIT_FAIL_UNDER = 6, 7
@@ -110,18 +111,17 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     )
 
 
-def _say(config: RunConfig, text: str = "") -> None:
-    """Print unless quiet; falls back to ASCII on terminals that cannot encode the text."""
-    if config.quiet:
-        return
-    try:
-        print(text, flush=True)
-    except UnicodeEncodeError:
-        print(text.encode("ascii", "replace").decode("ascii"), flush=True)
+def _say(config: RunConfig, message: str = "") -> None:
+    """Print unless quiet; what the terminal cannot encode (an emoji on an ASCII terminal)
+    becomes a backslash escape. Text from submissions has passed ``benchmark.untrusted``."""
+    if not config.quiet:
+        print(for_stream(message, getattr(sys.stdout, "encoding", None)), flush=True)
 
 
-def _error(text: str) -> None:
-    print(f"error: {text}", file=sys.stderr)
+def _error(message: str) -> None:
+    """``error: ...`` on stderr, on one line: the message may quote a folder name or a model
+    name given on the command line, so it passes the untrusted-text boundary here."""
+    print(for_stream(f"error: {text(message)}", getattr(sys.stderr, "encoding", None)), file=sys.stderr, flush=True)
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)

@@ -1,0 +1,126 @@
+"""The one boundary for untrusted text.
+
+Everything a submission can influence (its files, its stdout and stderr, exception names and
+messages, keys and values of its data, its folder's name) is data, never markup and never a
+terminal command. Each producer of a rationale, an evidence note, a prompt's error, an
+execution summary or a terminal line passes such text through :func:`text` first, so the
+terminal, JSON, HTML, JUnit and Markdown writers receive only text they can carry:
+
+- bytes are decoded as UTF-8 with replacement (:func:`decode`);
+- control characters (C0 with ANSI's ESC, DEL, C1), bidirectional overrides and isolates,
+  line and paragraph separators, the noncharacters U+FFFE/U+FFFF and every surrogate (in a
+  ``str`` a surrogate is always a lone one: UTF-8 cannot carry it) are escaped *visibly*, as
+  ``\\x1b``, ``\\n``, ``\\u202e``, ``\\ud800``;
+- long text is cut to ``limit`` characters, ending ``... (N more characters)``.
+
+``text`` is idempotent (``text(text(s)) == text(s)``): what it returns is clean and within the
+limit, so a stored result read back passes unchanged and :func:`is_clean` can tell text that
+never went through it. Standard library only: the CLI, the engine, the cache and the
+reporters all import it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+RATIONALE_LIMIT = 2000  # a check's rationale, a prompt's error, a terminal message
+NOTE_LIMIT = 500  # an evidence note, an exception message, an execution summary's strings
+NAME_LIMIT = 200  # a file name in evidence, an exception's class name
+UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
+                    "\ud800-\udfff\ufffe\uffff]")
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    return _SHORT.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
+def escape(value: str) -> str:
+    """Every unsafe character spelled out: ``"a\\x1bb"`` -> ``"a\\\\x1bb"`` (the six
+    characters ``a\\x1bb``); ``"\\ud800"`` -> ``"\\\\ud800"``; clean text is returned as is."""
+    return UNSAFE.sub(_escape, value) if UNSAFE.search(value) else value
+
+
+def cap(value: str, limit: int) -> str:
+    """``value`` if it has at most ``limit`` characters, else its start and
+    ``... (N more characters)``, N counting what was cut; never longer than ``limit``."""
+    if len(value) <= limit:
+        return value
+    reserve = len(f"... ({len(value)} more characters)")
+    if limit < reserve:
+        return value[:limit]
+    head = limit - reserve
+    return f"{value[:head]}... ({len(value) - head} more characters)"
+
+
+def _as_str(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", errors="replace")
+    try:
+        return str(value)
+    except Exception:  # a value that cannot print itself is still shown, by its type
+        return f"<unprintable {type(value).__name__}>"
+
+
+def text(value: object, limit: int = RATIONALE_LIMIT) -> str:
+    """``value`` as safe text: decoded, escaped (see the module's docstring), capped at ``limit``.
+    ``text("\\x1b[2J")`` is ``"\\\\x1b[2J"``; ``text("x" * 5000, 40)`` ends ``(4977 more characters)``."""
+    raw = _as_str(value)
+    if len(raw) <= limit and UNSAFE.search(raw) is None:
+        return raw
+    return cap(escape(raw), limit)
+
+
+def decode(data: bytes, limit: int = RATIONALE_LIMIT) -> str:
+    """Bytes from a child or a file as safe text (invalid UTF-8 becomes U+FFFD)."""
+    return text(data.decode("utf-8", errors="replace"), limit)
+
+
+def is_clean(value: str, limit: int | None = None) -> bool:
+    """True when ``value`` needs no escaping (and, given ``limit``, no cut): what ``text`` returns."""
+    return UNSAFE.search(value) is None and (limit is None or len(value) <= limit)
+
+
+def data(value: Any, limit: int = NOTE_LIMIT) -> Any:
+    """Plain JSON data with every string, keys included, through :func:`text`; numbers,
+    booleans and None kept; anything else becomes its text."""
+    if isinstance(value, str):
+        return text(value, limit)
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, Mapping):
+        return {text(key, limit): data(item, limit) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [data(item, limit) for item in value]
+    return text(value, limit)
+
+
+def all_clean(value: Any) -> bool:
+    """True when every string in plain JSON data (keys included) is clean (see :func:`is_clean`)."""
+    if isinstance(value, str):
+        return is_clean(value)
+    if isinstance(value, Mapping):
+        return all(is_clean(str(key)) and all_clean(item) for key, item in value.items())
+    if isinstance(value, list):
+        return all(all_clean(item) for item in value)
+    return True
+
+
+def for_stream(value: str, encoding: str | None) -> str:
+    """``value`` as a stream with ``encoding`` can write it: what the encoding lacks (an emoji on
+    an ASCII terminal, a surrogate anywhere) becomes a backslash escape, never an exception."""
+    encoding = encoding or "utf-8"
+    try:
+        value.encode(encoding)
+        return value
+    except (UnicodeEncodeError, LookupError):
+        try:
+            return value.encode(encoding, errors="backslashreplace").decode(encoding)
+        except LookupError:
+            return value.encode("ascii", errors="backslashreplace").decode("ascii")
