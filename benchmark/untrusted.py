@@ -21,6 +21,7 @@ reporters all import it.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -31,30 +32,35 @@ NAME_LIMIT = 200  # a file name in evidence, an exception's class name
 UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
                     "\ud800-\udfff\ufffe\uffff]")
 _SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_ESCAPE = re.compile(r'\\[^"]')  # JSON text without its doubled backslashes: an escaped character
 
 
-def _escape(match: re.Match[str]) -> str:
-    char = match.group()
+def _escape_char(char: str) -> str:
     code = ord(char)
     return _SHORT.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
 
 
 def escape(value: str) -> str:
-    """Every unsafe character spelled out: ``"a\\x1bb"`` -> ``"a\\\\x1bb"`` (the six
-    characters ``a\\x1bb``); ``"\\ud800"`` -> ``"\\\\ud800"``; clean text is returned as is."""
-    return UNSAFE.sub(_escape, value) if UNSAFE.search(value) else value
+    """Every unsafe character spelled out: ESC becomes the four characters ``\\x1b``, a lone
+    surrogate the six characters ``\\ud800``; clean text is returned as it is."""
+    return UNSAFE.sub(lambda match: _escape_char(match.group()), value) if UNSAFE.search(value) else value
 
 
-def cap(value: str, limit: int) -> str:
-    """``value`` if it has at most ``limit`` characters, else its start and
-    ``... (N more characters)``, N counting what was cut; never longer than ``limit``."""
-    if len(value) <= limit:
-        return value
-    reserve = len(f"... ({len(value)} more characters)")
-    if limit < reserve:
-        return value[:limit]
-    head = limit - reserve
-    return f"{value[:head]}... ({len(value) - head} more characters)"
+def _head(raw: str, budget: int) -> tuple[str, int]:
+    """The longest start of ``raw`` whose escaped form fits ``budget`` characters: (that
+    escaped text, how many characters of ``raw`` it shows). Looks at ``budget`` characters at most."""
+    piece = raw[:budget]
+    escaped = escape(piece)
+    if len(escaped) <= budget:
+        return escaped, len(piece)
+    out, size = [], 0
+    for shown, char in enumerate(piece):
+        spelled = _escape_char(char) if UNSAFE.match(char) else char
+        if size + len(spelled) > budget:
+            return "".join(out), shown
+        out.append(spelled)
+        size += len(spelled)
+    return "".join(out), len(piece)
 
 
 def _as_str(value: object) -> str:
@@ -69,12 +75,19 @@ def _as_str(value: object) -> str:
 
 
 def text(value: object, limit: int = RATIONALE_LIMIT) -> str:
-    """``value`` as safe text: decoded, escaped (see the module's docstring), capped at ``limit``.
-    ``text("\\x1b[2J")`` is ``"\\\\x1b[2J"``; ``text("x" * 5000, 40)`` ends ``(4977 more characters)``."""
+    """``value`` as safe text: decoded, escaped (see the module's docstring) and, when its escaped
+    form is longer than ``limit``, cut to its start and ``... (N more characters)``, N counting
+    the characters of ``value`` left out. The work is bounded by ``limit``, not by ``value``'s size."""
     raw = _as_str(value)
-    if len(raw) <= limit and UNSAFE.search(raw) is None:
-        return raw
-    return cap(escape(raw), limit)
+    if len(raw) <= limit:
+        escaped = escape(raw)
+        if len(escaped) <= limit:
+            return escaped
+    reserve = len(f"... ({len(raw)} more characters)")
+    if limit <= reserve:
+        return escape(raw[:limit])[:limit]
+    head, shown = _head(raw, limit - reserve)
+    return f"{head}... ({len(raw) - shown} more characters)"
 
 
 def decode(data: bytes, limit: int = RATIONALE_LIMIT) -> str:
@@ -101,15 +114,21 @@ def data(value: Any, limit: int = NOTE_LIMIT) -> Any:
     return text(value, limit)
 
 
+def json_text_clean(dumped: str) -> bool:
+    """True when every string in this JSON text is clean (see :func:`is_clean`), for text from
+    an encoder that escapes only what JSON must (orjson; ``json.dumps`` with
+    ``ensure_ascii=False``): there a clean string needs no escape but ``\\"`` and ``\\\\``."""
+    return UNSAFE.search(dumped) is None and _ESCAPE.search(dumped.replace("\\\\", "")) is None
+
+
 def all_clean(value: Any) -> bool:
-    """True when every string in plain JSON data (keys included) is clean (see :func:`is_clean`)."""
-    if isinstance(value, str):
-        return is_clean(value)
-    if isinstance(value, Mapping):
-        return all(is_clean(str(key)) and all_clean(item) for key, item in value.items())
-    if isinstance(value, list):
-        return all(all_clean(item) for item in value)
-    return True
+    """True when every string in plain JSON data (keys included) is clean (see :func:`is_clean`);
+    False for data JSON cannot carry. One pass in C over its JSON text."""
+    try:
+        return json_text_clean(json.dumps(value, ensure_ascii=False, allow_nan=False,
+                                          check_circular=False))
+    except (TypeError, ValueError, RecursionError):
+        return False
 
 
 def for_stream(value: str, encoding: str | None) -> str:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import io
 import json
+import time
 
 import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmark import untrusted
-from benchmark.untrusted import cap, decode, escape, for_stream, is_clean, text
+from benchmark.untrusted import decode, escape, for_stream, is_clean, text
 
 HOSTILE = st.text(st.characters(exclude_categories=()), max_size=300) | st.text(
     st.sampled_from("\x1b\x00\n\r\t\x7f\x85\x9b\u202e\u2066\u2028\ud800\udfff\ufffe[]A1 \\"),
@@ -42,9 +43,24 @@ def test_long_text_is_cut_with_the_number_of_characters_left_out():
     assert out == f"{shown}... ({5000 - len(shown)} more characters)"
 
 
-def test_cap_never_exceeds_its_limit_even_when_the_limit_is_tiny():
-    assert cap("abcdef", 3) == "abc"
-    assert cap("abc", 3) == "abc"
+def test_a_cut_counts_original_characters_and_never_splits_an_escape():
+    out = text("\x1b" * 1000, 60)
+    assert len(out) <= 60 and out.startswith("\\x1b" * 8)
+    assert out == "\\x1b" * 8 + "... (992 more characters)"
+
+
+def test_the_limit_holds_even_when_it_is_tiny():
+    assert text("abcdef", 3) == "abc"
+    assert text("abc", 3) == "abc"
+    assert text("\x1b\x1b", 3) == "\\x1"
+
+
+def test_huge_hostile_text_costs_time_bounded_by_the_limit_not_its_size():
+    started = time.perf_counter()
+    for _ in range(20):
+        out = text("\x1b\ud800" * 5_000_000, 2000)
+    assert time.perf_counter() - started < 1.0
+    assert out.endswith("(9999606 more characters)") and len(out) <= 2000
 
 
 def test_bytes_are_decoded_with_replacement():
@@ -98,3 +114,10 @@ def test_escape_keeps_every_safe_character_in_order(value):
     safe = "".join(ch for ch in value if not untrusted.UNSAFE.match(ch))
     it = iter(escaped)
     assert all(ch in it for ch in safe)  # a subsequence: nothing safe is dropped or reordered
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(HOSTILE, st.lists(HOSTILE, max_size=3), max_size=4))
+def test_all_clean_agrees_with_is_clean_on_every_key_and_string(value):
+    strings = list(value) + [item for items in value.values() for item in items]
+    assert untrusted.all_clean(value) == all(is_clean(s) for s in strings)
