@@ -1,11 +1,12 @@
 """Command line: flags -> RunConfig -> ``benchmark.commands`` (grading, reports) -> exit code.
 
 Exit codes (the spec's table): 0 success; 1 general error (bad configuration, a grader
-failure, refused --unsafe); 2 unknown model or no model found; 3 a submission file could not
-be graded (status ``error``: missing, empty, binary, non-UTF-8, syntax error ...); 4 a child
-hit the wall-clock timeout; 5 the submissions or test-data folder does not exist; 6 ``--compare
---fail-on-regression PTS``: a model's overall score dropped by more than PTS points; 7
-``--fail-under PCT``: a graded model scored under PCT percent.
+failure, refused --unsafe, a model whose results record could not be written); 2 unknown model
+or no model found; 3 a submission file could not be graded (status ``error``: missing, empty,
+binary, non-UTF-8, syntax error ...) or a model folder was skipped (its name cannot name a
+model); 4 a child hit the wall-clock timeout; 5 the submissions or test-data folder does not
+exist; 6 ``--compare --fail-on-regression PTS``: a model's overall score dropped by more than
+PTS points; 7 ``--fail-under PCT``: a graded model scored under PCT percent.
 """
 
 from __future__ import annotations
@@ -121,7 +122,8 @@ def _say(config: RunConfig, message: str = "") -> None:
 def _error(message: str) -> None:
     """``error: ...`` on stderr, on one line: the message may quote a folder name or a model
     name given on the command line, so it passes the untrusted-text boundary here."""
-    print(for_stream(f"error: {text(message)}", getattr(sys.stderr, "encoding", None)), file=sys.stderr, flush=True)
+    line = for_stream(f"error: {text(message)}", getattr(sys.stderr, "encoding", None))
+    print(line, file=sys.stderr, flush=True)
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)

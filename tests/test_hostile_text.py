@@ -160,3 +160,27 @@ def test_only_a_rejected_folder_named_with_model_exits_3_and_writes_nothing(envi
     assert code == 3
     assert b"skipped model folder 'evil\\x1b[2J\\x1b[Hmodel'" in err and b"\x1b" not in out + err
     assert not (tmp_path / "results" / "latest_results.json").exists()
+
+
+def test_a_model_whose_record_cannot_be_written_exits_1_and_costs_no_one_else(environment, tmp_path,
+                                                                              clean_alone, capfdbinary,
+                                                                              monkeypatch):
+    from benchmark import scoring
+
+    real = scoring.score_model
+
+    def broken_for_victim(model, tier, prompts):  # a grader bug: a record the schema rejects
+        return real(model, "" if model == "victim" else tier, prompts)
+
+    monkeypatch.setattr(scoring, "score_model", broken_for_victim)
+    subs = tmp_path / "submissions"
+    _copy("clean_model", subs / "reference_implementations")
+    _copy("victim", subs / "user_submissions")
+    code, doc = _grade(subs, tmp_path / "results", "-q", "--no-cache")
+    err = capfdbinary.readouterr().err.decode("utf-8")
+    assert code == 1
+    assert "model 'victim' is recorded as an error" in err and "does not match the results schema" in err
+    assert _normalise(doc["models"]["clean_model"]) == clean_alone
+    victim = doc["models"]["victim"]
+    assert victim["overall_score"] == 0 and victim["tier"] == "unknown"
+    assert all(p["status"] == "error" for p in victim["prompts"].values())

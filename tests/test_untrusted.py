@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 import time
 
 import orjson
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmark import untrusted
+from benchmark import cli, untrusted
+from benchmark.reporting.progress import Progress
+from benchmark.types import RunConfig
 from benchmark.untrusted import decode, escape, for_stream, is_clean, text
 
 HOSTILE = st.text(st.characters(exclude_categories=()), max_size=300) | st.text(
@@ -121,3 +125,27 @@ def test_escape_keeps_every_safe_character_in_order(value):
 def test_all_clean_agrees_with_is_clean_on_every_key_and_string(value):
     strings = list(value) + [item for items in value.values() for item in items]
     assert untrusted.all_clean(value) == all(is_clean(s) for s in strings)
+
+
+def _ascii_terminal() -> io.TextIOWrapper:
+    stream = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
+    stream.isatty = lambda: True
+    return stream
+
+
+@pytest.mark.parametrize("quiet_bar", [False, True], ids=["bar", "plain"])
+def test_the_terminal_path_never_raises_on_what_it_cannot_encode(monkeypatch, quiet_bar):
+    out, err = _ascii_terminal(), _ascii_terminal()
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", err)
+    progress = Progress(1, quiet=quiet_bar)
+    assert progress.enabled is not quiet_bar
+    progress.write("🎯 Final \ud800")
+    progress.close()
+    cli._say(RunConfig(), "📄 café")
+    cli._error("folder 'evil\x1b[2J\ud800' 🎯")
+    out.flush()
+    err.flush()
+    assert b"\\U0001f3af Final \\ud800\n" in out.buffer.getvalue()
+    assert b"\\U0001f4c4 caf\\xe9\n" in out.buffer.getvalue()
+    assert b"error: folder 'evil\\x1b[2J\\ud800' \\U0001f3af\n" in err.buffer.getvalue()
