@@ -77,6 +77,32 @@ def _select(config: RunConfig, found: dict[str, ModelEntry],
     return [found[name] for name in sorted(found)]
 
 
+def _discover(config: RunConfig,
+              runner: BenchmarkRunner) -> tuple[list[ModelEntry], list[RejectedModel]] | int:
+    """(the models to grade, the selected folders skipped for their names), or the exit code
+    when there is nothing to grade (1: the tree is unusable; 3: only skipped folders; 2: none)."""
+    try:
+        found, rejected = runner.scan()
+    except DiscoveryError as exc:
+        _error(str(exc))
+        return EXIT_ERROR
+    skipped = _skipped(config, rejected)
+    entries = _select(config, found, skipped)
+    if entries is None:
+        return EXIT_VALIDATION if skipped else EXIT_MISSING_MODEL
+    return entries, skipped
+
+
+def _write(config: RunConfig, doc: dict[str, Any]) -> tuple[dict[str, Path], dict[str, str]]:
+    """Write the run; a model whose record cannot be written is named on stderr (it is written
+    as an error record, see ``reporting.failsafe``). Returns the paths and those models' reasons."""
+    failures: dict[str, str] = {}
+    paths = write_run(doc, Path(config.results_dir), failures=failures)
+    for name, reason in failures.items():
+        _error(f"model '{text(name, NAME_LIMIT)}' is recorded as an error: {reason}")
+    return paths, failures
+
+
 def _exit_code(models: list[ModelResult], skipped: bool = False, unwritable: bool = False) -> int:
     """1 for a grader failure (an unwritable record is one), 3 for a submission that could not
     be graded (a skipped folder is one), 4 for a timed-out child, else 0."""
@@ -142,15 +168,10 @@ def _run(config: RunConfig, warming: warmup.Warmup, fail_under: float | None) ->
             return EXIT_NOT_FOUND
     runner = BenchmarkRunner(results_dir=config.results_dir, submissions_dir=submissions,
                              test_data=test_data, options=_options(config))
-    try:
-        found, rejected = runner.scan()
-    except DiscoveryError as exc:
-        _error(str(exc))
-        return EXIT_ERROR
-    skipped = _skipped(config, rejected)
-    entries = _select(config, found, skipped)
-    if entries is None:
-        return EXIT_VALIDATION if skipped else EXIT_MISSING_MODEL
+    chosen = _discover(config, runner)
+    if isinstance(chosen, int):
+        return chosen
+    entries, skipped = chosen
     if not _confirm_unsafe(config):
         return EXIT_ERROR
     # The isolation report and network probe run beside grading. Only --require-isolation
@@ -189,10 +210,7 @@ def _run(config: RunConfig, warming: warmup.Warmup, fail_under: float | None) ->
                           {entry.name: entry.path for entry in entries})
     doc["_metadata"]["isolation"] = probe.result()
     warming.join()  # its libraries are loaded and it compiles nothing while reports render
-    failures: dict[str, str] = {}
-    paths = write_run(doc, Path(config.results_dir), failures=failures)
-    for name, reason in failures.items():
-        _error(f"model '{text(name, NAME_LIMIT)}' is recorded as an error: {reason}")
+    paths, failures = _write(config, doc)
     _report(config, doc, paths)
     return _gate(_exit_code(models, bool(skipped), bool(failures)), doc, fail_under)
 

@@ -221,3 +221,9 @@ def test_discovery_skips_bad_folder_names_and_keeps_the_others(tmp_path):
     found, rejected = scan_models(tmp_path)
     assert list(found) == ["good_model"] and list(discover_models(tmp_path)) == ["good_model"]
     assert sorted(r.name for r in rejected) == sorted(["m" * 200, "evil\x1b[2J", os.fsdecode(b"caf\xe9")])
+
+
+def test_the_per_model_check_uses_the_shipped_fast_code():
+    from benchmark.reporting.failsafe import _fast
+
+    assert _fast("model") is not None and _fast("display_name") is not None
