@@ -13,7 +13,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from . import scoring
+from . import scoring, untrusted
 from .options import DEFAULT_SEED, INTERNAL_ERROR, GradeOptions, default_test_data, has_internal_error
 from .prompts.base import SANDBOX_EVENTS, CheckContext, Outcome
 from .rubric import CheckRow, by_id
@@ -89,8 +89,7 @@ def _exec_summary(request: dict[str, Any], result: ExecResult) -> dict[str, Any]
         "output_truncated": result.output_truncated,
         "blocked_events": len(result.blocked_events),
     }
-    return {key: text(value, NOTE_LIMIT) if isinstance(value, str) else value
-            for key, value in summary.items()}
+    return untrusted.data(summary, NOTE_LIMIT)
 
 
 def _prompt_result(rubric, checks, files, executions, error) -> PromptResult:

@@ -6,7 +6,7 @@ terminal command. Each producer of a rationale, an evidence note, a prompt's err
 execution summary or a terminal line passes such text through :func:`text` first, so the
 terminal, JSON, HTML, JUnit and Markdown writers receive only text they can carry:
 
-- bytes are decoded as UTF-8 with replacement (:func:`decode`);
+- bytes are decoded as UTF-8 with replacement (invalid sequences become U+FFFD);
 - control characters (C0 with ANSI's ESC, DEL, C1), bidirectional overrides and isolates,
   line and paragraph separators, the noncharacters U+FFFE/U+FFFF and every surrogate (in a
   ``str`` a surrogate is always a lone one: UTF-8 cannot carry it) are escaped *visibly*, as
@@ -75,7 +75,7 @@ def _as_str(value: object) -> str:
 
 
 def text(value: object, limit: int = RATIONALE_LIMIT) -> str:
-    """``value`` as safe text: decoded, escaped (see the module's docstring) and, when its escaped
+    """``value`` (text, bytes or anything printable) as safe text: decoded, escaped (see the module's docstring) and, when its escaped
     form is longer than ``limit``, cut to its start and ``... (N more characters)``, N counting
     the characters of ``value`` left out. The work is bounded by ``limit``, not by ``value``'s size."""
     raw = _as_str(value)
@@ -88,11 +88,6 @@ def text(value: object, limit: int = RATIONALE_LIMIT) -> str:
         return escape(raw[:limit])[:limit]
     head, shown = _head(raw, limit - reserve)
     return f"{head}... ({len(raw) - shown} more characters)"
-
-
-def decode(data: bytes, limit: int = RATIONALE_LIMIT) -> str:
-    """Bytes from a child or a file as safe text (invalid UTF-8 becomes U+FFFD)."""
-    return text(data.decode("utf-8", errors="replace"), limit)
 
 
 def is_clean(value: str, limit: int | None = None) -> bool:
