@@ -21,11 +21,13 @@ import orjson
 from . import __version__
 from .isolation import detect
 from .manifest import fixture_hashes
+from .reporting.failsafe import schema_problems
 from .reporting.results_json import model_to_dict
 from .reporting.writer import atomic_write_text
 from .rubric import rubric_hash
 from .scoring import prompt_sort_key
 from .types import CATEGORY_ORDER, Category, CategoryScore, Check, Evidence, ModelResult, PromptResult
+from .untrusted import json_text_clean
 
 PACKAGE = Path(__file__).resolve().parent
 _SOURCE_HASH: str | None = None
@@ -95,19 +97,36 @@ def model_from_dict(item: dict[str, Any]) -> ModelResult:
                        item["total_possible"], item["percentage"], item["grade"], item["badge"])
 
 
+def _trusted(raw: str, item: Any, name: str | None) -> bool:
+    """An entry as ``put`` writes it: clean text only (``put`` escapes nothing but what JSON
+    must, so any other escape in ``raw`` is a sign of tampering), a record the schema accepts."""
+    if not isinstance(item, dict) or (name is not None and item.get("model_name") != name):
+        return False
+    return json_text_clean(raw) and not schema_problems(item.get("model_name"), item)
+
+
 class ResultCache:
     def __init__(self, results_dir: Path) -> None:
         self.directory = Path(results_dir) / ".cache" / "models"
 
-    def get(self, key: str) -> ModelResult | None:
-        """The entry, or None when it is missing or unusable (orjson parses strictly: a NaN,
-        an Infinity or invalid UTF-8 is a miss too)."""
+    def get(self, key: str, name: str | None = None) -> ModelResult | None:
+        """The entry (for model ``name``, when given), or None when it is missing or unusable.
+        An entry is read as untrusted: orjson parses strictly (a NaN, an Infinity, invalid
+        UTF-8 or a lone surrogate is a miss), and one that is not what this grader writes (a
+        string ``benchmark.untrusted`` would escape, a record the results schema rejects,
+        another model's name) is a miss too, so the model is graded again."""
         path = self.directory / f"{key}.json"
         try:
-            return model_from_dict(orjson.loads(path.read_bytes()))
+            raw = path.read_bytes()
+            item = orjson.loads(raw)
+            if not _trusted(raw.decode("utf-8"), item, name):
+                return None
+            return model_from_dict(item)
         except (OSError, ValueError, KeyError, TypeError):  # orjson.JSONDecodeError is a ValueError
             return None
 
     def put(self, key: str, result: ModelResult) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(self.directory / f"{key}.json", json.dumps(model_to_dict(result)))
+        text = json.dumps(model_to_dict(result), ensure_ascii=False)  # escapes only what JSON must
+        if json_text_clean(text):  # what ``get`` would refuse is not stored
+            atomic_write_text(self.directory / f"{key}.json", text)

@@ -27,11 +27,12 @@ from .reporting.writer import write_run
 from .cache import ResultCache
 from .isolation import detect
 from .reporting.progress import Progress
-from .runner import BenchmarkRunner, DiscoveryError, ModelEntry
+from .runner import BenchmarkRunner, DiscoveryError, ModelEntry, RejectedModel
 from .sandbox_report import measured_isolation, missing_layers
 from .secure_runner import SecureRunner
 from .self_check import format_table, run_self_check, verdicts
 from .types import ModelResult, RunConfig, RunResult
+from .untrusted import NAME_LIMIT, for_stream, text
 from .cli import (EXIT_ERROR, EXIT_FAIL_UNDER, EXIT_MISSING_MODEL, EXIT_NOT_FOUND, EXIT_OK,
                   EXIT_REGRESSION, EXIT_TIMEOUT, EXIT_VALIDATION, SCHEMA_VERSION, _error, _say)
 
@@ -51,24 +52,63 @@ def _options(config: RunConfig) -> GradeOptions:
                         unsafe=config.unsafe, allow_network=config.allow_network, debug=config.debug)
 
 
-def _select(config: RunConfig, found: dict[str, ModelEntry]) -> list[ModelEntry] | None:
+def _skipped(config: RunConfig, rejected: list[RejectedModel]) -> list[RejectedModel]:
+    """Report each selected model folder whose name cannot name a model; they are not graded."""
+    chosen = [r for r in rejected if not config.models or r.name in config.models]
+    for folder in chosen:
+        _error(f"skipped model folder '{text(folder.name, NAME_LIMIT)}' in {folder.tier}: "
+               f"{folder.reason}")
+    return chosen
+
+
+def _select(config: RunConfig, found: dict[str, ModelEntry],
+            skipped: list[RejectedModel]) -> list[ModelEntry] | None:
     if config.models:
-        missing = [m for m in config.models if m not in found]
+        missing = [m for m in config.models if m not in found and m not in {r.name for r in skipped}]
         if missing:
             _error(f"model '{missing[0]}' not found under {config.submissions_dir} "
                    f"(available: {', '.join(sorted(found)) or 'none'})")
             return None
-        return [found[m] for m in config.models]
+        return [found[m] for m in config.models if m in found] or None
     if not found:
-        _error(f"no models found under {config.submissions_dir}")
+        if not skipped:
+            _error(f"no models found under {config.submissions_dir}")
         return None
     return [found[name] for name in sorted(found)]
 
 
-def _exit_code(models: list[ModelResult]) -> int:
-    if any(has_internal_error(m) for m in models):
+def _discover(config: RunConfig,
+              runner: BenchmarkRunner) -> tuple[list[ModelEntry], list[RejectedModel]] | int:
+    """(the models to grade, the selected folders skipped for their names), or the exit code
+    when there is nothing to grade (1: the tree is unusable; 3: only skipped folders; 2: none)."""
+    try:
+        found, rejected = runner.scan()
+    except DiscoveryError as exc:
+        _error(str(exc))
         return EXIT_ERROR
-    if any(p.status == "error" for m in models for p in m.prompts):
+    skipped = _skipped(config, rejected)
+    entries = _select(config, found, skipped)
+    if entries is None:
+        return EXIT_VALIDATION if skipped else EXIT_MISSING_MODEL
+    return entries, skipped
+
+
+def _write(config: RunConfig, doc: dict[str, Any]) -> tuple[dict[str, Path], dict[str, str]]:
+    """Write the run; a model whose record cannot be written is named on stderr (it is written
+    as an error record, see ``reporting.failsafe``). Returns the paths and those models' reasons."""
+    failures: dict[str, str] = {}
+    paths = write_run(doc, Path(config.results_dir), failures=failures)
+    for name, reason in failures.items():
+        _error(f"model '{text(name, NAME_LIMIT)}' is recorded as an error: {reason}")
+    return paths, failures
+
+
+def _exit_code(models: list[ModelResult], skipped: bool = False, unwritable: bool = False) -> int:
+    """1 for a grader failure (an unwritable record is one), 3 for a submission that could not
+    be graded (a skipped folder is one), 4 for a timed-out child, else 0."""
+    if unwritable or any(has_internal_error(m) for m in models):
+        return EXIT_ERROR
+    if skipped or any(p.status == "error" for m in models for p in m.prompts):
         return EXIT_VALIDATION
     if any(e.get("timed_out") for m in models for p in m.prompts for e in p.execution):
         return EXIT_TIMEOUT
@@ -128,13 +168,10 @@ def _run(config: RunConfig, warming: warmup.Warmup, fail_under: float | None) ->
             return EXIT_NOT_FOUND
     runner = BenchmarkRunner(results_dir=config.results_dir, submissions_dir=submissions,
                              test_data=test_data, options=_options(config))
-    try:
-        entries = _select(config, runner.discover())
-    except DiscoveryError as exc:
-        _error(str(exc))
-        return EXIT_ERROR
-    if entries is None:
-        return EXIT_MISSING_MODEL
+    chosen = _discover(config, runner)
+    if isinstance(chosen, int):
+        return chosen
+    entries, skipped = chosen
     if not _confirm_unsafe(config):
         return EXIT_ERROR
     # The isolation report and network probe run beside grading. Only --require-isolation
@@ -173,9 +210,9 @@ def _run(config: RunConfig, warming: warmup.Warmup, fail_under: float | None) ->
                           {entry.name: entry.path for entry in entries})
     doc["_metadata"]["isolation"] = probe.result()
     warming.join()  # its libraries are loaded and it compiles nothing while reports render
-    paths = write_run(doc, Path(config.results_dir))
+    paths, failures = _write(config, doc)
     _report(config, doc, paths)
-    return _gate(_exit_code(models), doc, fail_under)
+    return _gate(_exit_code(models, bool(skipped), bool(failures)), doc, fail_under)
 
 
 class _Header:
@@ -218,7 +255,7 @@ def saved_command(args: argparse.Namespace, config: RunConfig) -> int:
         return EXIT_OK
     out_dir = config.results_dir if args.results_dir_given else None
     result = compare_files(args.compare[0], args.compare[1], out_dir, args.fail_on_regression)
-    print(result.text, end="", flush=True)
+    print(for_stream(result.text, getattr(sys.stdout, "encoding", None)), end="", flush=True)
     _say(config, f"📄 comparison: {result.html_path}")
     return EXIT_REGRESSION if result.regressions else EXIT_OK
 

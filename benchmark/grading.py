@@ -13,14 +13,15 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from . import scoring
+from . import scoring, untrusted
 from .cleanup import CleanupError
 from .options import DEFAULT_SEED, INTERNAL_ERROR, GradeOptions, default_test_data, has_internal_error
 from .prompts.base import SANDBOX_EVENTS, CheckContext, Outcome
 from .rubric import CheckRow, by_id
 from .submission import SourceFile, load_source
 from .threads import PYTHON_WORK, released
-from .types import Check, ExecResult, ModelResult, PromptResult
+from .types import Check, Evidence, ExecResult, ModelResult, PromptResult
+from .untrusted import NAME_LIMIT, NOTE_LIMIT, text
 
 # GradeOptions and the helpers beside it live in the light ``benchmark.options``; they stay
 # importable from here, where library users have always found them.
@@ -54,10 +55,18 @@ def _status(outcome: Outcome) -> str:
     return "fail" if outcome.fraction <= 1e-9 else "partial"
 
 
+def _evidence(item: Evidence) -> Evidence:
+    line = item.line if type(item.line) is int and item.line >= 0 else None
+    return Evidence(text(item.file, NAME_LIMIT), line, text(item.note, NOTE_LIMIT))
+
+
 def _to_check(row: CheckRow, outcome: Outcome) -> Check:
+    """The one place an Outcome becomes a Check: its rationale and every evidence field pass
+    the untrusted-text boundary here (they may quote a submission's output, names or data)."""
     fraction = 0.0 if outcome.status in ("error", "skipped") else max(0.0, min(1.0, outcome.fraction))
     return Check(row.id, row.category, row.points, round(row.points * fraction, 4),
-                 _status(outcome), row.method, outcome.rationale, tuple(outcome.evidence))
+                 _status(outcome), row.method, text(outcome.rationale),
+                 tuple(_evidence(item) for item in outcome.evidence))
 
 
 def _run_check(row: CheckRow, fn, ctx: CheckContext, debug: bool) -> Check:
@@ -71,7 +80,9 @@ def _run_check(row: CheckRow, fn, ctx: CheckContext, debug: bool) -> Check:
 
 
 def _exec_summary(request: dict[str, Any], result: ExecResult) -> dict[str, Any]:
-    return {
+    """A child run as plain JSON for the results; its strings (``channel_error`` may quote
+    what the child wrote) pass the untrusted-text boundary."""
+    summary = {
         "mode": request.get("mode"), "label": request.get("label"),
         "returncode": result.returncode, "timed_out": result.timed_out,
         "killed_by": result.killed_by, "wall_s": result.wall_s, "cpu_s": result.cpu_s,
@@ -79,6 +90,7 @@ def _exec_summary(request: dict[str, Any], result: ExecResult) -> dict[str, Any]
         "output_truncated": result.output_truncated,
         "blocked_events": len(result.blocked_events),
     }
+    return untrusted.data(summary, NOTE_LIMIT)
 
 
 SKIPPED_RUN = "skipped: an earlier run of this prompt hit the time-out"
@@ -97,7 +109,7 @@ def _prompt_result(rubric, checks, files, executions, error) -> PromptResult:
     return PromptResult(
         prompt_id=rubric.id, title=rubric.title, score=score, max_score=25.0,
         passed=passed and error is None, status="error" if error else "ok",
-        categories=categories, execution=tuple(executions), error=error,
+        categories=categories, execution=tuple(executions), error=None if error is None else text(error),
         files={name: f.sha256 for name, f in files.items()},
     )
 

@@ -8,10 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .secure_runner import SecureRunner
-from .types import ModelResult
+from .types import INTERNAL_ERROR, ModelResult
 
 DEFAULT_SEED = 20261121
-INTERNAL_ERROR = "internal error"
 
 
 @dataclass(frozen=True)

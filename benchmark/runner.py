@@ -10,6 +10,7 @@ worker count.
 
 from __future__ import annotations
 
+import re
 import socket
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -17,14 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import isolation, pids_cgroup, pool_server, secure_runner, spawner
+from . import isolation, pids_cgroup, pool_server, secure_runner, spawner, untrusted
 from .cache import ResultCache, model_key, run_context
 from .options import GradeOptions, default_test_data
+from .reporting.results_json import load_schema
 from .rubric import RUBRIC
 from .types import ModelResult
 
 TIERS = ("reference_implementations", "user_submissions")
 TEMPLATE_TIER = "templates"
+MAX_NAME = 128  # the results schema's display_name
 
 
 class DiscoveryError(Exception):
@@ -38,9 +41,35 @@ class ModelEntry:
     path: Path
 
 
-def discover_models(submissions_dir: Path) -> dict[str, ModelEntry]:
-    """Every model folder under the graded tiers; templates are never graded."""
+@dataclass(frozen=True)
+class RejectedModel:
+    """A model folder whose name cannot be a model name: never graded, reported by the CLI."""
+
+    name: str
+    tier: str
+    path: Path
+    reason: str
+
+
+def model_name_problem(name: str) -> str | None:
+    """Why a folder name cannot name a model, or None: the results schema's ``display_name``
+    (1 to 128 characters, no control character, ``/`` or ``\\``), and nothing that
+    ``benchmark.untrusted`` would have to escape to show it (C1 controls, bidirectional
+    overrides, bytes that are not UTF-8)."""
+    if len(name) > MAX_NAME:
+        return f"it is {len(name)} characters long; a model name has at most {MAX_NAME}"
+    if not untrusted.is_clean(name):
+        return "it contains control, bidirectional or non-UTF-8 characters"
+    if not re.fullmatch(load_schema()["$defs"]["display_name"]["pattern"], name):
+        return "it is not a model name the results schema accepts (no / or \\, 1 to 128 characters)"
+    return None
+
+
+def scan_models(submissions_dir: Path) -> tuple[dict[str, ModelEntry], list[RejectedModel]]:
+    """Every model folder under the graded tiers (templates are never graded), and the folders
+    whose names cannot name a model (see :func:`model_name_problem`), which are not graded."""
     found: dict[str, ModelEntry] = {}
+    rejected: list[RejectedModel] = []
     for tier in TIERS:
         tier_dir = Path(submissions_dir) / tier
         if not tier_dir.is_dir():
@@ -48,11 +77,20 @@ def discover_models(submissions_dir: Path) -> dict[str, ModelEntry]:
         for path in sorted(tier_dir.iterdir()):
             if not path.is_dir() or path.name.startswith((".", "_")) or path.is_symlink():
                 continue
-            if path.name in found:
+            problem = model_name_problem(path.name)
+            if problem:
+                rejected.append(RejectedModel(path.name, tier, path, problem))
+            elif path.name in found:
                 raise DiscoveryError(
                     f"model name '{path.name}' appears twice: {found[path.name].path} and {path}")
-            found[path.name] = ModelEntry(path.name, tier, path)
-    return found
+            else:
+                found[path.name] = ModelEntry(path.name, tier, path)
+    return found, rejected
+
+
+def discover_models(submissions_dir: Path) -> dict[str, ModelEntry]:
+    """Every gradable model folder under the graded tiers (see :func:`scan_models`)."""
+    return scan_models(submissions_dir)[0]
 
 
 def _all_files() -> list[str]:
@@ -98,6 +136,9 @@ class BenchmarkRunner:
     def discover(self) -> dict[str, ModelEntry]:
         return discover_models(self.submissions_dir)
 
+    def scan(self) -> tuple[dict[str, ModelEntry], list[RejectedModel]]:
+        return scan_models(self.submissions_dir)
+
     def grade(self, entries: list[ModelEntry], workers: int = 1,
               on_done: Callable[[ModelResult], None] | None = None,
               cache: ResultCache | None = None,
@@ -110,7 +151,7 @@ class BenchmarkRunner:
         if cache is not None:
             context, files = run_context(self.test_data, self.options), _all_files()
             keys = {e.name: model_key(context, e.name, e.tier, e.path, files) for e in entries}
-        hits = {e.name: hit for e in entries if cache and (hit := cache.get(keys[e.name]))}
+        hits = {e.name: hit for e in entries if cache and (hit := cache.get(keys[e.name], e.name))}
         for name in sorted(hits):
             results.append(hits[name])
             if on_done:

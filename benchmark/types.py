@@ -27,6 +27,8 @@ CATEGORY_ORDER: tuple[Category, ...] = tuple(Category)
 
 Status = Literal["pass", "partial", "fail", "error", "skipped"]
 Method = Literal["ast", "bandit", "radon", "exec", "behaviour", "parse"]
+# How a reason starts when the grader, not the submission, is at fault (the CLI exits 1).
+INTERNAL_ERROR = "internal error"
 STATUSES: tuple[str, ...] = ("pass", "partial", "fail", "error", "skipped")
 METHODS: tuple[str, ...] = ("ast", "bandit", "radon", "exec", "behaviour", "parse")
 

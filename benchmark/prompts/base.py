@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from ..submission import SourceFile
 from ..types import Evidence, ExecResult
+from ..untrusted import NAME_LIMIT, NOTE_LIMIT, text
 
 
 @dataclass(frozen=True)
@@ -84,12 +85,18 @@ def strict_equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+def raised(exception: Mapping[str, Any]) -> str:
+    """``Type: message`` of an exception a child reported, the type's name capped at 200
+    characters and the message at 500 (a class name can be any length, and any text)."""
+    return f"{text(exception.get('type'), NAME_LIMIT)}: {text(exception.get('message'), NOTE_LIMIT)}"
+
+
 def load_problem(facts: Mapping[str, Any], module: str, function: str) -> Outcome | None:
     """Why a ``call``/``http`` observation has no calls to judge: the module failed to import or
     lacks the function. None when the function was found."""
     if facts.get("import_error"):
         error = facts["import_error"]
-        return Outcome.fail(f"importing {module} failed: {error['type']}: {error['message']}")
+        return Outcome.fail(f"importing {module} failed: {raised(error)}")
     if not facts.get("function_found"):
         return Outcome.fail(f"{module} defines no callable {function}")
     return None

@@ -20,7 +20,7 @@ import yaml
 from ..submission import SourceFile
 from . import p1_refactoring_data as data
 from . import p1_refactoring_judge as judge
-from .base import CheckContext, Outcome, RunFn, compiles
+from .base import CheckContext, Outcome, RunFn, compiles, raised
 from .p1_refactoring_fixtures import (CONFIG_NAME, CONFIG_TEXT, LEGACY_NAME, LEGACY_SCRIPT,
                                       RECORDS, RECORDS_NAME, records_bytes)
 from . import p1_refactoring_metrics  # noqa: F401  (registers its checks)
@@ -113,7 +113,7 @@ def _output(ctx: CheckContext, label: str) -> tuple[list[Any] | None, Outcome | 
 def _failure_note(run: dict[str, Any]) -> str:
     exception = run.get("exception")
     if exception:
-        return f"{exception.get('type')}: {exception.get('message')}"
+        return raised(exception)
     tail = (run.get("stderr_tail") or "").strip().splitlines()
     return tail[-1][:200] if tail else "no message on stderr"
 

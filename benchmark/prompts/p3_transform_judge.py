@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .base import CheckContext, Outcome, load_problem, strict_equal
+from .base import CheckContext, Outcome, load_problem, raised, strict_equal
 from .p3_transform_data import MISSING
 
 MAIN = "prompt_3_transform.py"
@@ -124,7 +124,7 @@ def how_it_went(result: Mapping[str, Any] | None) -> str:
     if not result:
         return "was not observed"
     if result.get("exception"):
-        return f"raised {result['exception']['type']}: {result['exception']['message']}"
+        return f"raised {raised(result['exception'])}"
     if result.get("value_type") != "list":
         return f"returned {result.get('value_type')}, not a list"
     return "returned a list"

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..analyzers.memo import all_nodes
+from ..untrusted import NAME_LIMIT, text
 from .base import CheckContext, Outcome, load_problem
 from .base import strict_equal as same_json
 from .p4_api_sync_data import (ENDPOINT, FUNCTION, MAIN, MAX_ATTEMPTS, MAX_TIMEOUT_S, METHOD, RULES,
@@ -82,7 +83,7 @@ def score_scenario(facts: Mapping[str, Any], scenario: dict[str, Any]) -> tuple[
     if attempts == 0:
         return 0.0, f"{label}: sent no request"
     if result["exception"]:
-        return 0.0, f"{label}: raised {result['exception']['type']}"
+        return 0.0, f"{label}: raised {text(result['exception']['type'], NAME_LIMIT)}"
     expected = expected_value(scenario)
     if not result["returned"] or not same_json(result["value"], expected):
         return 0.0, f"{label}: returned {str(result['value'])[:40]!r}, expected {expected!r}"

@@ -7,6 +7,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from ..untrusted import for_stream
+
 
 class Progress:
     def __init__(self, total: int, *, quiet: bool) -> None:
@@ -24,7 +26,9 @@ class Progress:
             self.bar.update(1)
 
     def write(self, text: str) -> None:
-        """Print above the bar (or plainly when there is none)."""
+        """Print above the bar (or plainly when there is none); what stdout cannot encode
+        becomes a backslash escape instead of an exception."""
+        text = for_stream(text, getattr(sys.stdout, "encoding", None))
         if self.bar is not None:
             self.bar.write(text, file=sys.stdout)
         else:

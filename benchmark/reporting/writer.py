@@ -8,7 +8,6 @@ temp file is removed and the previous file is left as it was.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import tempfile
@@ -18,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from .chart import render_comparison_chart
+from .encoding import dumps, dumps_bytes  # noqa: F401  (re-exported: they have always been here)
+from .failsafe import SERIALISATION_ERRORS, isolate_failures
 from .html_report import render_html_report
 from .junit import render_junit
 from .markdown_summary import render_markdown_summary
@@ -78,29 +79,6 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def dumps_bytes(obj: Any) -> bytes:
-    """Strict JSON (NaN/Infinity and non-JSON types refused), key order as given, UTF-8 kept
-    readable, two-space indent, a final newline; encoded as UTF-8.
-
-    The standard library's C encoder checks ``obj`` (it raises on NaN, infinities and
-    non-JSON types; it cannot indent) and orjson writes the indented text: together about
-    five times faster than ``json.dumps(indent=2)``, whose indenting encoder is pure Python,
-    and the same bytes for documents like ours (floats with few digits; orjson spells some
-    very small or large floats differently, e.g. ``1e16`` for ``1e+16``, the same number).
-    The check skips the C encoder's cycle bookkeeping (half its time): a document that
-    contains itself still fails, with a RecursionError there instead of a ValueError."""
-    import orjson
-
-    json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":"),
-               check_circular=False)
-    return orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE)
-
-
-def dumps(obj: Any) -> str:
-    """:func:`dumps_bytes` as text."""
-    return dumps_bytes(obj).decode("utf-8")
-
-
 def atomic_write_json(path: str | Path, obj: Any) -> Path:
     """Serialise first (a failure leaves nothing behind), then write atomically."""
     return atomic_write_bytes(path, dumps_bytes(obj))
@@ -131,19 +109,36 @@ def write_reports(doc: Mapping[str, Any], folder: str | Path) -> dict[str, Path]
     return _write_all(Path(folder), render_reports(doc))
 
 
-def write_run(doc: Mapping[str, Any], results_dir: str | Path, *, update_latest: bool = True) -> dict[str, Path]:
+def _checked_bytes(doc: dict[str, Any], failures: dict[str, str] | None) -> bytes:
+    """``doc`` validated and serialised; with ``failures``, see :func:`write_run`."""
+    try:
+        validate_results(doc)
+        return dumps_bytes(doc)
+    except SERIALISATION_ERRORS:  # ResultsSchemaError is a ValueError
+        if failures is None:
+            raise
+    failures.update(isolate_failures(doc))
+    validate_results(doc)  # a problem outside the models' records still stops the run
+    return dumps_bytes(doc)
+
+
+def write_run(doc: dict[str, Any], results_dir: str | Path, *, update_latest: bool = True,
+              failures: dict[str, str] | None = None) -> dict[str, Path]:
     """Validate ``doc``, then write ``<results_dir>/<run_id>/results.json`` and every report
     (summary_report.txt, comparison_chart.txt, report.html, junit.xml, summary.md) and
     ``<results_dir>/latest_results.json``. Returns the paths by kind.
 
-    A schema failure raises ``ResultsSchemaError`` before any file is written; so does a
-    rendering failure (every output is rendered before the first write).
+    A schema or serialisation failure raises (``ResultsSchemaError``, ``TypeError`` ...) before
+    any file is written; so does a rendering failure (every output is rendered before the first
+    write). Given a ``failures`` dict, a model whose own record cannot be serialised or
+    validated does not stop the run: ``doc`` gets an error record for it saying why
+    (``failsafe.isolate_failures``), ``failures`` gets its name and the reason, and the other
+    models are written as usual.
     """
-    validate_results(doc)
+    results_json = _checked_bytes(doc, failures)
     run_id = doc["run_id"]
     if not RUN_ID_RE.fullmatch(run_id) or ".." in run_id:
         raise ValueError(f"unsafe run_id {run_id!r}")
-    results_json = dumps_bytes(doc)
     rendered = render_reports(doc)
     run_dir = Path(results_dir) / run_id
     paths = _write_all(run_dir, {"results": ("results.json", results_json), **rendered})

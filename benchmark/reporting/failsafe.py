@@ -1,0 +1,132 @@
+"""One model's record that cannot be written never costs another model its results.
+
+``write_run`` turns here only when the whole document fails to validate or to serialise:
+each model's record is then checked on its own (:func:`record_problem`: strict JSON, the
+schema's ``display_name`` and ``model`` definitions, the invariants) and one that fails is
+replaced by an error record built from the rubric (every check ``error`` with the reason,
+score 0, status ``error``: :func:`error_record`), so the rest of the run is written as usual.
+The result cache reads its entries back through :func:`record_problem` too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+from ..rubric import PROMPT_POINTS, RUBRIC, PromptRubric
+from ..scoring import compare_models, score_model, score_prompt
+from ..types import INTERNAL_ERROR, Check, PromptResult
+from ..untrusted import NAME_LIMIT, NOTE_LIMIT, is_clean, text
+from .encoding import dumps_bytes
+from .results_json import load_schema, model_invariants, model_to_dict, schema_sha256
+
+RECORD_ERROR = f"{INTERNAL_ERROR}: this model's results record could not be written"
+SERIALISATION_ERRORS = (TypeError, ValueError, RecursionError, OverflowError)
+
+
+@lru_cache(maxsize=None)
+def _fast(definition: str) -> Any:
+    """The shipped fastjsonschema function for ``$defs/<definition>``, or None when the shipped
+    code does not match the schema (then jsonschema answers alone)."""
+    from . import schema_check
+
+    if getattr(schema_check, "SCHEMA_SHA256", None) != schema_sha256():
+        return None
+    return getattr(schema_check, f"{schema_check.validate.__name__}___defs_{definition}", None)
+
+
+@lru_cache(maxsize=None)
+def _slow(definition: str) -> Any:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator({"$defs": load_schema()["$defs"], "$ref": f"#/$defs/{definition}"})
+
+
+def _conforms(definition: str, value: Any) -> bool:
+    from fastjsonschema import JsonSchemaException
+
+    check = _fast(definition)
+    if check is None:
+        return _slow(definition).is_valid(value)
+    try:
+        check(value)
+    except JsonSchemaException:
+        return False
+    return True
+
+
+def schema_problems(name: Any, record: Any) -> list[str]:
+    """Why ``record`` cannot stand as model ``name`` in a results document (the schema's
+    ``display_name`` and ``model`` definitions, then the invariants); empty when it can."""
+    problems = [f"model name: {error.message}" for error in _slow("display_name").iter_errors(name)
+                ] if not _conforms("display_name", name) else []
+    if not _conforms("model", record):
+        problems += ["$" + "".join(f"[{part!r}]" for part in error.absolute_path) + f": {error.message}"
+                     for error in _slow("model").iter_errors(record)]
+    if problems:
+        return [text(problem, NOTE_LIMIT) for problem in problems]
+    return [text(f"{path}: {message}", NOTE_LIMIT) for path, message in model_invariants(name, record)]
+
+
+def record_problem(name: Any, record: Any) -> str | None:
+    """Why one model's record cannot be written (serialised strictly, validated), or None."""
+    try:
+        dumps_bytes(record)
+    except SERIALISATION_ERRORS as exc:
+        return text(f"it cannot be serialised as JSON ({type(exc).__name__}: {exc})", NOTE_LIMIT)
+    problems = schema_problems(name, record)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        return f"it does not match the results schema: {problems[0]}{more}"
+    return None
+
+
+def safe_key(name: Any) -> str:
+    """``name`` when the schema accepts it as a model name, else ``invalid-model-name-<hash>``."""
+    if isinstance(name, str) and _conforms("display_name", name):
+        return name
+    raw = str(name).encode("utf-8", errors="surrogatepass")
+    return f"invalid-model-name-{hashlib.sha256(raw).hexdigest()[:12]}"
+
+
+def _error_prompt(rubric: PromptRubric, reason: str) -> PromptResult:
+    checks = [Check(row.id, row.category, row.points, 0.0, "error", row.method, reason)
+              for row in rubric.checks]
+    categories, score, _ = score_prompt(rubric, checks)
+    return PromptResult(rubric.id, rubric.title, score, PROMPT_POINTS, False, "error", categories,
+                        error=reason)
+
+
+def error_record(name: str, record: Any, reason: str) -> dict[str, Any]:
+    """Model ``name`` as an ``error`` on every prompt of the rubric, each check saying ``reason``;
+    its tier and ``cached`` flag are kept when they are usable."""
+    old = record if isinstance(record, Mapping) else {}
+    tier = old.get("tier")
+    tier = tier if isinstance(tier, str) and tier and is_clean(tier, NAME_LIMIT) else "unknown"
+    cached = old.get("cached") if isinstance(old.get("cached"), bool) else None
+    model = score_model(name, tier, [_error_prompt(rubric, text(reason)) for rubric in RUBRIC])
+    return model_to_dict(model, cached=cached)
+
+
+def isolate_failures(doc: dict[str, Any]) -> dict[str, str]:
+    """Replace every model record of ``doc`` that cannot be written by an error record saying
+    why, then recompute the comparison. Returns ``{model name: reason}``; empty when no model's
+    record is at fault (``doc`` is then left as it was)."""
+    failures = {name: why for name, record in doc["models"].items()
+                if (why := record_problem(name, record)) is not None}
+    if not failures:
+        return {}
+    models: dict[str, Any] = {}
+    hashes = doc.get("_metadata", {}).get("submission_hashes")
+    for name, record in doc["models"].items():
+        key = name if name not in failures else safe_key(name)
+        models[key] = record if name not in failures else error_record(
+            key, record, f"{RECORD_ERROR}: {failures[name]}")
+        if key != name and isinstance(hashes, dict):
+            hashes.pop(name, None)
+    doc["models"] = models
+    doc["comparison"] = compare_models(models)
+    doc["benchmark_run"]["total_models"] = len(models)
+    return failures
