@@ -288,9 +288,9 @@ def _assert_outcome(spec: dict, model: dict, *, guard: bool) -> None:
         assert prompt["status"] == expect["status"], prompt.get("error")
     if "blocked" in expect:
         violation = next(c for c in prompt["checks"] if c["id"] == "sandbox_violations")
-        notes = " ".join(e["note"] for e in violation["evidence"])
+        kinds = violation["rationale"].partition(": ")[2].split(", ")  # every kind denied
         for kind in expect["blocked"]:
-            assert f"{kind}:" in notes, (kind, violation)
+            assert kind in kinds, (kind, violation)
     for check_id, most in expect.get("checks_at_most", {}).items():
         check = next(c for c in prompt["checks"] if c["id"] == check_id)
         assert check["earned"] <= most, check

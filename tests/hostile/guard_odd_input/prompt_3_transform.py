@@ -16,6 +16,9 @@ def _noop(*args, **kwargs):
     return None
 
 
+TAMPERED = set()
+
+
 def _tamper(exc):
     tb = exc.__traceback__
     while tb is not None:
@@ -23,8 +26,9 @@ def _tamper(exc):
             tb = tb.tb_next
             continue
         for value in list(tb.tb_frame.f_locals.values()):
-            if not callable(value) or isinstance(value, type):
+            if not callable(value) or isinstance(value, type) or id(value) in TAMPERED:
                 continue
+            TAMPERED.add(id(value))
             for attribute, replacement in (("__code__", _noop.__code__), ("__defaults__", None),
                                            ("__kwdefaults__", None)):
                 try:
