@@ -64,8 +64,8 @@ def _pids_limit(support, policy) -> str | bool:
         return False
     if support.pids_cgroup:
         return f"{policy.pids_max} tasks per run (cgroup pids.max and RLIMIT_NPROC)"
-    if os.geteuid() == 0:
-        return False  # RLIMIT_NPROC does not bind root, and no cgroup could be made
+    if os.geteuid() == 0 or not support.user_namespaces:
+        return False  # RLIMIT_NPROC does not bind root and needs the run's own user namespace
     return f"{policy.pids_max} tasks per run (RLIMIT_NPROC in the run's user namespace)"
 
 

@@ -101,7 +101,7 @@ class SecureRunner:
             pid_namespace=namespaces and support.pid_namespace,
             ipc_namespace=namespaces and support.ipc_namespace,
             private_root=namespaces and support.private_root,
-            pids_max=PIDS_MAX if namespaces else 0,
+            pids_max=PIDS_MAX,
             landlock=support.landlock_abi > 0, seccomp=support.seccomp,
             read_paths=reads, exec_paths=execs if exec_rights else (), write_paths=(str(root),),
             deny_tcp=not self.allow_network)

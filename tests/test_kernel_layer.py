@@ -4,6 +4,7 @@ report framing, and the audit hook's behaviour on input it does not expect."""
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import json
 import os
 import shutil
@@ -17,6 +18,7 @@ import pytest
 
 from benchmark import cli, isolation, pids_cgroup
 from benchmark.harness import child, mounts, seccomp
+from benchmark.secure_runner import PIDS_MAX, SecureRunner
 
 HARNESS = Path(child.__file__).parent
 
@@ -207,3 +209,37 @@ def test_pool_runs_leave_no_pids_cgroup_behind(tmp_path):
     stale = [folder.name for folder in own.glob("rubricbench-*")
              if not Path("/proc", folder.name.rpartition("-")[2]).exists()]
     assert stale == [] and list(groups.folder.glob("run-*")) == []
+
+
+THREADS = """
+import threading, time
+threading.stack_size(64 * 1024)
+started = 0
+try:
+    for _ in range(150):
+        threading.Thread(target=time.sleep, args=(2,), daemon=True).start()
+        started += 1
+except RuntimeError:
+    pass
+print("STARTED", started)
+"""
+
+
+@pytest.mark.parametrize("namespaces", [True, False], ids=["with-namespaces", "cgroup-alone"])
+def test_the_pids_limit_bounds_the_tasks_of_a_run(namespaces):
+    runner = SecureRunner("pids")
+    support = runner.support
+    if not support or not (support.pids_cgroup or (namespaces and support.user_namespaces)):
+        pytest.skip("no pids limit on this machine")
+    if not support.pids_cgroup and os.geteuid() == 0:
+        pytest.skip("root is exempt from RLIMIT_NPROC and there is no pids cgroup")
+    if not namespaces:
+        if not support.pids_cgroup:
+            pytest.skip("no pids cgroup: without namespaces nothing bounds tasks")
+        runner.support = dataclasses.replace(
+            support, user_namespaces=False, network_namespace=False, pid_namespace=False,
+            ipc_namespace=False, private_root=False)
+    result = runner.run_harness({"mode": "script", "module": "threads.py"},
+                                {"threads.py": THREADS.encode()}, timeout=20)
+    started = int(result.stdout.split()[-1])
+    assert result.stdout.startswith("STARTED") and 10 < started < PIDS_MAX, result.stdout

@@ -108,9 +108,10 @@ def apply(policy, cloned_by=None):
                          policy["ipc_namespace"], policy["private_root"])
         if policy["pid_namespace"]:
             become_pid_one()
-    if policy["pids_max"]:
-        # counted per user namespace (Linux 5.14 on), so only this run's tasks count; a
-        # root grader is exempt from it, and relies on the cgroup above
+    if policy["pids_max"] and (cloned_by is not None or policy_flags(policy)):
+        # counted per user namespace (Linux 5.14 on), so only this run's tasks count (outside
+        # one it would count every process of the grader's user); root is exempt from it and
+        # relies on the cgroup above
         apply_limits({resource.RLIMIT_NPROC: policy["pids_max"]})
     if policy["private_root"]:
         mounts.private_root(policy["write_paths"][0],
