@@ -127,3 +127,50 @@ def test_assert_is_reported_but_not_penalised():
     issues = S.bandit_issues("def f(x):\n    assert x > 0\n    return x\n")
     assert ids(issues) == ["B101"]
     assert S.penalty(issues) == 0.0 and S.security_fraction(issues) == 1.0
+
+
+# ---- the analysis budget (benchmark.analyzers.budget) ------------------------------------
+
+
+def _refusing_bandit(monkeypatch):
+    """Make any real bandit run fail the test: over budget, bandit must never start."""
+    def never(text, name):
+        raise AssertionError("bandit ran on text over the analysis budget")
+
+    monkeypatch.setattr(S, "_run_bandit", never)
+
+
+def test_a_huge_string_in_an_expression_is_refused_before_bandit_runs(monkeypatch):
+    # 74 s of backtracking in bandit's B608 regular expression before the budget existed
+    text = 'def query(name):\n    return "' + "select " * 70_000 + '" + name\n'
+    _refusing_bandit(monkeypatch)
+    with pytest.raises(S.AnalysisLimitError, match=r"string expression of 490000 characters "
+                       r"\(line 2\) exceeds the analysis limit of 20000"):
+        S.bandit_issues(text)
+
+
+@pytest.mark.parametrize("shape", ['f"{0}{{name}}"', '"{0}".format(name)', '"{0}" % name'])
+def test_f_strings_format_and_percent_count_like_concatenation(monkeypatch, shape):
+    text = "name = 'x'\nq = " + shape.format("select " * 3_000) + "\n"
+    _refusing_bandit(monkeypatch)
+    with pytest.raises(S.AnalysisLimitError, match="exceeds the analysis limit"):
+        S.bandit_issues(text)
+
+
+def test_a_long_chain_of_short_literals_is_refused_by_the_total(monkeypatch):
+    # bandit joins the whole chain once per literal in it: 400 parts took 0.7 s, 900 minutes
+    chain = " + ".join(['"select x "'] * 400)
+    _refusing_bandit(monkeypatch)
+    with pytest.raises(S.AnalysisLimitError, match="total 1599600 characters, over the analysis "
+                       "limit of 500000"):
+        S.bandit_issues(f"q = {chain} + name\n")
+
+
+def test_plain_literals_are_never_searched_so_never_count():
+    text = 'BLOB = "' + "select " * 70_000 + '"\n"""' + "x" * 100_000 + '"""\n'
+    assert S.bandit_issues(text) == ()
+
+
+def test_under_the_budget_bandit_still_reports_sql_built_by_concatenation():
+    text = 'def q(cur, name):\n    cur.execute("SELECT * FROM t WHERE n = \'" + name + "\'")\n'
+    assert "B608" in ids(S.bandit_issues(text))

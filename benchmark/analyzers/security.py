@@ -6,6 +6,7 @@ and comments never earn or cost points, so it must never hide a finding.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import logging
 import tempfile
@@ -18,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .budget import bandit_budget_problem
+
 SEVERITY_WEIGHT = {"HIGH": 1.0, "MEDIUM": 0.5, "LOW": 0.15}
 CONFIDENCE_WEIGHT = {"HIGH": 1.0, "MEDIUM": 0.75, "LOW": 0.5}
 # B101 (assert used) is not a vulnerability in a script or library: asserts document
@@ -29,6 +32,11 @@ CACHE_SIZE = 256
 
 class BanditError(RuntimeError):
     """Bandit could not analyse the text (unparseable input or an internal plugin error)."""
+
+
+class AnalysisLimitError(BanditError):
+    """The text is over the analysis budget (``benchmark.analyzers.budget``): the
+    submission's doing, so the checks that use bandit are errors, not internal errors."""
 
 
 @dataclass(frozen=True)
@@ -112,17 +120,32 @@ def _run_bandit(text: str, name: str) -> tuple[BanditIssue, ...]:
     return tuple(sorted(issues, key=lambda i: (i.line, i.test_id)))
 
 
-def bandit_issues(text: str, name: str = "submission.py") -> tuple[BanditIssue, ...]:
+def _check_budget(text: str, tree: ast.Module | None) -> None:
+    if tree is None:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return  # bandit skips it and says why
+    problem = bandit_budget_problem(tree)
+    if problem:
+        raise AnalysisLimitError(problem)
+
+
+def bandit_issues(text: str, name: str = "submission.py",
+                  tree: ast.Module | None = None) -> tuple[BanditIssue, ...]:
     """Bandit's findings for ``text``, sorted by (line, test id); cached by content.
 
     The text is scanned as a private temporary copy (removed afterwards). Raises
-    :class:`BanditError` when bandit skips the file (e.g. a syntax error) or a plugin fails.
+    :class:`AnalysisLimitError` before bandit runs when the text is over the analysis budget
+    (``tree``, when given, is ``text`` parsed), :class:`BanditError` when bandit skips the
+    file (e.g. a syntax error) or a plugin fails.
     """
     key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     with _cache_lock:
         if key in _cache:
             _cache.move_to_end(key)
             return _cache[key]
+    _check_budget(text, tree)
     issues = _run_bandit(text, name)
     with _cache_lock:
         _cache[key] = issues
