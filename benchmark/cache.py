@@ -21,6 +21,7 @@ import orjson
 from . import __version__
 from .isolation import detect
 from .manifest import fixture_hashes
+from .options import cacheable
 from .reporting.results_json import model_to_dict
 from .reporting.writer import atomic_write_text
 from .rubric import rubric_hash
@@ -104,9 +105,10 @@ class ResultCache:
         an Infinity or invalid UTF-8 is a miss too)."""
         path = self.directory / f"{key}.json"
         try:
-            return model_from_dict(orjson.loads(path.read_bytes()))
+            result = model_from_dict(orjson.loads(path.read_bytes()))
         except (OSError, ValueError, KeyError, TypeError):  # orjson.JSONDecodeError is a ValueError
             return None
+        return result if cacheable(result) else None  # (never stored; and never replayed)
 
     def put(self, key: str, result: ModelResult) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)

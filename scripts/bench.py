@@ -153,7 +153,7 @@ def measure_many(tmp: Path) -> dict[str, Any]:
     # /proc for every process every 20 ms) would otherwise slow the run it times.
     memory = run_cli(grader_cmd(subs, tmp / "many_w2_memory", 2), sample=True)
     if supports_no_cache() and not cache_filled(w2_dir):
-        run_cli(grader_cmd(subs, w2_dir, 2, no_cache=False))  # --no-cache did not fill it
+        run_cli(grader_cmd(subs, w2_dir, 2, no_cache=False))  # (a grader whose --no-cache stores nothing)
     cached = median_run([run_cli(grader_cmd(subs, w2_dir, 2, no_cache=False)) for _ in range(REPEATS)])
     doc = load_results(w2_dir) or {"models": {}}
     served = sum(1 for model in doc["models"].values() if model.get("cached") is True)
