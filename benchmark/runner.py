@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import isolation, pool_server, secure_runner, spawner
+from . import bandit_process, isolation, pool_server, secure_runner, spawner
 from .cache import ResultCache, model_key, run_context
 from .options import GradeOptions, cacheable, default_test_data
 from .rubric import RUBRIC
@@ -75,6 +75,7 @@ def _init_worker(support: isolation.KernelSupport | None, idle_mb: int,
     if door is not None:
         spawner.use_door(door)
     spawner.prestart()
+    bandit_process.prestart()  # its import of bandit overlaps the worker's first model
 
 
 def _grade_unit(entry: ModelEntry, test_data: Path, options: GradeOptions) -> ModelResult:

@@ -79,3 +79,30 @@ def test_a_hostile_string_costs_seconds_and_only_its_own_bandit_checks(tree, tmp
 def _line(tree: Path, prompt_id: str) -> int:
     path = tree / "submissions" / "reference_implementations" / "hostile_model" / FILES[prompt_id]
     return len(path.read_text().splitlines())
+
+
+def test_past_the_time_budget_the_check_is_an_internal_error_that_is_not_cached(tmp_path, monkeypatch):
+    """A shape the size budget misses (here: its limits lifted) costs the bandit deadline:
+    the check says so, as an internal error (the grader's budget fell short), so the model
+    is graded again next time rather than replayed from the cache."""
+    from benchmark import bandit_process
+    from benchmark.analyzers import budget
+    from benchmark.grading import grade_model
+    from benchmark.options import cacheable
+
+    monkeypatch.setattr(budget, "MAX_STRING_CHARS", 10**7)
+    monkeypatch.setattr(budget, "MAX_TOTAL_CHARS", 10**8)
+    monkeypatch.setattr(bandit_process, "DEADLINE_S", 1.0)
+    model = tmp_path / "hostile_model"
+    shutil.copytree(REFERENCE, model)
+    target = model / FILES["prompt_4"]
+    target.write_text(target.read_text() + '\n\n_BLOB = "' + "select " * 70_000 + '" + __name__\n')
+
+    result = grade_model(model, "user_submissions", test_data=ROOT / "test_data")
+    prompt = next(p for p in result.prompts if p.prompt_id == "prompt_4")
+    checks = {c.id: c for cat in prompt.categories for c in cat.checks}
+    assert checks["no_hardcoded_creds"].status == "error"
+    assert checks["no_hardcoded_creds"].rationale == (
+        "internal error: check raised AnalysisTimeout: analysis exceeded 1 s")
+    assert [c for c in checks.values() if c.status == "error"] == [checks["no_hardcoded_creds"]]
+    assert not cacheable(result)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -81,12 +82,12 @@ def test_cached_by_content_and_bounded(monkeypatch):
     first = S.bandit_issues(UNSAFE + "\n# cache 1\n")
     assert S.bandit_issues(UNSAFE + "\n# cache 1\n") is first
     calls = []
-    real = S._run_bandit
+    real = S._run_bounded
     def counting(text, name):
         calls.append(text)
         return real(text, name)
 
-    monkeypatch.setattr(S, "_run_bandit", counting)
+    monkeypatch.setattr(S, "_run_bounded", counting)
     S.bandit_issues(UNSAFE + "\n# cache 1\n")
     assert calls == []
     for n in range(3):
@@ -137,7 +138,7 @@ def _refusing_bandit(monkeypatch):
     def never(text, name):
         raise AssertionError("bandit ran on text over the analysis budget")
 
-    monkeypatch.setattr(S, "_run_bandit", never)
+    monkeypatch.setattr(S, "_run_bounded", never)
 
 
 def test_a_huge_string_in_an_expression_is_refused_before_bandit_runs(monkeypatch):
@@ -174,3 +175,25 @@ def test_plain_literals_are_never_searched_so_never_count():
 def test_under_the_budget_bandit_still_reports_sql_built_by_concatenation():
     text = 'def q(cur, name):\n    cur.execute("SELECT * FROM t WHERE n = \'" + name + "\'")\n'
     assert "B608" in ids(S.bandit_issues(text))
+
+
+def test_bandit_past_its_deadline_is_stopped_and_the_next_scan_starts_afresh(monkeypatch):
+    """The time budget: a shape the size budget does not know (here: the limits lifted) costs
+    the deadline, not bandit's 74 s, and the grader's own thread never runs bandit."""
+    import psutil
+
+    from benchmark import bandit_process
+    from benchmark.analyzers import budget
+
+    monkeypatch.setattr(budget, "MAX_STRING_CHARS", 10**7)
+    monkeypatch.setattr(budget, "MAX_TOTAL_CHARS", 10**8)
+    monkeypatch.setattr(bandit_process, "DEADLINE_S", 1.0)
+    S.bandit_issues(SAFE + "\n# a live bandit process first\n")
+    stuck = bandit_process.pid()
+    started = time.monotonic()
+    with pytest.raises(bandit_process.AnalysisTimeout, match=r"^analysis exceeded 1 s$"):
+        S.bandit_issues('def q(name):\n    return "' + "select " * 70_000 + '" + name\n')
+    assert time.monotonic() - started < 30  # minutes without the deadline
+    assert not psutil.pid_exists(stuck) or psutil.Process(stuck).status() == psutil.STATUS_ZOMBIE
+    assert "B602" in ids(S.bandit_issues(UNSAFE + "\n# after a time-out\n"))
+    assert bandit_process.pid() not in (None, stuck)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import bandit_process
 from .budget import bandit_budget_problem
 
 SEVERITY_WEIGHT = {"HIGH": 1.0, "MEDIUM": 0.5, "LOW": 0.15}
@@ -131,14 +132,26 @@ def _check_budget(text: str, tree: ast.Module | None) -> None:
         raise AnalysisLimitError(problem)
 
 
+def _run_bounded(text: str, name: str) -> tuple[BanditIssue, ...]:
+    """:func:`_run_bandit` in this process's bandit process, under its deadline."""
+    answer = bandit_process.scan(text, name)
+    if "error" in answer:
+        raise BanditError(answer["error"])
+    if "crash" in answer:
+        raise RuntimeError(f"the bandit process failed: {answer['crash']}")
+    return tuple(BanditIssue(*fields) for fields in answer["issues"])
+
+
 def bandit_issues(text: str, name: str = "submission.py",
                   tree: ast.Module | None = None) -> tuple[BanditIssue, ...]:
     """Bandit's findings for ``text``, sorted by (line, test id); cached by content.
 
-    The text is scanned as a private temporary copy (removed afterwards). Raises
-    :class:`AnalysisLimitError` before bandit runs when the text is over the analysis budget
-    (``tree``, when given, is ``text`` parsed), :class:`BanditError` when bandit skips the
-    file (e.g. a syntax error) or a plugin fails.
+    Bandit scans a private temporary copy of the text (removed afterwards) in a process of
+    its own (``benchmark.bandit_process``). Raises :class:`AnalysisLimitError` before bandit
+    runs when the text is over the analysis budget (``tree``, when given, is ``text``
+    parsed), ``AnalysisTimeout`` when bandit did not finish within its deadline (the checks
+    let it through: an internal error), :class:`BanditError` when bandit skips the file
+    (e.g. a syntax error) or a plugin fails.
     """
     key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     with _cache_lock:
@@ -146,7 +159,7 @@ def bandit_issues(text: str, name: str = "submission.py",
             _cache.move_to_end(key)
             return _cache[key]
     _check_budget(text, tree)
-    issues = _run_bandit(text, name)
+    issues = _run_bounded(text, name)
     with _cache_lock:
         _cache[key] = issues
         while len(_cache) > CACHE_SIZE:
