@@ -126,7 +126,9 @@ def scan(text: str, name: str, deadline_s: float | None = None) -> dict[str, Any
 
 
 @atexit.register
-def _shutdown() -> None:
+def shutdown() -> None:
+    """Stop (and reap) this process's bandit process. At exit; a pool worker, which ends
+    without running ``atexit``, calls it from a multiprocessing finalizer."""
     if _worker is not None and _worker.owner == os.getpid():
         _worker.stop()
 

@@ -10,6 +10,7 @@ worker count.
 
 from __future__ import annotations
 
+import multiprocessing.util
 import socket
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -76,6 +77,7 @@ def _init_worker(support: isolation.KernelSupport | None, idle_mb: int,
         spawner.use_door(door)
     spawner.prestart()
     bandit_process.prestart()  # its import of bandit overlaps the worker's first model
+    multiprocessing.util.Finalize(None, bandit_process.shutdown, exitpriority=0)  # no atexit here
 
 
 def _grade_unit(entry: ModelEntry, test_data: Path, options: GradeOptions) -> ModelResult:
