@@ -197,3 +197,15 @@ def test_bandit_past_its_deadline_is_stopped_and_the_next_scan_starts_afresh(mon
     assert not psutil.pid_exists(stuck) or psutil.Process(stuck).status() == psutil.STATUS_ZOMBIE
     assert "B602" in ids(S.bandit_issues(UNSAFE + "\n# after a time-out\n"))
     assert bandit_process.pid() not in (None, stuck)
+
+
+def test_a_plugin_failure_is_reported_once_without_the_temporary_folder(monkeypatch):
+    from benchmark.analyzers import budget
+
+    monkeypatch.setattr(budget, "MAX_TOTAL_CHARS", 10**9)  # a chain deep enough to break B608
+    chain = " + ".join(['"select x "'] * 900)
+    with pytest.raises(S.BanditError) as raised:
+        S.bandit_issues(f"q = {chain} + name\n", "deep.py")
+    message = str(raised.value)
+    assert message.count("hardcoded_sql_expressions") == 1 and "rubricbench-bandit-" not in message
+    assert message.startswith("bandit could not analyse deep.py: ") and "on file deep.py" in message

@@ -113,7 +113,9 @@ def _run_bandit(text: str, name: str) -> tuple[BanditIssue, ...]:
             mgr.run_tests()
             found = mgr.get_issue_list()
     if mgr.skipped or log.errors:
-        reasons = [reason for _, reason in mgr.skipped] + log.errors
+        # each reason once, without the temporary folder's random name
+        reasons = dict.fromkeys(reason.replace(f"{folder}/", "")
+                                for reason in [reason for _, reason in mgr.skipped] + log.errors)
         raise BanditError(f"bandit could not analyse {name}: {'; '.join(reasons)}")
     issues = (
         BanditIssue(i.test_id, i.test, i.severity, i.confidence, i.lineno, i.text) for i in found
