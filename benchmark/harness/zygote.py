@@ -155,6 +155,11 @@ def _kill(pid):
         pass
 
 
+def _running(pid):
+    """The run has not exited yet (it is not even a zombie waiting to be reaped)."""
+    return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None
+
+
 def _kill_run(pid):
     """SIGKILL the run's group and every descendant (the leader is alive or a zombie, so
     neither its pid nor its group id can have been reused)."""
@@ -219,11 +224,12 @@ class RunClock:
         pending = [run[1] for run in self.runs.values() if run[1] is not None and not run[2]]
         return max(0.0, min(pending) - time.monotonic()) if pending else None
 
-    def overdue(self):
-        """The runs past their deadline, each returned once (marked as timed out)."""
+    def overdue(self, running):
+        """The runs past their deadline that are still ``running(pid)``, each returned once
+        (marked as timed out: one that ended in time is not)."""
         now, late = time.monotonic(), []
         for pid, run in self.runs.items():
-            if run[1] is not None and not run[2] and now >= run[1]:
+            if run[1] is not None and not run[2] and now >= run[1] and running(pid):
                 run[2] = True
                 late.append(pid)
         return late
@@ -352,7 +358,7 @@ class Zygote:
     def reap(self):
         """Report every finished run; then kill and reap whatever is not a live run."""
         for pid, (client, run_id) in list(self.runs.items()):
-            if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+            if _running(pid):
                 continue
             _kill_run(pid)  # what is left in its group dies with it
             _, status, usage = os.wait4(pid, 0)
@@ -386,14 +392,14 @@ class Zygote:
                 wait = 0.005 if wait is None else min(wait, 0.005)
             watched = [*self.clients, *([self.door] if self.door else []), *self.pidfds.values()]
             ready, _, _ = select.select(watched, [], [], wait)
-            for pid in self.clock.overdue():
-                _kill_run(pid)  # reported, timed out, once reaped
             for client in [c for c in self.clients if c in ready]:
                 if not self.gone:
                     self.receive(client)
             if self.door is not None and self.door in ready and not self.gone:
                 self.attach()
             self.reap()
+            for pid in self.clock.overdue(_running):
+                _kill_run(pid)  # reported as timed out once reaped (its pidfd wakes us)
         for pid in list(self.runs):
             _kill_run(pid)
         self.reap()
