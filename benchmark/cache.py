@@ -21,6 +21,7 @@ import orjson
 from . import __version__
 from .isolation import detect
 from .manifest import fixture_hashes
+from .options import cacheable
 from .reporting.failsafe import schema_problems
 from .reporting.results_json import model_to_dict
 from .reporting.writer import atomic_write_text
@@ -121,9 +122,10 @@ class ResultCache:
             item = orjson.loads(raw)
             if not _trusted(raw.decode("utf-8"), item, name):
                 return None
-            return model_from_dict(item)
+            result = model_from_dict(item)
         except (OSError, ValueError, KeyError, TypeError):  # orjson.JSONDecodeError is a ValueError
             return None
+        return result if cacheable(result) else None  # (never stored; and never replayed)
 
     def put(self, key: str, result: ModelResult) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)

@@ -61,7 +61,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--debug", action="store_true", default=_truthy(_env("DEBUG")),
                         help="re-raise grader exceptions instead of recording them")
     parser.add_argument("--no-cache", action="store_true",
-                        help="grade every model again even when its cached result is current")
+                        help="grade every model again, even when its cached result is current, and "
+                             "store the new results in the cache")
     parser.add_argument("--require-isolation", action="store_true",
                         help="fail when a kernel or guard isolation layer is unavailable")
     parser.add_argument("--self-check", action="store_true",

@@ -187,7 +187,7 @@ def _run(config: RunConfig, warming: warmup.Warmup, fail_under: float | None) ->
             _error(f"--require-isolation: not applied: {'; '.join(missing)}")
             return EXIT_ERROR
     started = _now()
-    cache = None if config.no_cache else ResultCache(Path(config.results_dir))
+    cache = ResultCache(Path(config.results_dir))  # --no-cache: graded afresh, then stored
     progress = Progress(len(entries), quiet=config.quiet)
     header = _Header(config, progress, probe,
                      f"🔍 Grading {len(entries)} model(s): {', '.join(e.name for e in entries)}")
@@ -201,7 +201,8 @@ def _run(config: RunConfig, warming: warmup.Warmup, fail_under: float | None) ->
 
     try:
         models, cached = runner.grade(entries, workers=config.workers, on_done=on_done, cache=cache,
-                                      on_plan=lambda fresh: warming.grading(fresh > 0))
+                                      on_plan=lambda fresh: warming.grading(fresh > 0),
+                                      refresh=config.no_cache)
     finally:
         progress.close()
     header.show()

@@ -33,6 +33,17 @@ def has_internal_error(result: ModelResult) -> bool:
                for p in result.prompts)
 
 
+def cacheable(result: ModelResult) -> bool:
+    """Whether a graded model may be stored in the result cache: only a verified grading.
+
+    Anything the grader caused (an exception in a check or while observing, a zygote that
+    died or did not end a timed-out run, a sandbox clean-up that failed: each recorded as an
+    ``internal error``) is transient, so the model is graded again next time instead of the
+    failure being replayed. The submission's own faults (a syntax error, a missing file, its
+    child timing out at the deadline the zygote measures) are results, and are stored."""
+    return not has_internal_error(result)
+
+
 def default_test_data() -> Path:
     """``$RUBRICBENCH_TEST_DATA``, else ./test_data, else the checkout's test_data."""
     env = os.environ.get("RUBRICBENCH_TEST_DATA")

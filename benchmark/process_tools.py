@@ -154,9 +154,10 @@ def current_children() -> set[int]:
 def sweep_orphans(before: set[int]) -> int:
     """Kill (and reap) children of this process that were not there before the run: with
     the subreaper flag, those are what a finished run left behind."""
+    from .bandit_process import pid as bandit_pid
     from .spawner import protected_pids
 
-    spared = before | protected_pids()  # this process's zygote is not a leftover
+    spared = before | protected_pids() | {bandit_pid()}  # our zygote and bandit are no leftovers
     killed = 0
     for pid in current_children() - spared:
         try:

@@ -10,6 +10,7 @@ worker count.
 
 from __future__ import annotations
 
+import multiprocessing.util
 import re
 import socket
 from collections.abc import Callable
@@ -18,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import isolation, pids_cgroup, pool_server, secure_runner, spawner, untrusted
+from . import bandit_process, isolation, pids_cgroup, pool_server, secure_runner, spawner, untrusted
 from .cache import ResultCache, model_key, run_context
-from .options import GradeOptions, default_test_data
+from .options import GradeOptions, cacheable, default_test_data
 from .reporting.results_json import load_schema
 from .rubric import RUBRIC
 from .types import ModelResult
@@ -113,6 +114,8 @@ def _init_worker(support: isolation.KernelSupport | None, idle_mb: int,
     if door is not None:
         spawner.use_door(door)
     spawner.prestart()
+    bandit_process.prestart()  # its import of bandit overlaps the worker's first model
+    multiprocessing.util.Finalize(None, bandit_process.shutdown, exitpriority=0)  # no atexit here
 
 
 def _grade_unit(entry: ModelEntry, test_data: Path, options: GradeOptions) -> ModelResult:
@@ -142,16 +145,20 @@ class BenchmarkRunner:
     def grade(self, entries: list[ModelEntry], workers: int = 1,
               on_done: Callable[[ModelResult], None] | None = None,
               cache: ResultCache | None = None,
-              on_plan: Callable[[int], None] | None = None) -> tuple[list[ModelResult], set[str]]:
+              on_plan: Callable[[int], None] | None = None,
+              refresh: bool = False) -> tuple[list[ModelResult], set[str]]:
         """Grade entries (cached ones are not executed again). Returns the results sorted by
         model name and the names of the models that came from the cache. ``on_plan`` hears,
-        before any grading, how many models are not served from the cache."""
+        before any grading, how many models are not served from the cache. ``refresh``
+        (``--no-cache``): read nothing from the cache, grade every model and store the results.
+        Only a verified grading is stored (``options.cacheable``)."""
         keys: dict[str, str] = {}
         results: list[ModelResult] = []
         if cache is not None:
             context, files = run_context(self.test_data, self.options), _all_files()
             keys = {e.name: model_key(context, e.name, e.tier, e.path, files) for e in entries}
-        hits = {e.name: hit for e in entries if cache and (hit := cache.get(keys[e.name], e.name))}
+        reading = cache if not refresh else None
+        hits = {e.name: hit for e in entries if reading and (hit := reading.get(keys[e.name], e.name))}
         for name in sorted(hits):
             results.append(hits[name])
             if on_done:
@@ -161,7 +168,7 @@ class BenchmarkRunner:
             on_plan(len(todo))
         for result in self._grade_fresh(todo, workers, on_done):
             results.append(result)
-            if cache is not None:
+            if cache is not None and cacheable(result):
                 cache.put(keys[result.model], result)
         return sorted(results, key=lambda r: r.model), set(hits)
 

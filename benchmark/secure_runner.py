@@ -179,20 +179,20 @@ class SecureRunner:
         before = pt.current_children()
         started = time.monotonic()
         try:
-            status, timed_out = zygote.run(request, tuple(w for _, w in pipes), started + timeout)
+            status = zygote.run(request, tuple(w for _, w in pipes), timeout)
         except spawner.ZygoteError:
             pt.sweep_orphans(before)  # a dead zygote's leftovers are re-parented to us
             raise
         finally:
             for _, write_fd in pipes:
                 os.close(write_fd)
-        wall = time.monotonic() - started
+        wall = time.monotonic() - started if status.wall_s is None else status.wall_s
         for reader in readers:
             reader.join(timeout=2.0)
         if status.error:
             pt.sweep_orphans(before)
             raise spawner.ZygoteError(status.error)
-        return _exec_result(readers, status.status, status.usage, timed_out, wall)
+        return _exec_result(readers, status.status, status.usage, status.timed_out, wall)
 
     def _execute(self, cmd: list[str], cwd: Path, env: dict[str, str], timeout: float | None, *,
                  channel: bool, memory_mb: int | None = None,

@@ -18,7 +18,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,9 @@ from typing import Any
 ZYGOTE = Path(__file__).resolve().parent / "harness" / "zygote.py"
 START_TIMEOUT_S = 60.0
 KILL_GRACE_S = 10.0
+# The zygote ends a run at its deadline; the grader waits this much longer before it decides
+# the zygote is wedged (a backstop: a grader thread starved of the GIL may see the answer late).
+BACKSTOP_S = 30.0
 ENV_PASSTHROUGH = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
 THREAD_PINS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
@@ -37,10 +39,16 @@ class ZygoteError(RuntimeError):
 
 @dataclass
 class RunStatus:
+    """A run as the zygote reported it: ``wall_s`` and ``timed_out`` are the zygote's own
+    measure (it forked the run and ended it at its deadline)."""
+
     pid: int | None = None
     status: int | None = None
     usage: tuple[float, float, int] | None = None
     error: str | None = None
+    wall_s: float | None = None
+    timed_out: bool = False
+    killed: bool = False
 
 
 class _Run:
@@ -126,6 +134,9 @@ class Zygote:
             else:
                 run.result.status = message["status"]
                 run.result.usage = tuple(message["usage"])
+                run.result.wall_s = message.get("wall_s")
+                run.result.timed_out = bool(message.get("timed_out"))
+                run.result.killed = bool(message.get("killed"))
                 run.finished.set()
         self._fail_all("the sandbox zygote exited")
 
@@ -154,10 +165,11 @@ class Zygote:
             raise ZygoteError(self.closed or "the sandbox zygote did not start in time")
 
     # ---- runs ----------------------------------------------------------------------------
-    def run(self, request: dict[str, Any], fds: tuple[int, int, int], deadline: float) -> tuple[RunStatus, bool]:
-        """Start one run (``request`` as in the zygote's protocol, without op and id) with
-        (stdout, stderr, channel) attached; wait for it until ``deadline`` (monotonic), then
-        have it killed. Returns (its status, whether it was killed at the deadline)."""
+    def run(self, request: dict[str, Any], fds: tuple[int, int, int], timeout: float) -> RunStatus:
+        """Start one run (``request`` as in the zygote's protocol, without op, id and
+        deadline) with (stdout, stderr, channel) attached; the zygote ends it ``timeout``
+        seconds after it started it and says so (``RunStatus.timed_out``). Raises
+        ZygoteError when the zygote fails, or has not ended the run ``BACKSTOP_S`` later."""
         self.wait_ready()
         run = _Run()
         with self._lock:
@@ -166,19 +178,19 @@ class Zygote:
             run_id = next(self._ids)
             self._runs[run_id] = run
         try:
-            payload = json.dumps({**request, "op": "run", "id": run_id}).encode()
+            payload = json.dumps({**request, "op": "run", "id": run_id, "deadline_s": timeout}).encode()
             socket.send_fds(self._sock, [payload], list(fds))
-            timed_out = not run.finished.wait(max(0.0, deadline - time.monotonic()))
-            if timed_out:
+            if not run.finished.wait(timeout + BACKSTOP_S):
                 self._sock.send(json.dumps({"op": "kill", "id": run_id}).encode())
-                if not run.finished.wait(KILL_GRACE_S):
-                    raise ZygoteError("the sandbox zygote did not end a timed-out run")
+                run.finished.wait(KILL_GRACE_S)  # an answer already on its way is read too
         except OSError as exc:
             raise ZygoteError(f"the sandbox zygote is unreachable: {exc}") from exc
         finally:
             with self._lock:
                 self._runs.pop(run_id, None)
-        return run.result, timed_out
+        if not run.finished.is_set() or run.result.killed:
+            raise ZygoteError(f"the sandbox zygote did not end a run at its {timeout:g} s deadline")
+        return run.result
 
     @property
     def alive(self) -> bool:

@@ -1,12 +1,13 @@
 """Warm-up: load the heavy libraries a run will need on a background thread, early.
 
-Bandit (about 60 ms to import), the compiled results-schema check (about 40 ms to generate)
-and Jinja2 (15 ms, plus 30 ms to compile the HTML template) are needed by every graded run,
-but only after the sandboxed children have started. ``start()`` prepares them on a daemon
+The bandit process (``benchmark.bandit_process``: a Python that imports bandit, about
+100 ms, on the other core), the compiled results-schema check (about 40 ms to generate) and
+Jinja2 (15 ms, plus 30 ms to compile the HTML template) are needed by every graded run, but
+only after the sandboxed children have started. ``start()`` prepares them on a daemon
 thread while the main thread waits for the zygote and for children, which it does with the
-GIL released. Bandit is loaded only once the run has said that this process grades
-something (``Warmup.grading``), and then first: never when pool workers grade, nor when
-every model comes from the cache. Nothing here changes a result: each function it calls is
+GIL released. The bandit process is started only once the run has said that this process
+grades something (``Warmup.grading``), and then first: never when pool workers grade (each
+starts its own), nor when every model comes from the cache. Nothing here changes a result: each function it calls is
 the one the run calls later (an import, or an ``lru_cache``'d builder), and a failure here
 is left for that later call to raise where it is handled. Each step holds
 ``threads.PYTHON_WORK``, and the run joins this thread before it writes its reports.
@@ -33,15 +34,15 @@ def tune_gc() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
-def _load_bandit() -> None:
-    from .analyzers.security import bandit_modules
+def _start_bandit() -> None:
+    from . import bandit_process
 
-    bandit_modules()
+    bandit_process.prestart()
 
 
 class Warmup:
     """The warm-up thread. ``grading(needed)`` tells it whether this process will grade
-    (it then loads bandit before the report steps); ``join()`` tells it "no" if nobody has."""
+    (it then starts the bandit process before the report steps); ``join()`` tells it "no" if nobody has."""
 
     def __init__(self, grading_here: bool) -> None:
         self._grading_here = grading_here
@@ -66,7 +67,7 @@ class Warmup:
         if self._grading_here:  # grading needs bandit first, the reports only at the end
             self._decided.wait()  # (not holding the lock: the grading threads may need it)
             if self._needed:
-                steps.insert(0, _load_bandit)
+                steps.insert(0, _start_bandit)
         for step in steps:
             if not self._step(step):
                 return

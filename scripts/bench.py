@@ -153,7 +153,7 @@ def measure_many(tmp: Path) -> dict[str, Any]:
     # /proc for every process every 20 ms) would otherwise slow the run it times.
     memory = run_cli(grader_cmd(subs, tmp / "many_w2_memory", 2), sample=True)
     if supports_no_cache() and not cache_filled(w2_dir):
-        run_cli(grader_cmd(subs, w2_dir, 2, no_cache=False))  # --no-cache did not fill it
+        run_cli(grader_cmd(subs, w2_dir, 2, no_cache=False))  # (a grader whose --no-cache stores nothing)
     cached = median_run([run_cli(grader_cmd(subs, w2_dir, 2, no_cache=False)) for _ in range(REPEATS)])
     doc = load_results(w2_dir) or {"models": {}}
     served = sum(1 for model in doc["models"].values() if model.get("cached") is True)
@@ -315,9 +315,10 @@ def time_section(m: dict[str, Any]) -> list[str]:
             f"{m['cold'] * 1000:.0f} ms. In a real run they overlap: the zygote starts on the other "
             "core while the grader imports, the network probe runs beside grading (with `-q`), "
             "and the four prompts are graded side by side, so the rows do not add up to the run. "
-            "Alone, the first prompt also pays for importing bandit and `write_run` for importing "
-            "Jinja2 and compiling the results-schema check and the report template; a real run does those on "
-            "its warm-up thread while it waits for the zygote and for children.", "",
+            "Alone, the first prompt also waits for the bandit process (`benchmark/bandit_process.py`) "
+            "to start and import bandit, and `write_run` pays for importing Jinja2 and compiling the "
+            "results-schema check and the report template; a real run starts the one and does the "
+            "others on its warm-up thread while it waits for the zygote and for children.", "",
             *markdown_table(["phase", "time", "share of cold run", "notes"], phase_rows(m)), "",
             f"`python -X importtime -c 'import benchmark.commands'`: {p['import_total'] * 1000:.0f} ms "
             f"cumulative (importtime adds its own overhead); heaviest third-party packages, "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -81,12 +82,12 @@ def test_cached_by_content_and_bounded(monkeypatch):
     first = S.bandit_issues(UNSAFE + "\n# cache 1\n")
     assert S.bandit_issues(UNSAFE + "\n# cache 1\n") is first
     calls = []
-    real = S._run_bandit
+    real = S._run_bounded
     def counting(text, name):
         calls.append(text)
         return real(text, name)
 
-    monkeypatch.setattr(S, "_run_bandit", counting)
+    monkeypatch.setattr(S, "_run_bounded", counting)
     S.bandit_issues(UNSAFE + "\n# cache 1\n")
     assert calls == []
     for n in range(3):
@@ -127,3 +128,84 @@ def test_assert_is_reported_but_not_penalised():
     issues = S.bandit_issues("def f(x):\n    assert x > 0\n    return x\n")
     assert ids(issues) == ["B101"]
     assert S.penalty(issues) == 0.0 and S.security_fraction(issues) == 1.0
+
+
+# ---- the analysis budget (benchmark.analyzers.budget) ------------------------------------
+
+
+def _refusing_bandit(monkeypatch):
+    """Make any real bandit run fail the test: over budget, bandit must never start."""
+    def never(text, name):
+        raise AssertionError("bandit ran on text over the analysis budget")
+
+    monkeypatch.setattr(S, "_run_bounded", never)
+
+
+def test_a_huge_string_in_an_expression_is_refused_before_bandit_runs(monkeypatch):
+    # 74 s of backtracking in bandit's B608 regular expression before the budget existed
+    text = 'def query(name):\n    return "' + "select " * 70_000 + '" + name\n'
+    _refusing_bandit(monkeypatch)
+    with pytest.raises(S.AnalysisLimitError, match=r"string expression of 490000 characters "
+                       r"\(line 2\) exceeds the analysis limit of 20000"):
+        S.bandit_issues(text)
+
+
+@pytest.mark.parametrize("shape", ['f"{0}{{name}}"', '"{0}".format(name)', '"{0}" % name'])
+def test_f_strings_format_and_percent_count_like_concatenation(monkeypatch, shape):
+    text = "name = 'x'\nq = " + shape.format("select " * 3_000) + "\n"
+    _refusing_bandit(monkeypatch)
+    with pytest.raises(S.AnalysisLimitError, match="exceeds the analysis limit"):
+        S.bandit_issues(text)
+
+
+def test_a_long_chain_of_short_literals_is_refused_by_the_total(monkeypatch):
+    # bandit joins the whole chain once per literal in it: 400 parts took 0.7 s, 900 minutes
+    chain = " + ".join(['"select x "'] * 400)
+    _refusing_bandit(monkeypatch)
+    with pytest.raises(S.AnalysisLimitError, match="total 1599600 characters, over the analysis "
+                       "limit of 500000"):
+        S.bandit_issues(f"q = {chain} + name\n")
+
+
+def test_plain_literals_are_never_searched_so_never_count():
+    text = 'BLOB = "' + "select " * 70_000 + '"\n"""' + "x" * 100_000 + '"""\n'
+    assert S.bandit_issues(text) == ()
+
+
+def test_under_the_budget_bandit_still_reports_sql_built_by_concatenation():
+    text = 'def q(cur, name):\n    cur.execute("SELECT * FROM t WHERE n = \'" + name + "\'")\n'
+    assert "B608" in ids(S.bandit_issues(text))
+
+
+def test_bandit_past_its_deadline_is_stopped_and_the_next_scan_starts_afresh(monkeypatch):
+    """The time budget: a shape the size budget does not know (here: the limits lifted) costs
+    the deadline, not bandit's 74 s, and the grader's own thread never runs bandit."""
+    import psutil
+
+    from benchmark import bandit_process
+    from benchmark.analyzers import budget
+
+    monkeypatch.setattr(budget, "MAX_STRING_CHARS", 10**7)
+    monkeypatch.setattr(budget, "MAX_TOTAL_CHARS", 10**8)
+    monkeypatch.setattr(bandit_process, "DEADLINE_S", 1.0)
+    S.bandit_issues(SAFE + "\n# a live bandit process first\n")
+    stuck = bandit_process.pid()
+    started = time.monotonic()
+    with pytest.raises(bandit_process.AnalysisTimeout, match=r"^analysis exceeded 1 s$"):
+        S.bandit_issues('def q(name):\n    return "' + "select " * 70_000 + '" + name\n')
+    assert time.monotonic() - started < 30  # minutes without the deadline
+    assert not psutil.pid_exists(stuck) or psutil.Process(stuck).status() == psutil.STATUS_ZOMBIE
+    assert "B602" in ids(S.bandit_issues(UNSAFE + "\n# after a time-out\n"))
+    assert bandit_process.pid() not in (None, stuck)
+
+
+def test_a_plugin_failure_is_reported_once_without_the_temporary_folder(monkeypatch):
+    from benchmark.analyzers import budget
+
+    monkeypatch.setattr(budget, "MAX_TOTAL_CHARS", 10**9)  # a chain deep enough to break B608
+    chain = " + ".join(['"select x "'] * 900)
+    with pytest.raises(S.BanditError) as raised:
+        S.bandit_issues(f"q = {chain} + name\n", "deep.py")
+    message = str(raised.value)
+    assert message.count("hardcoded_sql_expressions") == 1 and "rubricbench-bandit-" not in message
+    assert message.startswith("bandit could not analyse deep.py: ") and "on file deep.py" in message

@@ -144,6 +144,23 @@ def test_second_run_comes_from_the_cache_and_says_so(tree):
     assert third["models"]["example_model"]["cached"] is False
 
 
+def test_no_cache_grades_again_and_refreshes_the_cache_for_the_next_run(tree):
+    assert cli.main(["--model", "example_model", "-q"]) == 0
+    graded = json.loads((tree / "results/latest_results.json").read_text())["models"]["example_model"]
+    [entry] = (tree / "results/.cache/models").iterdir()
+    stale = json.loads(entry.read_text())
+    entry.write_text(json.dumps({**stale, "overall_score": 1.0}))  # what a normal run replays
+    assert cli.main(["--model", "example_model", "-q"]) == 0
+    replayed = json.loads((tree / "results/latest_results.json").read_text())["models"]["example_model"]
+    assert replayed["cached"] is True and replayed["overall_score"] == 1.0
+    assert cli.main(["--model", "example_model", "-q", "--no-cache"]) == 0
+    fresh = json.loads((tree / "results/latest_results.json").read_text())["models"]["example_model"]
+    assert fresh["cached"] is False and fresh["overall_score"] == graded["overall_score"]
+    assert cli.main(["--model", "example_model", "-q"]) == 0
+    after = json.loads((tree / "results/latest_results.json").read_text())["models"]["example_model"]
+    assert after["cached"] is True and after["overall_score"] == graded["overall_score"]
+
+
 @pytest.mark.parametrize("second_run", [False, True], ids=["graded", "from-the-cache"])
 def test_banner_comes_first_then_the_grading_line_then_each_model(tree, capsys, second_run):
     """The banner waits for the isolation probe, which runs beside grading: it must still be

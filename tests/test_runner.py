@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from benchmark import grading as grading_module
+from benchmark import spawner
 from benchmark.cache import ResultCache
-from benchmark.grading import GradeOptions
+from benchmark.grading import GradeOptions, has_internal_error
 from benchmark.reporting.progress import Progress
 from benchmark.runner import BenchmarkRunner
 
@@ -70,6 +71,38 @@ def test_cache_regrades_exactly_what_changed(tree, monkeypatch):
     other = _runner(tree, GradeOptions(memory_mb=768))
     _, cached = other.grade(entries, cache=cache)
     assert cached == set() and sorted(graded) == sorted(MODELS)
+
+
+def test_a_transient_failure_is_not_replayed_from_the_cache(tree, monkeypatch):
+    bench = _runner(tree)
+    cache = ResultCache(tree / "results")
+    entries = [bench.discover()["decent_model"]]
+
+    def zygote_gone(self, request, fds, deadline):
+        raise spawner.ZygoteError("the sandbox zygote exited")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(spawner.Zygote, "run", zygote_gone)
+        failed, cached = bench.grade(entries, cache=cache)
+    assert cached == set() and has_internal_error(failed[0])
+    assert "zygote exited" in failed[0].prompts[0].error
+    assert not cache.directory.exists() or not any(cache.directory.iterdir())
+    healed, cached = bench.grade(entries, cache=cache)
+    assert cached == set() and not has_internal_error(healed[0])
+    again, cached = bench.grade(entries, cache=cache)
+    assert cached == {"decent_model"} and again == healed
+
+
+def test_a_submissions_own_time_out_is_a_result_and_is_cached(tree):
+    spinning = tree / "submissions/user_submissions/decent_model/prompt_3_transform.py"
+    spinning.write_text(spinning.read_text() + "\n\nwhile True:\n    pass\n")
+    bench = _runner(tree, GradeOptions(timeout_s=1.5))
+    entries = [bench.discover()["decent_model"]]
+    first, cached = bench.grade(entries, cache=ResultCache(tree / "results"))
+    runs = first[0].prompts[2].execution
+    assert runs and all(run["timed_out"] for run in runs) and not has_internal_error(first[0])
+    again, cached = bench.grade(entries, cache=ResultCache(tree / "results"))
+    assert cached == {"decent_model"} and _stable(again) == _stable(first)
 
 
 def test_a_corrupt_cache_entry_is_a_miss(tree):

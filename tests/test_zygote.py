@@ -482,6 +482,49 @@ def test_timeout_kills_every_process_of_the_run(healthy_zygote, kernel, setsid):
         kill_and_reap(procs + live_descendants(zygote.process.pid))
 
 
+def _backtrack(words: int) -> float:
+    """One C call that holds the GIL throughout (a backtracking regular expression, as bandit's
+    B608 on a hostile literal), quadratic in ``words``; returns how long it took."""
+    import re
+
+    started = time.monotonic()
+    re.search(r"select\s.*from\s", "select " * words, re.DOTALL)
+    return time.monotonic() - started
+
+
+def _words_for(seconds: float) -> int:
+    sample = 4_000
+    return int(sample * (seconds / max(_backtrack(sample), 1e-4)) ** 0.5)
+
+
+def test_time_outs_are_the_zygotes_measure_not_a_starved_grader_threads(healthy_zygote):
+    """While the grader holds the GIL (for seconds), a run that ends in time is not a time-out
+    and a run that does not is ended at its deadline, by the zygote, not when the grader
+    wakes up."""
+    zygote, runner, results = healthy_zygote, SecureRunner("t"), {}
+    words = _words_for(7.0)
+    runs = lambda: len(psutil.Process(zygote.process.pid).children())  # noqa: E731
+
+    def start(label: str, code: str) -> threading.Thread:
+        thread = threading.Thread(target=lambda: results.setdefault(
+            label, script(runner, code, timeout=1.5)), daemon=True)
+        thread.start()
+        return thread
+
+    threads = [start("sleeper", "import time\ntime.sleep(60)\n")]
+    assert wait_for(lambda: runs() >= 1)
+    threads.append(start("quick", "import time\ntime.sleep(0.3)\nprint('done')\n"))
+    assert wait_for(lambda: runs() >= 2, step=0.005)
+    held = _backtrack(words)
+    for thread in threads:
+        thread.join(60)
+    assert held > 3, f"the GIL was held {held:.1f} s only: too short to show anything"
+    quick, sleeper = results["quick"], results["sleeper"]
+    assert not quick.timed_out and quick.returncode == 0 and quick.stdout == "done\n", quick
+    assert sleeper.timed_out and sleeper.killed_by == "timeout"
+    assert sleeper.wall_s < held - 1, (sleeper.wall_s, held)  # ended at 1.5 s, not at the wake-up
+
+
 DETACHED = """
     import os, time
     read_end, write_end = os.pipe()

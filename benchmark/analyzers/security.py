@@ -6,6 +6,7 @@ and comments never earn or cost points, so it must never hide a finding.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import logging
 import tempfile
@@ -18,7 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import bandit_process
 from ..decoding import source_bytes
+from .budget import bandit_budget_problem
 
 SEVERITY_WEIGHT = {"HIGH": 1.0, "MEDIUM": 0.5, "LOW": 0.15}
 CONFIDENCE_WEIGHT = {"HIGH": 1.0, "MEDIUM": 0.75, "LOW": 0.5}
@@ -31,6 +34,11 @@ CACHE_SIZE = 256
 
 class BanditError(RuntimeError):
     """Bandit could not analyse the text (unparseable input or an internal plugin error)."""
+
+
+class AnalysisLimitError(BanditError):
+    """The text is over the analysis budget (``benchmark.analyzers.budget``): the
+    submission's doing, so the checks that use bandit are errors, not internal errors."""
 
 
 @dataclass(frozen=True)
@@ -109,7 +117,9 @@ def _run_bandit(text: str, name: str) -> tuple[BanditIssue, ...]:
             mgr.run_tests()
             found = mgr.get_issue_list()
     if mgr.skipped or log.errors:
-        reasons = [reason for _, reason in mgr.skipped] + log.errors
+        # each reason once, without the temporary folder's random name
+        reasons = dict.fromkeys(reason.replace(f"{folder}/", "")
+                                for reason in [reason for _, reason in mgr.skipped] + log.errors)
         raise BanditError(f"bandit could not analyse {name}: {'; '.join(reasons)}")
     issues = (
         BanditIssue(i.test_id, i.test, i.severity, i.confidence, i.lineno, i.text) for i in found
@@ -117,12 +127,37 @@ def _run_bandit(text: str, name: str) -> tuple[BanditIssue, ...]:
     return tuple(sorted(issues, key=lambda i: (i.line, i.test_id)))
 
 
-def bandit_issues(text: str, name: str = "submission.py") -> tuple[BanditIssue, ...]:
+def _check_budget(text: str, tree: ast.Module | None) -> None:
+    if tree is None:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return  # bandit skips it and says why
+    problem = bandit_budget_problem(tree)
+    if problem:
+        raise AnalysisLimitError(problem)
+
+
+def _run_bounded(text: str, name: str) -> tuple[BanditIssue, ...]:
+    """:func:`_run_bandit` in this process's bandit process, under its deadline."""
+    answer = bandit_process.scan(text, name)
+    if "error" in answer:
+        raise BanditError(answer["error"])
+    if "crash" in answer:
+        raise RuntimeError(f"the bandit process failed: {answer['crash']}")
+    return tuple(BanditIssue(*fields) for fields in answer["issues"])
+
+
+def bandit_issues(text: str, name: str = "submission.py",
+                  tree: ast.Module | None = None) -> tuple[BanditIssue, ...]:
     """Bandit's findings for ``text``, sorted by (line, test id); cached by content.
 
-    The text is scanned as a private temporary copy (removed afterwards), written in the
+    Bandit scans a private temporary copy of the text (removed afterwards), written in the
     encoding its own coding declaration names, so bandit (which decodes the bytes as CPython
-    does) reads exactly ``text``. Raises
+    does) reads exactly ``text``, in a process of its own (``benchmark.bandit_process``).
+    Raises :class:`AnalysisLimitError` before bandit runs when the text is over the analysis
+    budget (``tree``, when given, is ``text`` parsed), ``AnalysisTimeout`` when bandit did not
+    finish within its deadline (the checks let it through: an internal error),
     :class:`BanditError` when bandit skips the file (e.g. a syntax error) or a plugin fails.
     """
     key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
@@ -130,7 +165,8 @@ def bandit_issues(text: str, name: str = "submission.py") -> tuple[BanditIssue, 
         if key in _cache:
             _cache.move_to_end(key)
             return _cache[key]
-    issues = _run_bandit(text, name)
+    _check_budget(text, tree)
+    issues = _run_bounded(text, name)
     with _cache_lock:
         _cache[key] = issues
         while len(_cache) > CACHE_SIZE:

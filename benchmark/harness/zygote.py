@@ -15,11 +15,16 @@ Protocol, one JSON message per datagram on each connection:
 
 - zygote -> grader, first: ``{"hello": pid, "vm_peak_kb": n}`` (the address space a child
   starts with: the grader adds ``--mem`` to it for RLIMIT_AS);
-- grader -> zygote: ``{"op": "run", "id", "cwd", "env", "limits", "policy", "request"}`` with
-  three descriptors attached (stdout, stderr, result channel); the answer is ``{"id", "pid"}``
-  or ``{"id", "error"}``, later ``{"id", "status", "usage": [user s, system s, maxrss kB]}``;
-- grader -> zygote: ``{"op": "kill", "id"}`` (the wall-clock timeout): the run's process
-  group and every descendant get SIGKILL; its status follows as usual.
+- grader -> zygote: ``{"op": "run", "id", "cwd", "env", "limits", "policy", "request",
+  "deadline_s"}`` with three descriptors attached (stdout, stderr, result channel); the answer
+  is ``{"id", "pid"}`` or ``{"id", "error"}``, later ``{"id", "status", "usage": [user s,
+  system s, maxrss kB], "wall_s", "timed_out", "killed"}``;
+- the wall-clock timeout is the zygote's: ``deadline_s`` after it forked the run, it kills the
+  run's process group and every descendant (SIGKILL) and reports ``"timed_out": true``. The
+  zygote is a process of its own that does nothing else, so no busy grader thread can delay
+  or invent a time-out;
+- grader -> zygote: ``{"op": "kill", "id"}`` (the grader's backstop, for a zygote that did not
+  end a run at its deadline): the same kill, reported as ``"killed": true``.
 
 When the policy has a pid namespace, the child is created directly in its new namespaces
 (``clone`` with the namespace flags, as ``os.fork`` does it otherwise: Python's fork hooks run
@@ -45,6 +50,7 @@ import signal
 import socket
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -150,6 +156,11 @@ def _kill(pid):
         pass
 
 
+def _running(pid):
+    """The run has not exited yet (it is not even a zombie waiting to be reaped)."""
+    return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None
+
+
 def _kill_run(pid):
     """SIGKILL the run's group and every descendant (the leader is alive or a zombie, so
     neither its pid nor its group id can have been reused)."""
@@ -198,6 +209,43 @@ def _child_main(message, fds, sockets, zygote_pid, cloned):
     os._exit(70)  # serve never returns
 
 
+class RunClock:
+    """When each live run started, its deadline, and whether it was ended at that deadline
+    (``timed_out``) or by the grader's kill (``killed``); times are ``time.monotonic()``."""
+
+    def __init__(self):
+        self.runs = {}  # pid -> [started, deadline or None, timed_out, killed]
+
+    def start(self, pid, seconds):
+        now = time.monotonic()
+        self.runs[pid] = [now, now + float(seconds) if seconds else None, False, False]
+
+    def wait(self):
+        """Seconds until the next deadline of a run not yet ended (None: no deadline)."""
+        pending = [run[1] for run in self.runs.values() if run[1] is not None and not run[2]]
+        return max(0.0, min(pending) - time.monotonic()) if pending else None
+
+    def overdue(self, running):
+        """The runs past their deadline that are still ``running(pid)``, each returned once
+        (marked as timed out: one that ended in time is not)."""
+        now, late = time.monotonic(), []
+        for pid, run in self.runs.items():
+            if run[1] is not None and not run[2] and now >= run[1] and running(pid):
+                run[2] = True
+                late.append(pid)
+        return late
+
+    def killed(self, pid):
+        if pid in self.runs:
+            self.runs[pid][3] = True
+
+    def finish(self, pid):
+        """The report of an ended run: its wall time, and how it was ended."""
+        started, _, timed_out, killed = self.runs.pop(pid, (time.monotonic(), None, False, False))
+        return {"wall_s": round(time.monotonic() - started, 4), "timed_out": timed_out,
+                "killed": killed}
+
+
 class Zygote:
     """Serves runs to the grader that started it (the primary connection) and to any grader
     process that attached through the door (pool workers): each connection has its own run
@@ -211,6 +259,7 @@ class Zygote:
         self.pid = os.getpid()
         self.runs = {}  # pid -> (connection, run id)
         self.pidfds = {}  # pid -> a pidfd (readable once the run has exited), where available
+        self.clock = RunClock()
         self.gone = False  # the primary connection is closed: end every run and exit
 
     def send(self, client, message):
@@ -275,6 +324,7 @@ class Zygote:
         for fd in fds:
             os.close(fd)
         self.runs[pid] = (client, message["id"])
+        self.clock.start(pid, message.get("deadline_s"))
         try:
             self.pidfds[pid] = os.pidfd_open(pid)
         except (AttributeError, OSError):
@@ -284,6 +334,7 @@ class Zygote:
     def kill(self, client, run_id):
         for pid, known in self.runs.items():
             if known == (client, run_id):
+                self.clock.killed(pid)
                 _kill_run(pid)
 
     def receive(self, client):
@@ -308,7 +359,7 @@ class Zygote:
     def reap(self):
         """Report every finished run; then kill and reap whatever is not a live run."""
         for pid, (client, run_id) in list(self.runs.items()):
-            if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+            if _running(pid):
                 continue
             _kill_run(pid)  # what is left in its group dies with it
             _, status, usage = os.wait4(pid, 0)
@@ -316,7 +367,8 @@ class Zygote:
             if pid in self.pidfds:
                 os.close(self.pidfds.pop(pid))
             self.send(client, {"id": run_id, "status": status,
-                               "usage": [usage.ru_utime, usage.ru_stime, usage.ru_maxrss]})
+                               "usage": [usage.ru_utime, usage.ru_stime, usage.ru_maxrss],
+                               **self.clock.finish(pid)})
         # Killing a leftover re-parents its own children to us: sweep until none is left
         # (bounded; whatever outlasts the passes is swept at the next wake-up).
         for _ in range(64):
@@ -334,15 +386,21 @@ class Zygote:
     def serve(self):
         while not self.gone:
             # a run's end wakes us through its pidfd; without pidfds, poll while runs are live
+            # and a deadline by the select's timeout
             polled = len(self.pidfds) < len(self.runs)
+            wait = self.clock.wait()
+            if polled:
+                wait = 0.005 if wait is None else min(wait, 0.005)
             watched = [*self.clients, *([self.door] if self.door else []), *self.pidfds.values()]
-            ready, _, _ = select.select(watched, [], [], 0.005 if polled else None)
+            ready, _, _ = select.select(watched, [], [], wait)
             for client in [c for c in self.clients if c in ready]:
                 if not self.gone:
                     self.receive(client)
             if self.door is not None and self.door in ready and not self.gone:
                 self.attach()
             self.reap()
+            for pid in self.clock.overdue(_running):
+                _kill_run(pid)  # reported as timed out once reaped (its pidfd wakes us)
         for pid in list(self.runs):
             _kill_run(pid)
         self.reap()

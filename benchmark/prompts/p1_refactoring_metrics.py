@@ -76,7 +76,7 @@ def no_security_issues(ctx: CheckContext) -> Outcome:
     if source is None or source.text is None:
         return Outcome.fail("no source")
     try:
-        issues = security.bandit_issues(source.text, MAIN)
+        issues = security.bandit_issues(source.text, MAIN, source.tree)
     except security.BanditError as exc:
         return Outcome.error(f"bandit could not scan {MAIN}: {exc}")
     fraction = security.security_fraction(issues)

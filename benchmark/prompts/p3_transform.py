@@ -268,7 +268,10 @@ def no_unsafe_constructs(ctx: CheckContext) -> Outcome:
     tree, failed = _needs_tree(ctx)
     if failed:
         return failed
-    issues = security.bandit_issues(ctx.files[MAIN].text, MAIN)
+    try:
+        issues = security.bandit_issues(ctx.files[MAIN].text, MAIN, tree)
+    except security.AnalysisLimitError as exc:
+        return Outcome.error(f"bandit could not scan {MAIN}: {exc}")
     unsafe = sorted({(line, name) for name in UNSAFE_CALLS for line in astfacts.calls_to(tree, name)})
     fraction = 0.0 if unsafe else security.security_fraction(issues)
     evidence = ([Evidence(MAIN, line, f"call to {name}") for line, name in unsafe]
