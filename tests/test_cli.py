@@ -149,16 +149,20 @@ def test_no_cache_grades_again_and_refreshes_the_cache_for_the_next_run(tree):
     graded = json.loads((tree / "results/latest_results.json").read_text())["models"]["example_model"]
     [entry] = (tree / "results/.cache/models").iterdir()
     stale = json.loads(entry.read_text())
-    entry.write_text(json.dumps({**stale, "overall_score": 1.0}))  # what a normal run replays
+    stale["prompts"]["prompt_1"]["checks"][0]["rationale"] = "stale entry"  # a well-formed marker
+    entry.write_text(json.dumps(stale, ensure_ascii=False))  # what a normal run replays
+
+    def first_rationale() -> tuple[bool, str]:
+        model = json.loads((tree / "results/latest_results.json").read_text())["models"]["example_model"]
+        return model["cached"], model["prompts"]["prompt_1"]["checks"][0]["rationale"]
+
     assert cli.main(["--model", "example_model", "-q"]) == 0
-    replayed = json.loads((tree / "results/latest_results.json").read_text())["models"]["example_model"]
-    assert replayed["cached"] is True and replayed["overall_score"] == 1.0
+    assert first_rationale() == (True, "stale entry")
     assert cli.main(["--model", "example_model", "-q", "--no-cache"]) == 0
-    fresh = json.loads((tree / "results/latest_results.json").read_text())["models"]["example_model"]
-    assert fresh["cached"] is False and fresh["overall_score"] == graded["overall_score"]
+    fresh = first_rationale()
+    assert fresh[0] is False and fresh[1] == graded["prompts"]["prompt_1"]["checks"][0]["rationale"]
     assert cli.main(["--model", "example_model", "-q"]) == 0
-    after = json.loads((tree / "results/latest_results.json").read_text())["models"]["example_model"]
-    assert after["cached"] is True and after["overall_score"] == graded["overall_score"]
+    assert first_rationale() == (True, fresh[1])
 
 
 @pytest.mark.parametrize("second_run", [False, True], ids=["graded", "from-the-cache"])
