@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from .reporting.results_json import model_to_dict
 from .reporting.writer import atomic_write_text
 from .rubric import rubric_hash
 from .scoring import prompt_sort_key
+from .secure_runner import GUARD_OFF_ENV
 from .types import CATEGORY_ORDER, Category, CategoryScore, Check, Evidence, ModelResult, PromptResult
 from .untrusted import json_text_clean
 
@@ -62,6 +64,7 @@ def run_context(test_data: Path, options: Any) -> dict[str, Any]:
         "fixtures": hashlib.sha256(json.dumps(fixture_hashes(test_data), sort_keys=True).encode()).hexdigest(),
         "options": {k: v for k, v in asdict(options).items() if k != "debug"},
         "kernel": asdict(support) if support else None,
+        "guard": not options.unsafe and os.environ.get(GUARD_OFF_ENV) != "1",
     }
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from benchmark import cli, isolation, pids_cgroup
 from benchmark.harness import child, mounts, seccomp
-from benchmark.secure_runner import PIDS_MAX, SecureRunner
+from benchmark.secure_runner import GUARD_OFF_ENV, PIDS_MAX, SecureRunner
 
 HARNESS = Path(child.__file__).parent
 
@@ -243,3 +243,13 @@ def test_the_pids_limit_bounds_the_tasks_of_a_run(namespaces):
                                 {"threads.py": THREADS.encode()}, timeout=20)
     started = int(result.stdout.split()[-1])
     assert result.stdout.startswith("STARTED") and 10 < started < PIDS_MAX, result.stdout
+
+
+def test_the_cache_key_says_whether_the_guard_was_on(monkeypatch):
+    from benchmark.cache import run_context
+    from benchmark.options import GradeOptions
+
+    test_data = Path(__file__).resolve().parent.parent / "test_data"
+    guarded = run_context(test_data, GradeOptions())
+    monkeypatch.setenv(GUARD_OFF_ENV, "1")
+    assert run_context(test_data, GradeOptions()) != guarded
