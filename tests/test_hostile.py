@@ -121,10 +121,18 @@ class SharedMemory:
 
     @staticmethod
     def objects() -> set[str]:
+        """SysV objects that a run of ours could have left: a shared memory segment made by
+        a live process outside this test's tree belongs to someone else (a suite running
+        beside this one) and is not counted."""
         found = set()
+        ours = {os.getpid()} | {p.pid for p in psutil.Process().children(recursive=True)}
         for kind in ("shm", "msg", "sem"):
-            lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
-            found |= {f"{kind}:{line.split()[1]}" for line in lines if line.split()}
+            rows = [line.split() for line in Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]]
+            for row in filter(None, rows):
+                creator = int(row[4]) if kind == "shm" else None
+                if creator and creator not in ours and psutil.pid_exists(creator):
+                    continue
+                found.add(f"{kind}:{row[1]}")
         return found
 
     def close(self) -> None:
