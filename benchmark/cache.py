@@ -2,8 +2,8 @@
 
 The key covers everything a model's result depends on: the bytes of each of its submission
 files, its name and tier, the rubric, the fixtures, the grader (version and a hash of its
-own source), the seed and the isolation settings (memory, timeout, unsafe, network, and the
-kernel mechanisms detected). An unchanged model is not executed again; any change to one of
+own source), the seed and the isolation settings (memory, timeout, unsafe, network, the
+kernel mechanisms detected, and whether the guard is on). An unchanged model is not executed again; any change to one of
 those inputs re-grades exactly the models it affects. Entries are plain JSON written
 atomically under ``<results-dir>/.cache/``; an unreadable entry is a miss, never an error.
 """
