@@ -13,9 +13,10 @@ Hardening, because the submission shares this process:
   and reported as such;
 - it never calls code the submission could have defined (no ``repr``, ``str`` or
   ``__fspath__`` of a submission's object: only exact ``str``, ``bytes`` and ``int`` are read);
-- everything it uses is bound as a default argument: immutable tuples and strings and
-  built-in (C) functions, plus ``_resolve``, whose own defaults are the same kind. Neither
-  looks anything up in globals or builtins, so a traceback that exposes the hook's frame
+- everything it uses is bound as a default argument: immutable tuples, frozensets and
+  strings and built-in (C) functions, plus ``_resolve``, whose own defaults are the same
+  kind. Neither looks anything up in globals or builtins, and no container it reads can be
+  changed (a module-level name rebound afterwards is not what the hook holds), so a traceback that exposes the hook's frame
   exposes nothing that changes its behaviour; replacing either's ``__code__`` or defaults is
   itself an audited event, which the hook denies.
 - each report is one write of ``"\\n" + record + "\\n"`` (at most ``RECORD_CAP`` bytes, under
@@ -45,14 +46,15 @@ NATIVE_EVENTS = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle
 HEAP_EVENTS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents",
                          "sys._current_frames"})
 CODE_ATTRIBUTES = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
-PATH_EVENTS = {  # event -> indexes of the path arguments that are written
-    "os.remove": (0,), "os.rmdir": (0,), "os.mkdir": (0,), "os.rename": (0, 1),
-    "os.symlink": (1,), "os.link": (0, 1), "os.chmod": (0,), "os.chown": (0,),
-    "os.truncate": (0,), "os.utime": (0,), "os.setxattr": (0,), "os.removexattr": (0,),
-    "os.mkfifo": (0,), "os.mknod": (0,), "shutil.rmtree": (0,), "shutil.copyfile": (1,),
-    "shutil.copymode": (1,), "shutil.copystat": (1,), "shutil.move": (0, 1),
-    "shutil.unpack_archive": (1,),
-}
+PATH_EVENTS = (  # (event, indexes of the path arguments that are written): a tuple, immutable
+    ("os.remove", (0,)), ("os.rmdir", (0,)), ("os.mkdir", (0,)), ("os.rename", (0, 1)),
+    ("os.symlink", (1,)), ("os.link", (0, 1)), ("os.chmod", (0,)), ("os.chown", (0,)),
+    ("os.truncate", (0,)), ("os.utime", (0,)), ("os.setxattr", (0,)), ("os.removexattr", (0,)),
+    ("os.mkfifo", (0,)), ("os.mknod", (0,)), ("shutil.rmtree", (0,)), ("shutil.copyfile", (1,)),
+    ("shutil.copymode", (1,)), ("shutil.copystat", (1,)), ("shutil.move", (0, 1)),
+    ("shutil.unpack_archive", (1,)), ("socket.bind", (1,)),
+)
+PATH_EVENT_NAMES = frozenset(name for name, _ in PATH_EVENTS)
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 DETAIL_CAP = 300
 RECORD_CAP = 4000
@@ -60,7 +62,7 @@ MAX_LINKS = 40
 
 
 def _resolve(path, cwd, lstat=os.lstat, readlink=os.readlink, is_link=stat.S_ISLNK,
-             reversed=reversed, len=len, oserror=OSError, valueerror=ValueError):
+             reversed=reversed, oserror=OSError, valueerror=ValueError, max_links=MAX_LINKS):
     """``os.path.realpath`` of an exact ``str`` from built-in calls only (a component that does
     not exist is kept as written); raises ValueError on a link loop."""
     if not path.startswith("/"):
@@ -84,7 +86,7 @@ def _resolve(path, cwd, lstat=os.lstat, readlink=os.readlink, is_link=stat.S_ISL
             parts.append(part)
             continue
         links += 1
-        if links > MAX_LINKS:
+        if links > max_links:
             raise valueerror("too many levels of symbolic links")
         target = readlink(candidate)
         if target.startswith("/"):
@@ -93,11 +95,12 @@ def _resolve(path, cwd, lstat=os.lstat, readlink=os.readlink, is_link=stat.S_ISL
     return "/" + "/".join(parts)
 
 
-def _make_hook(write_roots, read_roots, allow_network, report_fd, pid, cwd):
+def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
     def hook(event, args, resolve=_resolve, write_roots=write_roots, read_roots=read_roots,
-             allow_network=allow_network, report_fd=report_fd, pid=pid, cwd=cwd,
+             allow_network=allow_network, report_fd=report_fd, pid=pid,
              network=NETWORK_EVENTS, process=PROCESS_EVENTS, native=NATIVE_EVENTS,
              heap=HEAP_EVENTS, code_attributes=CODE_ATTRIBUTES, path_events=PATH_EVENTS,
+             path_event_names=PATH_EVENT_NAMES,
              write_flags=WRITE_FLAGS, loopback=LOOPBACK, type=type, str=str, bytes=bytes,
              int=int, tuple=tuple, len=len, decode=bytes.decode, getcwd=os.getcwd,
              write=os.write, quote=_quote, error=PermissionError, cap=DETAIL_CAP,
@@ -106,10 +109,13 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid, cwd):
         try:
             if type(event) is not str:
                 verdict = ("integrity", "audit", "an event name that is not a string")
-            elif event == "open" or event in path_events or event == "socket.bind":
+            elif event == "open" or event in path_event_names:
                 # paths: exact str/bytes are resolved against the roots; a descriptor (int)
                 # is already open; anything else is an argument of a kind never expected
-                indexes = (0,) if event == "open" else path_events.get(event, (1,))
+                indexes = (0,)
+                for name, written in path_events:
+                    if name == event:
+                        indexes = written
                 mode = args[1] if event == "open" and len(args) > 1 else None
                 flags = args[2] if event == "open" and len(args) > 2 else 0
                 writing = event != "open" or (type(mode) is str and (
@@ -184,8 +190,7 @@ def install(sandbox, read_roots, allow_network, report_fd):
     real = os.path.realpath
     write_roots = (real(sandbox).rstrip("/"), "/dev/null")
     reads = tuple(real(p).rstrip("/") for p in read_roots) + write_roots
-    sys.addaudithook(_make_hook(write_roots, reads, bool(allow_network), report_fd, os.getpid(),
-                                os.getcwd()))
+    sys.addaudithook(_make_hook(write_roots, reads, bool(allow_network), report_fd, os.getpid()))
     import _posixsubprocess
 
     _posixsubprocess.fork_exec = _fork_exec

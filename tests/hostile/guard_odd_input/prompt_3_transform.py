@@ -1,6 +1,7 @@
 """Feeds the guard inputs it does not expect (a path with a NUL byte, a path-like object that
-is neither str nor bytes), replaces the code and defaults of every function it can reach from
-the tracebacks, then tries the things the guard denies."""
+is neither str nor bytes), empties every container of the guard's module and of the
+tracebacks' frames, replaces the code and defaults of every function it can reach from the
+tracebacks, then tries the things the guard denies."""
 
 import os
 import socket
@@ -29,6 +30,7 @@ def _tamper(exc):
             if not callable(value) or isinstance(value, type) or id(value) in TAMPERED:
                 continue
             TAMPERED.add(id(value))
+            _empty_containers([value])
             for attribute, replacement in (("__code__", _noop.__code__), ("__defaults__", None),
                                            ("__kwdefaults__", None)):
                 try:
@@ -38,7 +40,16 @@ def _tamper(exc):
         tb = tb.tb_next
 
 
+def _empty_containers(values):
+    for value in values:
+        if isinstance(value, (dict, list, set)):
+            value.clear()
+
+
 def _neutralise():
+    guard = sys.modules.get("_rubricbench_guard")
+    if guard is not None:  # every container of the guard's module, by name
+        _empty_containers([v for k, v in vars(guard).items() if not k.startswith("__")])
     attempts = (lambda: open("{{OUTSIDE}}/victim.txt\x00", "w"), lambda: open(Odd(), "w"),
                 lambda: os.remove(Odd()), lambda: os.rename(Odd(), "x"),
                 lambda: socket.create_connection(("127.0.0.1", {{PORT}}), timeout=1))
@@ -51,6 +62,7 @@ def _neutralise():
 
 def _escape():
     actions = (lambda: open("{{OUTSIDE}}/after-tamper.txt", "w").write("the guard was off"),
+               lambda: os.mkdir("{{OUTSIDE}}/after-tamper-folder"),
                lambda: socket.create_connection(("127.0.0.1", {{PORT}}), timeout=1).close(),
                lambda: socket.socket(socket.AF_UNIX).connect("{{UNIX_SOCKET}}"))
     for action in actions:
