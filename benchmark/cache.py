@@ -131,7 +131,12 @@ class ResultCache:
         return result if cacheable(result) else None  # (never stored; and never replayed)
 
     def put(self, key: str, result: ModelResult) -> None:
+        """Store ``result``; one that is not strict JSON, or that ``get`` would refuse, is not
+        stored (the writer reports that model; the cache never stops a run)."""
+        try:  # escapes only what JSON must
+            text = json.dumps(model_to_dict(result), ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError, RecursionError):
+            return
         self.directory.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(model_to_dict(result), ensure_ascii=False)  # escapes only what JSON must
         if json_text_clean(text):  # what ``get`` would refuse is not stored
             atomic_write_text(self.directory / f"{key}.json", text)

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from . import spawner, warmup
+from . import spawner, untrusted, warmup
 from .options import GradeOptions, default_test_data, has_internal_error
 from .manifest import build_manifest
 from .reporting import terminal
@@ -197,7 +197,12 @@ def _run(config: RunConfig, warming: warmup.Warmup, fail_under: float | None) ->
         progress.done(result.model)
         if not config.quiet:
             header.show()
-            progress.write(terminal.format_model_block(model_to_dict(result), show_checks=True))
+            try:
+                block = terminal.format_model_block(model_to_dict(result), show_checks=True)
+            except Exception as exc:  # a record the writer will report: the run goes on
+                block = (f"Model: {untrusted.text(result.model, 200)}: its results cannot be "
+                         f"shown ({type(exc).__name__})")
+            progress.write(block)
 
     try:
         models, cached = runner.grade(entries, workers=config.workers, on_done=on_done, cache=cache,

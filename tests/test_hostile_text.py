@@ -17,6 +17,8 @@ no escape character reaches the terminal.
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import os
 import shutil
@@ -184,3 +186,33 @@ def test_a_model_whose_record_cannot_be_written_exits_1_and_costs_no_one_else(en
     victim = doc["models"]["victim"]
     assert victim["overall_score"] == 0 and victim["tier"] == "unknown"
     assert all(p["status"] == "error" for p in victim["prompts"].values())
+
+
+def test_a_record_that_is_not_json_exits_1_and_costs_no_one_else(environment, tmp_path, clean_alone,
+                                                                  capfdbinary, monkeypatch):
+    """A grader bug that puts a value JSON cannot hold into one model's record: the terminal,
+    the cache and the writer each cope, so every other model is written as usual."""
+    from benchmark import scoring
+    from benchmark.types import Evidence
+
+    real = scoring.score_model
+
+    def unserialisable_for_victim(model, tier, prompts):
+        result = real(model, tier, prompts)
+        if model != "victim":
+            return result
+        check = result.prompts[0].categories[0].checks[0]
+        broken = dataclasses.replace(check, evidence=(Evidence(object(), None, "x"),))
+        category = dataclasses.replace(result.prompts[0].categories[0], checks=(broken,))
+        prompt = dataclasses.replace(result.prompts[0], categories=(category,))
+        return dataclasses.replace(result, prompts=(prompt, *result.prompts[1:]))
+
+    monkeypatch.setattr(scoring, "score_model", unserialisable_for_victim)
+    subs = tmp_path / "submissions"
+    _copy("clean_model", subs / "reference_implementations")
+    _copy("victim", subs / "user_submissions")
+    code, doc = _grade(subs, tmp_path / "results", "--no-cache")
+    err = capfdbinary.readouterr().err.decode("utf-8")
+    assert code == 1 and "model 'victim' is recorded as an error" in err
+    assert _normalise(doc["models"]["clean_model"]) == clean_alone
+    assert all(p["status"] == "error" for p in doc["models"]["victim"]["prompts"].values())
