@@ -262,3 +262,13 @@ def test_report_only_refuses_grading_flags():
         cli.parse_args(["--report-only", "r.json", "--compare", "a", "b"])
     with pytest.raises(SystemExit):
         cli.parse_args(["--report-only", "r.json", "--fail-under", "50"])
+
+
+def test_excerpt_lines_spell_out_control_and_bidirectional_characters():
+    """A source line cannot redraw a terminal or reorder what a reader sees (Trojan Source)."""
+    lines = ["ok = 1", "access = 'user\u202e \u2066# admin\u2069\u2066'", "\x1b[2J" + "y" * 300]
+    shown = excerpt_for(lines, 2)["lines"]
+    assert shown[0] == "ok = 1"
+    assert "\\u202e" in shown[1] and "\u202e" not in shown[1] and "\u2066" not in shown[1]
+    assert shown[2].startswith("\\x1b[2J") and "\x1b" not in shown[2]
+    assert len(shown[2]) == MAX_LINE_CHARS

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..submission import read_text
+from ..untrusted import escape
 
 CONTEXT = 2  # lines shown before and after the evidence line
 MAX_LINE_CHARS = 160
@@ -23,7 +24,11 @@ LINE_BREAK = re.compile(r"\r\n|\r|\n")  # the breaks ast and PyYAML count lines 
 
 
 def _clip(line: str) -> str:
-    return line if len(line) <= MAX_LINE_CHARS else line[: MAX_LINE_CHARS - 1] + "…"
+    """A source line as the report shows it: control and bidirectional characters spelled out
+    (``untrusted.escape``: a line cannot reorder or redraw what is shown around it), cut to
+    ``MAX_LINE_CHARS``."""
+    shown = escape(line[: MAX_LINE_CHARS + 1])
+    return shown if len(shown) <= MAX_LINE_CHARS else shown[: MAX_LINE_CHARS - 1] + "…"
 
 
 def excerpt_for(lines: list[str], line: Any, context: int = CONTEXT) -> dict[str, Any] | None:
