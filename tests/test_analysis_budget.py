@@ -81,10 +81,10 @@ def _line(tree: Path, prompt_id: str) -> int:
     return len(path.read_text().splitlines())
 
 
-def test_past_the_time_budget_the_check_is_an_internal_error_that_is_not_cached(tmp_path, monkeypatch):
+def test_past_the_time_budget_the_check_is_the_submissions_error_and_is_cached(tmp_path, monkeypatch):
     """A shape the size budget misses (here: its limits lifted) costs the bandit deadline:
-    the check says so, as an internal error (the grader's budget fell short), so the model
-    is graded again next time rather than replayed from the cache."""
+    the check is an error saying so, the submission's doing as over the size budget is (so
+    it is cached, and not a grader failure), and only that check is affected."""
     from benchmark import bandit_process
     from benchmark.analyzers import budget
     from benchmark.grading import grade_model
@@ -103,6 +103,6 @@ def test_past_the_time_budget_the_check_is_an_internal_error_that_is_not_cached(
     checks = {c.id: c for cat in prompt.categories for c in cat.checks}
     assert checks["no_hardcoded_creds"].status == "error"
     assert checks["no_hardcoded_creds"].rationale == (
-        "internal error: check raised AnalysisTimeout: analysis exceeded 1 s")
+        f"bandit could not scan {FILES['prompt_4']}: analysis exceeded 1 s")
     assert [c for c in checks.values() if c.status == "error"] == [checks["no_hardcoded_creds"]]
-    assert not cacheable(result)
+    assert cacheable(result)

@@ -139,8 +139,13 @@ def _check_budget(text: str, tree: ast.Module | None) -> None:
 
 
 def _run_bounded(text: str, name: str) -> tuple[BanditIssue, ...]:
-    """:func:`_run_bandit` in this process's bandit process, under its deadline."""
-    answer = bandit_process.scan(text, name)
+    """:func:`_run_bandit` in this process's bandit process, under its deadline. A scan past
+    the deadline is the submission's doing, like a text over the size budget (bandit takes
+    about a second on the largest file a submission may have): ``AnalysisLimitError``."""
+    try:
+        answer = bandit_process.scan(text, name)
+    except bandit_process.AnalysisTimeout as exc:
+        raise AnalysisLimitError(str(exc)) from None
     if "error" in answer:
         raise BanditError(answer["error"])
     if "crash" in answer:
@@ -156,9 +161,8 @@ def bandit_issues(text: str, name: str = "submission.py",
     encoding its own coding declaration names, so bandit (which decodes the bytes as CPython
     does) reads exactly ``text``, in a process of its own (``benchmark.bandit_process``).
     Raises :class:`AnalysisLimitError` before bandit runs when the text is over the analysis
-    budget (``tree``, when given, is ``text`` parsed), ``AnalysisTimeout`` when bandit did not
-    finish within its deadline (the checks let it through: an internal error),
-    :class:`BanditError` when bandit skips the file (e.g. a syntax error) or a plugin fails.
+    budget (``tree``, when given, is ``text`` parsed) or when bandit did not finish within
+    its deadline (``bandit_process.DEADLINE_S``), :class:`BanditError` when bandit skips the file (e.g. a syntax error) or a plugin fails.
     """
     key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     with _cache_lock:
