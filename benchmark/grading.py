@@ -143,8 +143,9 @@ def _grade_prompt(module: ModuleType, model_dir: Path, *, test_data: Path,
 
     def run(request: dict[str, Any], stage) -> ExecResult:
         if any(e["timed_out"] for e in executions):  # the prompt's time budget is spent
-            result = skipped_run()
-            executions.append({**_exec_summary(request, result), "skipped": True})
+            result = skipped_run()  # seen by the prompt as a time-out; recorded as skipped
+            executions.append({**_exec_summary(request, result), "timed_out": False,
+                               "skipped": True})
             return result
         staged = {name: f.data for name, f in files.items() if f.usable}  # the bytes graded
         staged.update(stage)

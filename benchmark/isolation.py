@@ -65,7 +65,7 @@ class KernelPolicy:
 
 
 def apply(policy: KernelPolicy) -> None:
-    """Run in the child before exec (order matters: namespaces, fork, Landlock, seccomp)."""
+    """Run in the child before exec (order matters: see ``confine.apply``)."""
     confine.apply(policy.as_dict())
 
 

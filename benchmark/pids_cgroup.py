@@ -46,9 +46,16 @@ class PidsGroups:
         self._numbers = itertools.count()
 
     def new_run(self, limit: int) -> Path:
+        """A run's group with ``pids.max`` = ``limit`` (this process's folder is made again if
+        another grader's sweep took it for a dead one's)."""
+        _make_folder(self.folder)
         group = self.folder / f"run-{next(self._numbers)}"
         group.mkdir()
-        (group / "pids.max").write_text(str(limit), encoding="ascii")
+        try:
+            (group / "pids.max").write_text(str(limit), encoding="ascii")
+        except OSError:
+            group.rmdir()
+            raise
         return group
 
     @staticmethod
@@ -99,17 +106,23 @@ def sweep() -> None:
         pass
 
 
-def _create() -> PidsGroups:
-    own = _own_folder()
-    _sweep(own)
-    folder = own / f"rubricbench-{os.getpid()}"
+def _make_folder(folder: Path) -> None:
+    if folder.is_dir():
+        return
     folder.mkdir(exist_ok=True)
-    if (own / "cgroup.subtree_control").exists():  # v2: the controller must reach the runs
+    if (folder.parent / "cgroup.subtree_control").exists():  # v2: the controller must reach the runs
         try:
             (folder / "cgroup.subtree_control").write_text("+pids", encoding="ascii")
         except OSError:
             folder.rmdir()
             raise
+
+
+def _create() -> PidsGroups:
+    own = _own_folder()
+    _sweep(own)
+    folder = own / f"rubricbench-{os.getpid()}"
+    _make_folder(folder)
     groups = PidsGroups(folder)
     groups.remove(groups.new_run(1))  # can we make, limit and remove a run's group?
     atexit.register(groups.close)

@@ -157,9 +157,12 @@ def sweep_orphans(before: set[int]) -> int:
     from .bandit_process import pid as bandit_pid
     from .spawner import protected_pids
 
-    spared = before | protected_pids() | {bandit_pid()}  # our zygote and bandit are no leftovers
+    leftovers = current_children() - before
+    # our zygote and bandit process are no leftovers: asked after the listing, so one that
+    # (re)started in between is spared too
+    leftovers -= protected_pids() | {bandit_pid()}
     killed = 0
-    for pid in current_children() - spared:
+    for pid in leftovers:
         try:
             child = psutil.Process(pid)
             child.kill()

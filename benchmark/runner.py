@@ -194,15 +194,18 @@ class BenchmarkRunner:
         support = None if self.options.unsafe else isolation.detect()
         init_args = (support, secure_runner.idle_child_mb(), spawner.get().door)
         done: list[ModelResult] = []
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                                 initializer=_init_worker, initargs=init_args) as pool:
-            futures = [pool.submit(_grade_unit, entry, self.test_data, self.options) for entry in entries]
-            for future in as_completed(futures):
-                done.append(future.result())
-                if on_done:
-                    on_done(done[-1])
-        if support is not None and support.pids_cgroup:
-            pids_cgroup.sweep()  # the workers' folders: they end without their own clean-up
+        try:
+            with ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                                     initializer=_init_worker, initargs=init_args) as pool:
+                futures = [pool.submit(_grade_unit, entry, self.test_data, self.options)
+                           for entry in entries]
+                for future in as_completed(futures):
+                    done.append(future.result())
+                    if on_done:
+                        on_done(done[-1])
+        finally:
+            if support is not None and support.pids_cgroup:
+                pids_cgroup.sweep()  # the workers' folders: they end without their own clean-up
         return done
 
     # ---- the spec's convenience API ------------------------------------------------------

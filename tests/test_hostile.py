@@ -130,8 +130,8 @@ class SharedMemory:
             rows = [line.split() for line in Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]]
             for row in filter(None, rows):
                 creator = int(row[4]) if kind == "shm" else None
-                if creator and creator not in ours and psutil.pid_exists(creator):
-                    continue
+                if creator == 0 or (creator and creator not in ours and psutil.pid_exists(creator)):
+                    continue  # 0: made in a pid namespace this test cannot see into
                 found.add(f"{kind}:{row[1]}")
         return found
 

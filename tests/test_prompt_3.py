@@ -592,4 +592,4 @@ def test_a_real_hang_on_malformed_input_is_contained(tmp_path):
     # skipped, and recorded as such
     assert earned["error_handling"] == 0 and _category(result, "execution") == 0.0
     assert [(run["timed_out"], run.get("skipped", False)) for run in result.execution] == [
-        (True, False), (True, True)]
+        (True, False), (False, True)]

@@ -10,7 +10,8 @@ Denied with EPERM:
 - namespace and mount control, tracing other processes, kernel modules, kexec, bpf, perf
   events, keyrings, userfaultfd, handle-based opens, reboot, swap, accounting, fanotify;
 - io_uring (its operations, socket and connect among them, bypass every filter here), SysV
-  IPC (shared memory, semaphores, message queues), and taking another process's descriptors;
+  IPC (shared memory, semaphores, message queues) and POSIX message queues, and taking
+  another process's descriptors;
 - every socket family but IPv4 and IPv6 (unix, netlink, packet, vsock, ...: a named unix
   socket is reachable through the filesystem from any network namespace), and socket pairs of
   any type but ``SOCK_STREAM`` (a connected stream pair cannot ``sendto`` a named socket);
@@ -53,7 +54,9 @@ DENIED_X86_64 = {
     "io_uring_register": 427, "shmget": 29, "shmat": 30, "shmctl": 31, "shmdt": 67,
     "semget": 64, "semop": 65, "semctl": 66, "semtimedop": 220, "msgget": 68, "msgsnd": 69,
     "msgrcv": 70, "msgctl": 71, "pidfd_getfd": 438, "process_madvise": 440,
-    "fanotify_init": 300, "fanotify_mark": 301, "syslog": 103, "kcmp": 312,
+    "fanotify_init": 300, "fanotify_mark": 301, "syslog": 103, "kcmp": 312, "mq_open": 240,
+    "mq_unlink": 241, "mq_timedsend": 242, "mq_timedreceive": 243, "mq_notify": 244,
+    "mq_getsetattr": 245,
 }
 
 _libc = ctypes.CDLL(None, use_errno=True)

@@ -5,7 +5,7 @@ each model's record is then checked on its own (:func:`record_problem`: strict J
 schema's ``display_name`` and ``model`` definitions, the invariants) and one that fails is
 replaced by an error record built from the rubric (every check ``error`` with the reason,
 score 0, status ``error``: :func:`error_record`), so the rest of the run is written as usual.
-The result cache reads its entries back through :func:`record_problem` too.
+The result cache checks its entries with :func:`schema_problems` when it reads them back.
 """
 
 from __future__ import annotations
