@@ -62,8 +62,9 @@ def _kernel(runner) -> dict[str, Any]:
 def _pids_limit(support, policy) -> str | bool:
     if not policy or not policy.pids_max:
         return False
+    rlimit = os.geteuid() != 0 and support.user_namespaces  # root is exempt from RLIMIT_NPROC
     if support.pids_cgroup:
-        return f"{policy.pids_max} tasks per run (cgroup pids.max and RLIMIT_NPROC)"
+        return f"{policy.pids_max} tasks per run (cgroup pids.max{' and RLIMIT_NPROC' if rlimit else ''})"
     if os.geteuid() == 0 or not support.user_namespaces:
         return False  # RLIMIT_NPROC does not bind root and needs the run's own user namespace
     return f"{policy.pids_max} tasks per run (RLIMIT_NPROC in the run's user namespace)"
