@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import bandit_process
+from ..threads import released_while_waiting
 from ..decoding import source_bytes
 from .budget import bandit_budget_problem
 
@@ -143,7 +144,8 @@ def _run_bounded(text: str, name: str) -> tuple[BanditIssue, ...]:
     the deadline is the submission's doing, like a text over the size budget (bandit takes
     about a second on the largest file a submission may have): ``AnalysisLimitError``."""
     try:
-        answer = bandit_process.scan(text, name)
+        with released_while_waiting():  # other prompts' analysis goes on meanwhile
+            answer = bandit_process.scan(text, name)
     except bandit_process.AnalysisTimeout as exc:
         raise AnalysisLimitError(str(exc)) from None
     if "error" in answer:
