@@ -5,8 +5,9 @@ sandboxed children; the warm-up thread loads libraries meanwhile. Python 3.11's 
 not safe to call from two threads at once (``ast.parse``, ``compile`` and so bandit, radon,
 Jinja2 and imports from source can fail with "AST constructor recursion depth mismatch"), and
 the GIL runs one thread's Python at a time anyway. So these threads do their Python work
-holding ``PYTHON_WORK`` and let go of it only while they wait for a child (``released``):
-they overlap with children, never with each other.
+holding ``PYTHON_WORK`` and let go of it only while they wait for a child (``released``) or
+for the bandit process (``released_while_waiting``): they overlap with other processes,
+never with each other.
 """
 
 from __future__ import annotations
