@@ -19,7 +19,7 @@ class Block:
     index: int  # 0-based, in reply order
     info: str  # the info string after the opening fence
     fence: str  # the opening fence's marker: "```", "~~~~" ...
-    content: str  # the block's content, exactly as CommonMark gives it
+    content: str  # the block's content: the reply's own characters (see _verbatim)
     first_line: int  # 1-based line of the opening fence
     last_line: int  # 1-based line of the closing fence (the last line when unclosed)
     closed: bool
@@ -34,7 +34,7 @@ class Block:
     @property
     def content_lines(self) -> tuple[int, int]:
         """1-based first and last line of the content (first > last for an empty block)."""
-        return self.first_line + 1, self.first_line + _count_lines(self.content)
+        return self.first_line + 1, self.first_line + _count_lines(_normalized(self.content))
 
 
 @dataclass(frozen=True)
@@ -71,13 +71,43 @@ def blank_think(text: str) -> str:
 
 
 def _blank(text: str, start: int, stop: int) -> str:
-    return text[:start] + "\n" * text.count("\n", start, stop) + text[stop:]
+    ends = "".join(char for char in text[start:stop] if char in "\r\n")  # every line end kept
+    return text[:start] + ends + text[stop:]
+
+
+def source_lines(text: str) -> list[str]:
+    """``text`` in lines with their ends, split where CommonMark splits (``\r\n``, ``\r``,
+    ``\n``; not at a form feed or U+2028, which ``str.splitlines`` would split at)."""
+    lines: list[str] = []
+    for piece in text.splitlines(keepends=True):
+        if lines and not lines[-1].endswith(("\n", "\r")):
+            lines[-1] += piece
+        else:
+            lines.append(piece)
+    return lines
+
+
+def _normalized(text: str) -> str:
+    """What markdown-it makes of source text: line ends as ``\n``, NUL as U+FFFD."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")
+
+
+def _verbatim(content: str, lines: list[str], first: int) -> str:
+    """The block's content as the reply's own characters (CRLF, NUL kept): its source lines
+    less the opening fence's indentation, when they are exactly what markdown-it read;
+    otherwise (a fence inside a list or quote) markdown-it's content."""
+    fence = lines[first - 1]
+    indent = len(fence) - len(fence.lstrip(" "))
+    raw = lines[first:first + _count_lines(content)]
+    text = "".join(line[min(indent, len(line) - len(line.lstrip(" "))):] for line in raw)
+    return text if _normalized(text) == content else content
 
 
 def parse(reply: str) -> Parsed:
     """Every top-level or nested fenced block of ``reply`` and every heading, in order."""
     text = blank_think(reply)
     tokens = MarkdownIt("commonmark").parse(text)
+    lines = source_lines(text)
     blocks: list[Block] = []
     headings: list[Heading] = []
     before = ""
@@ -87,14 +117,15 @@ def parse(reply: str) -> Parsed:
             if tokens[position - 1].type == "heading_open":
                 headings.append(Heading(token.map[0] + 1, token.content))
         elif token.type == "fence" and token.map:
-            blocks.append(_block(len(blocks), token, before))
+            blocks.append(_block(len(blocks), token, before, lines))
             before = ""
         elif token.type.endswith("_open") and token.type not in ("paragraph_open", "heading_open"):
             before = ""  # a list or quote between the text and the fence breaks the link
     return Parsed(tuple(blocks), tuple(headings), text)
 
 
-def _block(index: int, token, before: str) -> Block:
+def _block(index: int, token, before: str, lines: list[str]) -> Block:
     start, end = token.map  # 0-based, end exclusive
     closed = end - start == _count_lines(token.content) + 2
-    return Block(index, token.info, token.markup, token.content, start + 1, end, closed, before)
+    content = _verbatim(token.content, lines, start + 1)
+    return Block(index, token.info, token.markup, content, start + 1, end, closed, before)
