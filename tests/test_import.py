@@ -166,3 +166,20 @@ def test_round_trip_reference_replies_import_and_grade_to_the_original_score(tmp
                      "--results-dir", str(tmp_path / "results"), "--no-cache", "-q"]) == 0
     results = json.loads((tmp_path / "results" / "latest_results.json").read_text())
     assert results["models"]["round_trip"]["percentage"] == 100.0
+
+
+def test_the_subcommand_is_reachable_from_the_shim_and_the_console_script(tmp_path):
+    import subprocess
+    import sys
+
+    replies = CASES / "one_file" / "replies.md"
+    for command in ([sys.executable, str(ROOT / "run_benchmark.py")], [str(Path(sys.executable).with_name("rubricbench"))]):
+        done = subprocess.run([*command, "import", str(replies), "--model", "m", "--dry-run",
+                               "--submissions-dir", str(tmp_path)], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert "prompt_4_api_sync.py" in done.stdout and not any(tmp_path.iterdir())
+
+
+def test_grading_flags_are_unchanged_by_the_subcommand():
+    args = cli.parse_args(["--model", "import"])
+    assert args.model == "import" and args.workers == 1

@@ -46,9 +46,7 @@ def parses(kind: str, text: str) -> bool:
             import yaml
 
             return isinstance(yaml.safe_load(text), (dict, list))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    except Exception:  # yaml.YAMLError and friends: not a YAML document
+    except Exception:  # SyntaxError, ValueError, RecursionError, yaml.YAMLError: not a document
         return False
     return True
 
@@ -68,9 +66,7 @@ def defines_entry(text: str, entry: str | None) -> bool:
 
 
 def _fits_language(block: Block, spec: FileSpec) -> bool:
-    if block.language in LANGUAGES.get(spec.kind, ()):
-        return True
-    return False
+    return block.language in LANGUAGES.get(spec.kind, ())
 
 
 def _usable(block: Block, spec: FileSpec, task: ImportTask) -> bool:

@@ -19,7 +19,7 @@ from .choose import Choice, choose
 from .document import load_document
 from .jsonl import load_jsonl
 from .report import Planned, build_report, table
-from .sources import EXIT_ERROR, EXIT_NOT_FOUND, EXIT_USAGE, ImportInputError, Replies, _folder
+from .sources import EXIT_NOT_FOUND, EXIT_USAGE, ImportInputError, Replies, _folder
 from .tasks import ImportTask, builtin_tasks
 from .target import TargetError, check_target, write_all
 
