@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from benchmark import cli
 from benchmark.importing import tasks as import_tasks
@@ -183,3 +185,24 @@ def test_the_subcommand_is_reachable_from_the_shim_and_the_console_script(tmp_pa
 def test_grading_flags_are_unchanged_by_the_subcommand():
     args = cli.parse_args(["--model", "import"])
     assert args.model == "import" and args.workers == 1
+
+
+_LINE = st.text(alphabet=st.sampled_from(list("ab `~\t#>-*\x0c\u2028\x00\u00e9")), max_size=12)
+
+
+def _longer_fence(content: str, char: str) -> str:
+    run = longest = 0
+    for c in content:
+        run = run + 1 if c == char else 0
+        longest = max(longest, run)
+    return char * max(3, longest + 1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINE, min_size=1, max_size=8), st.sampled_from(["\n", "\r\n"]), st.sampled_from("`~"))
+def test_any_content_in_a_longer_fence_comes_back_exactly(lines, end, char):
+    content = "".join(line + end for line in lines)
+    fence = _longer_fence(content, char)
+    reply = f"Here:{end}{end}{fence}python{end}{content}{fence}{end}{end}Done.{end}"
+    blocks = parse(reply).blocks
+    assert len(blocks) == 1 and blocks[0].content == content and blocks[0].closed
