@@ -62,6 +62,11 @@ def test_jsonl_without_the_model_exits_2_naming_the_models_it_holds(tmp_path, ca
     assert not (tmp_path / "user_submissions").exists()
 
 
+def test_jsonl_with_several_models_says_which_it_holds(tmp_path, capsys):
+    _import(CASES / "jsonl_models" / "replies.jsonl", tmp_path, model="beta")
+    assert "holds models alpha, beta; imported: beta" in capsys.readouterr().out
+
+
 def test_strict_makes_an_ambiguous_choice_exit_3_and_writes_nothing(tmp_path):
     replies = tmp_path / "replies"
     replies.mkdir()

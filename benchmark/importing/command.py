@@ -90,6 +90,9 @@ def run(args: argparse.Namespace) -> int:
     rows = plan(replies, tasks)
     for line in table(rows):
         _say(line)
+    if len(replies.models) > 1:
+        held = ", ".join(untrusted.text(m, untrusted.NAME_LIMIT) for m in replies.models)
+        _say(f"{untrusted.text(args.replies)} holds models {held}; imported: {args.model}")
     for name in replies.ignored:
         _say(f"ignored: {untrusted.text(name, untrusted.NAME_LIMIT)} (not a reply to a known prompt)")
     code = _exit_code(rows, args.strict)
