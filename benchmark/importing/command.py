@@ -1,0 +1,115 @@
+"""``rubricbench import REPLIES --model NAME``: plan, show, check the target, write, report.
+
+Exit codes follow the grader's: 0 every expected file found; 1 an unreadable reply or a
+write refused (existing files without ``--force``, a symbolic link on the way); 2 bad usage,
+an invalid model name, or a JSONL file without that model; 3 a required file is missing, or
+(with ``--strict``) a choice is ambiguous, in which case nothing is written; 5 REPLIES does
+not exist.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .. import untrusted
+from ..runner import TIERS, model_name_problem
+from .choose import Choice, choose
+from .document import load_document
+from .jsonl import load_jsonl
+from .report import Planned, build_report, table
+from .sources import EXIT_NOT_FOUND, EXIT_USAGE, ImportInputError, Replies, _folder
+from .tasks import ImportTask, builtin_tasks
+from .target import TargetError, check_target, write_all
+
+EXIT_OK, EXIT_MISSING = 0, 3
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="rubricbench import",
+        description="Cut each expected file out of raw chat replies into submissions/<tier>/<model>/.")
+    parser.add_argument("replies", metavar="REPLIES",
+                        help="a folder of replies (prompt_3.md, 3.md, p3.md), a .jsonl file, or one "
+                             "Markdown file holding every answer")
+    parser.add_argument("--model", required=True, help="the model's name (its folder)")
+    parser.add_argument("--tier", choices=TIERS, default="user_submissions")
+    parser.add_argument("--submissions-dir", default="submissions", help="root of the submissions")
+    parser.add_argument("--dry-run", action="store_true", help="print the plan; write nothing")
+    parser.add_argument("--force", action="store_true", help="overwrite files already there")
+    parser.add_argument("--strict", action="store_true",
+                        help="an ambiguous choice is an error (exit 3, nothing written)")
+    return parser.parse_args(argv)
+
+
+def load(path: Path, model: str, tasks: tuple[ImportTask, ...]) -> Replies:
+    """REPLIES by its shape: a folder, a ``.jsonl``/``.ndjson`` file, or one Markdown file."""
+    if not path.exists():
+        raise ImportInputError(EXIT_NOT_FOUND, f"{path} does not exist")
+    if path.is_dir():
+        return _folder(path, tasks)
+    if path.suffix.lower() in (".jsonl", ".ndjson"):
+        return load_jsonl(path, model, tasks)
+    return load_document(path, tasks)
+
+
+def plan(replies: Replies, tasks: tuple[ImportTask, ...]) -> list[Planned]:
+    """A row per expected file of every task; a task without a reply has its files missing."""
+    by_task = {reply.task.id: reply for reply in replies.replies}
+    rows: list[Planned] = []
+    for task in tasks:
+        reply = by_task.get(task.id)
+        if reply is None:
+            rows += [Planned(task.id, Choice(spec.name, None, None, None, None, ("missing",)), None)
+                     for spec in task.files]
+        else:
+            rows += [Planned(task.id, choice, reply) for choice in choose(reply.parsed, task)]
+    return rows
+
+
+def _say(message: str, stream=None) -> None:
+    stream = stream or sys.stdout
+    print(untrusted.for_stream(message, getattr(stream, "encoding", None)), file=stream, flush=True)
+
+
+def _exit_code(rows: list[Planned], strict: bool) -> int:
+    if any("missing" in row.choice.warnings for row in rows):
+        return EXIT_MISSING
+    if strict and any("ambiguous" in row.choice.warnings for row in rows):
+        return EXIT_MISSING
+    return EXIT_OK
+
+
+def run(args: argparse.Namespace) -> int:
+    problem = model_name_problem(args.model)
+    if problem:
+        raise ImportInputError(EXIT_USAGE, f"--model {args.model!r} cannot name a model: {problem}")
+    tasks = builtin_tasks()
+    replies = load(Path(args.replies), args.model, tasks)
+    rows = plan(replies, tasks)
+    for line in table(rows):
+        _say(line)
+    if len(replies.models) > 1:
+        held = ", ".join(untrusted.text(m, untrusted.NAME_LIMIT) for m in replies.models)
+        _say(f"{untrusted.text(args.replies)} holds models {held}; imported: {args.model}")
+    for name in replies.ignored:
+        _say(f"ignored: {untrusted.text(name, untrusted.NAME_LIMIT)} (not a reply to a known prompt)")
+    code = _exit_code(rows, args.strict)
+    folder = Path(args.submissions_dir) / args.tier / args.model
+    if args.dry_run or (args.strict and code != EXIT_OK):
+        _say("dry run: nothing written" if args.dry_run else "--strict: nothing written")
+        return code
+    report = build_report(rows, args, replies)
+    written = write_all(folder, check_target(folder, rows, args.force), report)
+    _say(f"wrote {len(written)} files and import_report.json to {untrusted.text(str(folder))}")
+    return code
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    try:
+        return run(args)
+    except (ImportInputError, TargetError) as exc:
+        _say(f"error: {untrusted.text(str(exc))}", sys.stderr)
+        return exc.code

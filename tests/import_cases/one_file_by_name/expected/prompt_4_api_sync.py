@@ -1,0 +1,3 @@
+# prompt_4_api_sync.py
+def sync_users_to_crm(users, api_key):
+    return None

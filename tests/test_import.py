@@ -1,0 +1,213 @@
+"""``rubricbench import``: the corpus in ``tests/import_cases/`` (each case's replies and the
+exact files a careful person cuts out of them), the guards on where files go, and a round
+trip from chat replies to the grader's score."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from benchmark import cli
+from benchmark.importing import tasks as import_tasks
+from benchmark.importing.markdown import blank_think, parse
+from benchmark.prompts import p3_transform_judge, p4_api_sync_data
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = Path(__file__).resolve().parent / "import_cases"
+REFERENCE = ROOT / "submissions" / "reference_implementations" / "example_model"
+MODEL = "imported_model"
+
+
+def _replies(case: Path) -> Path:
+    return next(p for p in (case / "replies", case / "replies.jsonl", case / "replies.md") if p.exists())
+
+
+def _import(replies: Path, root: Path, *extra: str, model: str = MODEL) -> int:
+    return cli.main(["import", str(replies), "--model", model, "--submissions-dir", str(root), *extra])
+
+
+@pytest.mark.parametrize("case", sorted(p.name for p in CASES.iterdir() if p.is_dir()))
+def test_corpus_case_writes_exactly_the_expected_bytes(case, tmp_path):
+    folder, spec = CASES / case, json.loads((CASES / case / "case.json").read_text())
+    model = spec.get("model", MODEL)
+    assert _import(_replies(folder), tmp_path, *spec["args"], model=model) == spec["exit"]
+    out = tmp_path / "user_submissions" / model
+    expected = {p.name: p.read_bytes() for p in (folder / "expected").iterdir()}
+    assert sorted(p.name for p in out.iterdir()) == sorted([*expected, "import_report.json"])
+    for name, data in expected.items():
+        assert (out / name).read_bytes() == data, name
+    report = {row["file"]: row for row in json.loads((out / "import_report.json").read_text())["files"]}
+    for name, rule in spec["rules"].items():
+        assert report[name]["rule"] == rule, name
+        assert len(report[name]["source_sha256"]) == 64
+    for name, warnings in spec["warnings"].items():
+        assert report[name]["warnings"] == warnings, name
+
+
+def test_a_prompt_without_a_reply_is_reported_missing(tmp_path):
+    _import(_replies(CASES / "think"), tmp_path)
+    report = json.loads((tmp_path / "user_submissions" / MODEL / "import_report.json").read_text())
+    missing = [row["file"] for row in report["files"] if row["warnings"] == ["missing"]]
+    assert missing == ["prompt_1_solution.py", "prompt_2_config_fixed.yaml", "prompt_2_config.json",
+                       "prompt_3_transform.py"]
+
+
+def test_jsonl_without_the_model_exits_2_naming_the_models_it_holds(tmp_path, capsys):
+    assert _import(CASES / "jsonl_models" / "replies.jsonl", tmp_path, model="gamma") == 2
+    assert "it holds: alpha, beta" in capsys.readouterr().err
+    assert not (tmp_path / "user_submissions").exists()
+
+
+def test_jsonl_with_several_models_says_which_it_holds(tmp_path, capsys):
+    _import(CASES / "jsonl_models" / "replies.jsonl", tmp_path, model="beta")
+    assert "holds models alpha, beta; imported: beta" in capsys.readouterr().out
+
+
+def test_strict_makes_an_ambiguous_choice_exit_3_and_writes_nothing(tmp_path):
+    replies = tmp_path / "replies"
+    replies.mkdir()
+    (replies / "p3.md").write_bytes((CASES / "revisions" / "replies" / "p3.md").read_bytes())
+    assert _import(replies, tmp_path / "subs", "--strict") == 3
+    assert not (tmp_path / "subs").exists()
+
+
+def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path, capsys):
+    assert _import(CASES / "one_file" / "replies.md", tmp_path, "--dry-run") == 0
+    out = capsys.readouterr().out
+    assert "prompt_2_config.json" in out and "name:before" in out and "dry run" in out
+    assert not tmp_path.joinpath("user_submissions").exists()
+
+
+def test_existing_files_are_kept_unless_force(tmp_path, capsys):
+    replies = CASES / "one_file" / "replies.md"
+    assert _import(replies, tmp_path) == 0
+    target = tmp_path / "user_submissions" / MODEL / "prompt_3_transform.py"
+    target.write_text("mine\n")
+    assert _import(replies, tmp_path) == 1
+    assert "--force" in capsys.readouterr().err and target.read_text() == "mine\n"
+    assert _import(replies, tmp_path, "--force") == 0
+    assert target.read_bytes() == (CASES / "one_file" / "expected" / target.name).read_bytes()
+
+
+def test_a_symlinked_model_folder_or_file_is_refused_even_with_force(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    tier = tmp_path / "subs" / "user_submissions"
+    tier.mkdir(parents=True)
+    (tier / MODEL).symlink_to(elsewhere)
+    assert _import(CASES / "one_file" / "replies.md", tmp_path / "subs", "--force") == 1
+    assert list(elsewhere.iterdir()) == []
+    (tier / MODEL).unlink()
+    (tier / MODEL).mkdir()
+    (tier / MODEL / "prompt_1_solution.py").symlink_to(elsewhere / "victim.py")
+    assert _import(CASES / "one_file" / "replies.md", tmp_path / "subs", "--force") == 1
+    assert not (elsewhere / "victim.py").exists()
+
+
+@pytest.mark.parametrize("name", ["../escape", "a/b", "bad\x1bname", ""])
+def test_a_name_that_cannot_name_a_model_exits_2(tmp_path, name):
+    assert _import(CASES / "one_file" / "replies.md", tmp_path / "subs", model=name) == 2
+    assert not (tmp_path / "subs").exists() and not (tmp_path / "escape").exists()
+
+
+def test_replies_that_do_not_exist_exit_5(tmp_path):
+    assert _import(tmp_path / "nowhere", tmp_path) == 5
+
+
+def test_reply_text_on_the_terminal_passes_the_untrusted_boundary(tmp_path, capsys):
+    replies = tmp_path / "replies"
+    replies.mkdir()
+    (replies / "notes\x1b[31m.md").write_text("hi")
+    _import(replies, tmp_path / "subs", "--dry-run")
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "notes\\x1b[31m.md" in out
+
+
+def test_a_non_utf8_reply_is_refused_naming_it(tmp_path, capsys):
+    replies = tmp_path / "replies"
+    replies.mkdir()
+    (replies / "p3.md").write_bytes(b"```python\nx = '\xff'\n```\n")
+    assert _import(replies, tmp_path / "subs") == 1
+    assert "not UTF-8" in capsys.readouterr().err
+
+
+def test_think_sections_are_blanked_line_for_line():
+    text = "a\n<think>\n```py\nx\n```\n</think>\n```py\ny\n```\n"
+    assert blank_think(text).count("\n") == text.count("\n")
+    assert [b.content for b in parse(text).blocks] == ["y\n"]
+    assert parse("draft\n```py\nx\n```\n</think>\nok\n").blocks == ()
+
+
+def test_entry_points_match_the_prompt_modules():
+    entries = {task.id: task.entry for task in import_tasks.builtin_tasks()}
+    assert entries["prompt_3"] == p3_transform_judge.FUNCTION
+    assert entries["prompt_4"] == p4_api_sync_data.FUNCTION
+    assert [t.files for t in import_tasks.builtin_tasks()][1][0].kind == "yaml"
+
+
+def _chat_reply(name: str, data: bytes) -> str:
+    language = {"py": "python", "yaml": "yaml", "json": "json"}[name.rsplit(".", 1)[1]]
+    return (f"Sure! First install the dependencies:\n\n```bash\npip install pyyaml requests\n```\n\n"
+            f"Here is the complete `{name}`:\n\n````{language}\n{data.decode()}````\n\n"
+            f"Example usage:\n\n```python\nimport subprocess\nsubprocess.run(['python', '{name}'])\n```\n")
+
+
+def test_round_trip_reference_replies_import_and_grade_to_the_original_score(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(ROOT / "test_data"))
+    replies = tmp_path / "replies"
+    replies.mkdir()
+    for task in import_tasks.builtin_tasks():
+        number = task.id.rsplit("_", 1)[1]
+        text = "\n".join(_chat_reply(spec.name, (REFERENCE / spec.name).read_bytes()) for spec in task.files)
+        (replies / f"prompt_{number}.md").write_text(f"<think>\nplan\n</think>\n{text}")
+    assert _import(replies, tmp_path / "subs", model="round_trip") == 0
+    out = tmp_path / "subs" / "user_submissions" / "round_trip"
+    for path in REFERENCE.iterdir():
+        assert (out / path.name).read_bytes() == path.read_bytes(), path.name
+    assert cli.main(["--model", "round_trip", "--submissions-dir", str(tmp_path / "subs"),
+                     "--results-dir", str(tmp_path / "results"), "--no-cache", "-q"]) == 0
+    results = json.loads((tmp_path / "results" / "latest_results.json").read_text())
+    assert results["models"]["round_trip"]["percentage"] == 100.0
+
+
+def test_the_subcommand_is_reachable_from_the_shim_and_the_console_script(tmp_path):
+    import subprocess
+    import sys
+
+    replies = CASES / "one_file" / "replies.md"
+    for command in ([sys.executable, str(ROOT / "run_benchmark.py")], [str(Path(sys.executable).with_name("rubricbench"))]):
+        done = subprocess.run([*command, "import", str(replies), "--model", "m", "--dry-run",
+                               "--submissions-dir", str(tmp_path)], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert "prompt_4_api_sync.py" in done.stdout and not any(tmp_path.iterdir())
+
+
+def test_grading_flags_are_unchanged_by_the_subcommand():
+    args = cli.parse_args(["--model", "import"])
+    assert args.model == "import" and args.workers == 1
+
+
+_LINE = st.text(alphabet=st.sampled_from(list("ab `~\t#>-*\x0c\u2028\x00\u00e9")), max_size=12)
+
+
+def _longer_fence(content: str, char: str) -> str:
+    run = longest = 0
+    for c in content:
+        run = run + 1 if c == char else 0
+        longest = max(longest, run)
+    return char * max(3, longest + 1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINE, min_size=1, max_size=8), st.sampled_from(["\n", "\r\n"]), st.sampled_from("`~"))
+def test_any_content_in_a_longer_fence_comes_back_exactly(lines, end, char):
+    content = "".join(line + end for line in lines)
+    fence = _longer_fence(content, char)
+    reply = f"Here:{end}{end}{fence}python{end}{content}{fence}{end}{end}Done.{end}"
+    blocks = parse(reply).blocks
+    assert len(blocks) == 1 and blocks[0].content == content and blocks[0].closed
