@@ -66,6 +66,7 @@ class CheckContext:
 
     files: Mapping[str, SourceFile]
     facts: Mapping[str, Any] = field(default_factory=dict)
+    task: Any = None  # the benchmark.packs.model.Task being graded (None for a bare check)
 
     def file(self, name: str) -> SourceFile:
         return self.files[name]
