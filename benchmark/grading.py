@@ -1,4 +1,4 @@
-"""The grading engine: one prompt of one model, then one model across all prompts.
+"""The grading engine: one task of one model, then one model across a suite of tasks.
 
 Submission code is never run here: behaviour runs go through ``SecureRunner`` in a child.
 An exception raised by a check becomes data in exactly one place (``_run_check``); with
@@ -17,7 +17,9 @@ from . import scoring, untrusted
 from .cleanup import CleanupError
 from .options import DEFAULT_SEED, INTERNAL_ERROR, GradeOptions, default_test_data, has_internal_error
 from .prompts.base import SANDBOX_EVENTS, CheckContext, Outcome
-from .rubric import CheckRow, by_id
+from .packs.model import Task, TaskCheck
+from .packs.registry import check_type_named
+from .packs.suite import Suite, core_pack, default_suite
 from .submission import SourceFile, load_source
 from .threads import PYTHON_WORK, released
 from .types import Check, Evidence, ExecResult, ModelResult, PromptResult
@@ -26,24 +28,35 @@ from .untrusted import NAME_LIMIT, NOTE_LIMIT, text
 # GradeOptions and the helpers beside it live in the light ``benchmark.options``; they stay
 # importable from here, where library users have always found them.
 __all__ = ["DEFAULT_SEED", "INTERNAL_ERROR", "GradeOptions", "blocking_problem", "default_test_data",
-           "grade_model", "grade_prompt", "has_internal_error", "load_files"]
+           "grade_model", "grade_prompt", "grade_task", "has_internal_error", "load_files"]
 
 
-def load_files(module: ModuleType, model_dir: Path) -> dict[str, SourceFile]:
-    return {name: load_source(model_dir / name, python=name in module.PYTHON_FILES)
-            for name in module.FILES}
+def as_task(task: Task | ModuleType) -> Task:
+    """A task; a core prompt module (the spec's way to name a prompt) becomes its core task."""
+    return task if isinstance(task, Task) else core_pack().task(task.PROMPT_ID)
 
 
-def blocking_problem(module: ModuleType, files: dict[str, SourceFile]) -> str | None:
-    """Why this prompt cannot be graded at all (their fault), or None."""
-    python = [f for f in files.values() if f.name in module.PYTHON_FILES]
+def load_files(task: Task | ModuleType, model_dir: Path) -> dict[str, SourceFile]:
+    task = as_task(task)
+    return {name: load_source(task.model_path(model_dir, name), python=name in task.python_files)
+            for name in task.file_names}
+
+
+def blocking_problem(task: Task | ModuleType, files: dict[str, SourceFile]) -> str | None:
+    """Why this task cannot be graded at all (their fault), or None. A file the task marks
+    ``required: false`` that is absent blocks nothing."""
+    task = as_task(task)
+    optional = {f.path for f in task.files if not f.required}
+    present = {name: f for name, f in files.items()
+               if not (name in optional and f.error == "file not found")}
+    python = [f for name, f in present.items() if name in task.python_files]
     for source in python:
         if not source.usable:
             return f"{source.name}: {source.error}"
         if not source.parsed:
             return f"{source.name}: {source.syntax_error}"
-    if not python and not any(f.usable for f in files.values()):
-        return "; ".join(f"{f.name}: {f.error}" for f in files.values())
+    if not python and not any(f.usable for f in present.values()):
+        return "; ".join(f"{f.name}: {f.error}" for f in present.values()) or "no file was submitted"
     return None
 
 
@@ -60,7 +73,7 @@ def _evidence(item: Evidence) -> Evidence:
     return Evidence(text(item.file, NAME_LIMIT), line, text(item.note, NOTE_LIMIT))
 
 
-def _to_check(row: CheckRow, outcome: Outcome) -> Check:
+def _to_check(row: TaskCheck, outcome: Outcome) -> Check:
     """The one place an Outcome becomes a Check: its rationale and every evidence field pass
     the untrusted-text boundary here (they may quote a submission's output, names or data)."""
     fraction = 0.0 if outcome.status in ("error", "skipped") else max(0.0, min(1.0, outcome.fraction))
@@ -69,9 +82,9 @@ def _to_check(row: CheckRow, outcome: Outcome) -> Check:
                  tuple(_evidence(item) for item in outcome.evidence))
 
 
-def _run_check(row: CheckRow, fn, ctx: CheckContext, debug: bool) -> Check:
+def _run_check(row: TaskCheck, ctx: CheckContext, debug: bool) -> Check:
     try:
-        outcome = fn(ctx)
+        outcome = check_type_named(row.use).fn(ctx, **row.params)
     except Exception as exc:  # the one place a check's exception becomes data
         if debug:
             raise
@@ -104,10 +117,10 @@ def skipped_run() -> ExecResult:
                       channel_error=SKIPPED_RUN)
 
 
-def _prompt_result(rubric, checks, files, executions, error) -> PromptResult:
-    categories, score, passed = scoring.score_prompt(rubric, checks)
+def _prompt_result(task: Task, checks, files, executions, error) -> PromptResult:
+    categories, score, passed = scoring.score_prompt(task, checks)
     return PromptResult(
-        prompt_id=rubric.id, title=rubric.title, score=score, max_score=25.0,
+        prompt_id=task.key, title=task.title, score=score, max_score=task.points,
         passed=passed and error is None, status="error" if error else "ok",
         categories=categories, execution=tuple(executions), error=None if error is None else text(error),
         files={name: f.sha256 for name, f in files.items()},
@@ -121,61 +134,78 @@ def _observe_failure(exc: Exception) -> str:
     return f"{INTERNAL_ERROR}: observing failed: {type(exc).__name__}: {exc}"
 
 
-def grade_prompt(module: ModuleType, model_dir: Path, *, test_data: Path,
+def grade_prompt(task: Task | ModuleType, model_dir: Path, *, test_data: Path,
                  options: GradeOptions | None = None) -> PromptResult:
-    """Grade one prompt; Python work holds ``threads.PYTHON_WORK``, released while a child runs."""
+    """Grade one task (or core prompt module); Python work holds ``threads.PYTHON_WORK``,
+    released while a child runs."""
     with PYTHON_WORK:
-        return _grade_prompt(module, model_dir, test_data=test_data, options=options)
+        return _grade_task(as_task(task), model_dir, test_data=test_data, options=options)
 
 
-def _grade_prompt(module: ModuleType, model_dir: Path, *, test_data: Path,
-                  options: GradeOptions | None = None) -> PromptResult:
+grade_task = grade_prompt
+
+
+def _grade_task(task: Task, model_dir: Path, *, test_data: Path,
+                options: GradeOptions | None = None) -> PromptResult:
     options = options or GradeOptions()
-    rubric = by_id(module.PROMPT_ID)
-    files = load_files(module, Path(model_dir))
-    problem = blocking_problem(module, files)
+    files = load_files(task, Path(model_dir))
+    problem = blocking_problem(task, files)
     if problem:
-        checks = [_to_check(row, Outcome.error(problem)) for row in rubric.checks]
-        return _prompt_result(rubric, checks, files, [], problem)
+        checks = [_to_check(row, Outcome.error(problem)) for row in task.checks]
+        return _prompt_result(task, checks, files, [], problem)
     runner = options.runner(Path(model_dir).name)
     executions: list[dict[str, Any]] = []
     blocked: list[dict[str, Any]] = []
 
-    def run(request: dict[str, Any], stage) -> ExecResult:
-        if any(e["timed_out"] for e in executions):  # the prompt's time budget is spent
+    def run(request: dict[str, Any], stage, *, reference: bool = False) -> ExecResult:
+        """A child run of the model's files plus ``stage``; with ``reference`` a run of the
+        task's own reference solution (``stage`` only), which spends none of the model's time
+        budget and whose blocked attempts are not the model's."""
+        if not reference and any(e["timed_out"] for e in executions):  # the budget is spent
             result = skipped_run()  # seen by the prompt as a time-out; recorded as skipped
             executions.append({**_exec_summary(request, result), "timed_out": False,
                                "skipped": True})
             return result
-        staged = {name: f.data for name, f in files.items() if f.usable}  # the bytes graded
-        staged.update(stage)
+        staged = {} if reference else {name: f.data for name, f in files.items() if f.usable}
+        staged.update(stage)  # the model's bytes, as graded, then what the task stages
         with released(PYTHON_WORK):
             result = runner.run_harness(request, staged, timeout=options.timeout_s)
+        if reference:
+            executions.append({**_exec_summary(request, result), "reference": True,
+                               "timed_out": False})
+            return result
         executions.append(_exec_summary(request, result))
         blocked.extend({**event, "file": request.get("module", "")} for event in result.blocked_events)
         return result
 
     try:
-        facts = module.observe(files, run, Path(test_data), options.seed)
+        facts = task.observe(files, run, Path(test_data), options.seed)
     except Exception as exc:
         if options.debug:
             raise
         reason = _observe_failure(exc)
-        checks = [_to_check(row, Outcome.error(reason)) for row in rubric.checks]
-        return _prompt_result(rubric, checks, files, executions, reason)
-    ctx = CheckContext(files=files, facts={**facts, SANDBOX_EVENTS: blocked})
-    checks = [_run_check(row, module.CHECKS[row.id], ctx, options.debug) for row in rubric.checks]
-    return _prompt_result(rubric, checks, files, executions, None)
+        checks = [_to_check(row, Outcome.error(reason)) for row in task.checks]
+        return _prompt_result(task, checks, files, executions, reason)
+    ctx = CheckContext(files=files, facts={**facts, SANDBOX_EVENTS: blocked}, task=task)
+    checks = [_run_check(row, ctx, options.debug) for row in task.checks]
+    return _prompt_result(task, checks, files, executions, None)
+
+
+MAX_TASK_THREADS = 4
 
 
 def grade_model(model_dir: Path, tier: str, *, test_data: Path,
-                options: GradeOptions | None = None) -> ModelResult:
-    from .prompts import PROMPT_MODULES
-
-    # The prompts of one model are graded side by side: while one waits for its sandboxed
-    # children, another analyses source. Each prompt has its own files, runner and sandboxes;
-    # the results are assembled in prompt order, so threads change timings only.
-    with ThreadPoolExecutor(max_workers=len(PROMPT_MODULES), thread_name_prefix="prompt") as pool:
-        prompts = list(pool.map(lambda module: grade_prompt(module, model_dir, test_data=test_data,
-                                                            options=options), PROMPT_MODULES))
-    return scoring.score_model(Path(model_dir).name, tier, prompts)
+                options: GradeOptions | None = None, suite: Suite | None = None) -> ModelResult:
+    """Grade a model on every task of ``suite`` (default: the core pack)."""
+    suite = suite or default_suite()
+    tasks = suite.tasks
+    # The tasks of one model are graded side by side: while one waits for its sandboxed
+    # children, another analyses source. Each task has its own files, runner and sandboxes;
+    # the results are assembled in suite order, so threads change timings only.
+    with ThreadPoolExecutor(max_workers=min(len(tasks), MAX_TASK_THREADS),
+                            thread_name_prefix="prompt") as pool:
+        prompts = list(pool.map(lambda task: grade_prompt(task, model_dir, test_data=test_data,
+                                                          options=options), tasks))
+    if suite.has_core_only:  # the spec's call, out of 100
+        return scoring.score_model(Path(model_dir).name, tier, prompts)
+    return scoring.score_model(Path(model_dir).name, tier, prompts, max_score=suite.max_score)

@@ -15,10 +15,13 @@ import math
 import re
 import statistics
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .rubric import GATES, PASS_FRACTION, PROMPT_POINTS, RUBRIC, PromptRubric
 from .types import CATEGORY_ORDER, Category, CategoryScore, Check, ModelResult, PromptResult
+
+if TYPE_CHECKING:
+    from .packs.model import Task
 
 DIGITS = 4
 EPS = 1e-9
@@ -102,14 +105,17 @@ def gate_factor(gate: str, work: float) -> float:
     raise ValueError(f"unknown gate {gate!r}")
 
 
-def is_pass(score: float, max_score: float) -> bool:
-    return max_score > 0 and score >= PASS_FRACTION * max_score - EPS
+def is_pass(score: float, max_score: float, pass_fraction: float = PASS_FRACTION) -> bool:
+    return max_score > 0 and score >= pass_fraction * max_score - EPS
 
 
 def score_prompt(
-    rubric: PromptRubric, checks: Sequence[Check]
+    rubric: PromptRubric | Task, checks: Sequence[Check]
 ) -> tuple[tuple[CategoryScore, ...], float, bool]:
-    """Sum checks into the seven categories, apply the gates; return (categories, score, passed)."""
+    """Sum checks into the seven categories, apply the gates; return (categories, score, passed).
+    A pack's task brings its own gates and pass fraction; a core rubric row uses the core's."""
+    gates = getattr(rubric, "gates", GATES)
+    pass_fraction = getattr(rubric, "pass_fraction", PASS_FRACTION)
     grouped: dict[Category, list[Check]] = {cat: [] for cat in CATEGORY_ORDER}
     for check in checks:
         grouped[Category(check.category)].append(check)
@@ -122,12 +128,12 @@ def score_prompt(
     work = 1.0 if exec_max <= 0 else raw[Category.EXECUTION] / exec_max
     categories = []
     for cat in CATEGORY_ORDER:
-        factor = gate_factor(GATES[cat], work)
+        factor = gate_factor(gates[cat], work)
         categories.append(
             CategoryScore(cat, _r(raw[cat] * factor), _r(possible[cat]), _r(factor), tuple(grouped[cat]))
         )
     score = _r(sum(c.earned for c in categories))
-    return tuple(categories), score, is_pass(score, sum(possible.values()))
+    return tuple(categories), score, is_pass(score, sum(possible.values()), pass_fraction)
 
 
 def _first_reached(table: tuple[tuple[float, str], ...], percentage: float, below: str) -> str:
@@ -154,9 +160,11 @@ def calculate_score(results: Mapping[str, Any]) -> float:
     return _r(sum(as_number(entry.get("score")) for entry in results.values() if isinstance(entry, Mapping)))
 
 
-def score_model(model: str, tier: str, prompts: Sequence[PromptResult]) -> ModelResult:
-    """Total a model's prompts out of 25 per rubric prompt (missing prompts count as 0)."""
-    max_score = PROMPT_POINTS * len(RUBRIC)
+def score_model(model: str, tier: str, prompts: Sequence[PromptResult],
+                max_score: float | None = None) -> ModelResult:
+    """Total a model's prompts out of ``max_score``: the suite's points, by default the core
+    pack's 25 per prompt (missing prompts count as 0)."""
+    max_score = PROMPT_POINTS * len(RUBRIC) if max_score is None else max_score
     score = _r(sum(p.score for p in prompts))
     percentage = _r(100.0 * score / max_score) if max_score else 0.0
     return ModelResult(
@@ -174,12 +182,13 @@ def score_model(model: str, tier: str, prompts: Sequence[PromptResult]) -> Model
 # ---- comparison across models (JSON dict shapes) ---------------------------------------
 
 
-def prompt_sort_key(prompt_id: str) -> tuple[str, int, str]:
-    """Natural order: prompt_2 before prompt_10."""
+def prompt_sort_key(prompt_id: str) -> tuple[int, str, int, str]:
+    """Natural order, core prompts first: prompt_2 before prompt_10 before acme.sales."""
+    pack = 1 if "." in prompt_id else 0
     match = re.match(r"^(.*?)(\d+)$", prompt_id)
     if match:
-        return (match.group(1), int(match.group(2)), "")
-    return (prompt_id, -1, prompt_id)
+        return (pack, match.group(1), int(match.group(2)), "")
+    return (pack, prompt_id, -1, prompt_id)
 
 
 def _prompts(model: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:

@@ -5,9 +5,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import dataclasses
+
 import pytest
 
 from benchmark.grading import GradeOptions, grade_model, grade_prompt
+from benchmark.packs import registry
 from benchmark.prompts import PROMPT_MODULES, module_for
 from benchmark.prompts.base import Outcome
 
@@ -54,13 +57,18 @@ def test_one_bad_prompt_does_not_stop_the_others(tmp_path):
     assert all(by_id[p].status == "ok" and by_id[p].passed for p in ("prompt_2", "prompt_3", "prompt_4"))
 
 
+def _replace_check(monkeypatch, name, fn):
+    """Swap the function behind a registered check type for the test's duration."""
+    monkeypatch.setitem(registry.CHECK_TYPES, name, dataclasses.replace(registry.CHECK_TYPES[name], fn=fn))
+
+
 def test_a_crashing_check_becomes_an_error_record(monkeypatch):
     module = module_for("prompt_3")
 
     def broken(ctx):
         raise RuntimeError("bug in a check")
 
-    monkeypatch.setitem(module.CHECKS, "single_pass", broken)
+    _replace_check(monkeypatch, "core.p3.single_pass", broken)
     result = grade_prompt(module, REFERENCE, test_data=TEST_DATA)
     check = next(c for cat in result.categories for c in cat.checks if c.id == "single_pass")
     assert check.status == "error" and check.earned == 0
@@ -71,7 +79,7 @@ def test_a_crashing_check_becomes_an_error_record(monkeypatch):
 
 def test_outcome_status_is_derived_from_the_fraction(monkeypatch):
     module = module_for("prompt_3")
-    monkeypatch.setitem(module.CHECKS, "single_pass", lambda ctx: Outcome.ratio(1, 4, "quarter"))
+    _replace_check(monkeypatch, "core.p3.single_pass", lambda ctx: Outcome.ratio(1, 4, "quarter"))
     result = grade_prompt(module, REFERENCE, test_data=TEST_DATA)
     check = next(c for cat in result.categories for c in cat.checks if c.id == "single_pass")
     assert check.status == "partial" and check.earned == pytest.approx(0.25)

@@ -171,8 +171,8 @@ def test_a_model_whose_record_cannot_be_written_exits_1_and_costs_no_one_else(en
 
     real = scoring.score_model
 
-    def broken_for_victim(model, tier, prompts):  # a grader bug: a record the schema rejects
-        return real(model, "" if model == "victim" else tier, prompts)
+    def broken_for_victim(model, tier, prompts, **totals):  # a grader bug: a record the schema rejects
+        return real(model, "" if model == "victim" else tier, prompts, **totals)
 
     monkeypatch.setattr(scoring, "score_model", broken_for_victim)
     subs = tmp_path / "submissions"

@@ -75,7 +75,7 @@ def fixture_records() -> list[Any]:
 def test_registry_matches_the_rubric():
     assert set(p1.CHECKS) == {row.id for row in by_id("prompt_1").checks}
     assert p1.FILES == ("prompt_1_solution.py",) and p1.PYTHON_FILES == frozenset(p1.FILES)
-    assert (ROOT / "benchmark" / "prompts" / "text" / p1.TEXT_FILE).is_file()
+    assert (ROOT / "benchmark" / "packs" / "core" / p1.PROMPT_ID / "prompt.md").is_file()
 
 
 def test_fixtures_are_deterministic_and_committed():
@@ -92,7 +92,7 @@ def test_oracle_agrees_with_the_answer_key_and_the_prompt_example():
     assert data.expected_output(config, json.loads(files[p1.RECORDS_NAME])) == EXPECTED
     assert [row["id"] for row in EXPECTED] == [1, 2, 7, 8, 16, 18, 19, 22]
     bob = next(row for row in EXPECTED if row["id"] == 2)
-    text = (ROOT / "benchmark" / "prompts" / "text" / p1.TEXT_FILE).read_text(encoding="utf-8")
+    text = (ROOT / "benchmark" / "packs" / "core" / p1.PROMPT_ID / "prompt.md").read_text(encoding="utf-8")
     assert json.dumps(bob, ensure_ascii=False) in text
 
 

@@ -78,7 +78,7 @@ def test_interface_matches_rubric():
     assert m.TITLE == rubric.title
     assert set(m.CHECKS) == {row.id for row in rubric.checks}
     assert m.FILES == ("prompt_2_config_fixed.yaml", "prompt_2_config.json") and not m.PYTHON_FILES
-    text = (ROOT / "benchmark" / "prompts" / "text" / m.TEXT_FILE).read_text(encoding="utf-8")
+    text = (ROOT / "benchmark" / "packs" / "core" / m.PROMPT_ID / "prompt.md").read_text(encoding="utf-8")
     assert "Evaluation contract" in text and all(name in text for name in (*m.FILES, "config.yaml"))
     assert all(f"`{key}`" in text for key in TOP_KEYS)
 

@@ -87,7 +87,7 @@ def _half_right(users):
 def test_checks_match_the_rubric_rows():
     assert set(P3.CHECKS) == {row.id for row in by_id("prompt_3").checks}
     assert P3.FILES == ("prompt_3_transform.py",) and P3.PYTHON_FILES == frozenset(P3.FILES)
-    assert (ROOT / "benchmark" / "prompts" / "text" / P3.TEXT_FILE).is_file()
+    assert (ROOT / "benchmark" / "packs" / "core" / P3.PROMPT_ID / "prompt.md").is_file()
 
 
 def _fixture() -> tuple[bytes, list[dict[str, Any]]]:
@@ -322,7 +322,7 @@ def test_python_casts_and_an_off_by_one_tier_lose_points(check_id):
 
 
 def test_prompt_text_states_the_rules_the_perturbed_data_tests():
-    text = (ROOT / "benchmark" / "prompts" / "text" / P3.TEXT_FILE).read_text(encoding="utf-8")
+    text = (ROOT / "benchmark" / "packs" / "core" / P3.PROMPT_ID / "prompt.md").read_text(encoding="utf-8")
     for needle in ("Python 3.11", "ASCII digits", '"1e3"', '"inf"', '"nan"', '"٣٢"',
                    "exactly 100 is Gold", "exactly 50 is Silver"):
         assert needle in text

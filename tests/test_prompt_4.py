@@ -138,7 +138,7 @@ def test_each_hazard_exists_in_the_fixture_bytes():
 
 
 def test_prompt_text_states_the_contract():
-    text = (ROOT / "benchmark" / "prompts" / "text" / p4.TEXT_FILE).read_text(encoding="utf-8")
+    text = (ROOT / "benchmark" / "packs" / "core" / p4.PROMPT_ID / "prompt.md").read_text(encoding="utf-8")
     for needle in (data.ENDPOINT, "def sync_users_to_crm(user_data, api_token):", data.MAIN,
                    "Bearer", "timeout=", "3 attempts", data.FIXTURE_PATH, "Evaluation contract",
                    "Python 3.11", "2 or 3 attempts", "empty string", "not a string"):

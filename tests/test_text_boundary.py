@@ -32,7 +32,7 @@ from benchmark.reporting.failsafe import safe_key, schema_problems
 from benchmark.reporting.results_json import model_to_dict, run_to_dict, validate_results
 from benchmark.reporting.terminal import format_model_block
 from benchmark.reporting.writer import write_run
-from benchmark.rubric import RUBRIC
+from benchmark.packs.suite import core_pack
 from benchmark.runner import discover_models, model_name_problem, scan_models
 from benchmark.scoring import score_model
 from benchmark.types import Evidence, ExecResult
@@ -79,7 +79,7 @@ def _alone() -> dict:
 
 def _hostile_model(texts: list[str], fraction: float):
     return score_model("hostile_model", "user_submissions",
-                       [_hostile_prompt(rubric, texts, fraction) for rubric in RUBRIC])
+                       [_hostile_prompt(rubric, texts, fraction) for rubric in core_pack().tasks])
 
 
 @settings(max_examples=100, deadline=None)

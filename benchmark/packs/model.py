@@ -90,3 +90,10 @@ class Pack:
     submission_root: str
     content_hash: str  # sha256 of every grading-relevant file (prompt text excluded)
     plugins: tuple[str, ...] = ()  # "name==version" of plugin distributions, local plugin hashes
+
+    def task(self, task_id: str) -> Task:
+        """A task by id or results key."""
+        for task in self.tasks:
+            if task_id in (task.id, task.key):
+                return task
+        raise KeyError(f"pack {self.id} has no task {task_id!r}")

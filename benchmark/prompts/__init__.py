@@ -1,14 +1,17 @@
-"""The prompt registry: binds each rubric row to exactly one check function, at import."""
+"""The prompt registry: binds each rubric row to exactly one check function, at import, and
+offers them to the core pack: each check as the built-in check type ``core.pN.<id>`` and each
+module's ``observe`` as the custom observe function ``core.pN.observe``."""
 
 from __future__ import annotations
 
 from types import ModuleType
 
+from ..packs.registry import builtin_check, builtin_observer
 from ..rubric import RUBRIC, RubricError
 from . import p1_refactoring, p2_yaml_json, p3_transform, p4_api_sync
 
 PROMPT_MODULES: tuple[ModuleType, ...] = (p1_refactoring, p2_yaml_json, p3_transform, p4_api_sync)
-REQUIRED = ("PROMPT_ID", "TITLE", "FILES", "PYTHON_FILES", "TEXT_FILE", "CHECKS", "HAZARDS",
+REQUIRED = ("PROMPT_ID", "TITLE", "FILES", "PYTHON_FILES", "CHECKS", "HAZARDS",
             "fixture_files", "answer_keys", "observe")
 
 
@@ -36,4 +39,12 @@ def module_for(prompt_id: str) -> ModuleType:
     raise KeyError(prompt_id)
 
 
+def _offer(modules: tuple[ModuleType, ...]) -> None:
+    for number, (module, rubric) in enumerate(zip(modules, RUBRIC), start=1):
+        for row in rubric.checks:
+            builtin_check(f"core.p{number}.{row.id}", method=row.method)(module.CHECKS[row.id])
+        builtin_observer(f"core.p{number}.observe", module.observe)
+
+
 _verify(PROMPT_MODULES)
+_offer(PROMPT_MODULES)

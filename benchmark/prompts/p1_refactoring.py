@@ -30,7 +30,6 @@ PROMPT_ID = "prompt_1"
 TITLE = "Refactoring & Analysis"
 FILES = ("prompt_1_solution.py",)
 PYTHON_FILES = frozenset(FILES)
-TEXT_FILE = "prompt_1.md"
 MAIN = FILES[0]
 ANSWER_KEY = "prompt_1_expected.json"
 HAZARDS: dict[str, str] = {

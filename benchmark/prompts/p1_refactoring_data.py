@@ -1,6 +1,6 @@
 """Prompt 1's oracle, perturbed data sets and the plain-data helpers its checks use.
 
-The oracle (``expected_output``) is the evaluation contract of ``text/prompt_1.md`` written
+The oracle (``expected_output``) is the evaluation contract of ``benchmark/packs/core/prompt_1/prompt.md`` written
 as code; it runs in the grader's process on data the grader generated, never on anything a
 submission produced. ``perturbed_case(seed)`` builds another config and another record set
 (other countries, other age bounds, another reference date, an extra required field, other

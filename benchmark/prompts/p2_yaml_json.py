@@ -33,7 +33,6 @@ YAML_FILE = "prompt_2_config_fixed.yaml"
 JSON_FILE = "prompt_2_config.json"
 FILES = (YAML_FILE, JSON_FILE)
 PYTHON_FILES: frozenset[str] = frozenset()
-TEXT_FILE = "prompt_2.md"
 FIXTURE_PATH = "config.yaml"
 ANSWER_KEY_PATH = "prompt_2_expected.json"
 HAZARDS = data.HAZARDS

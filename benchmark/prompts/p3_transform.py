@@ -42,7 +42,6 @@ PROMPT_ID = "prompt_3"
 TITLE = "Data Transformation"
 FILES = ("prompt_3_transform.py",)
 PYTHON_FILES = frozenset(FILES)
-TEXT_FILE = "prompt_3.md"
 MAIN, FUNCTION = judge.MAIN, judge.FUNCTION
 LABELS = ("fixture", "malformed", "perturbed")
 MAX_FUNCTION_LINES = 40

@@ -29,7 +29,6 @@ PROMPT_ID = "prompt_4"
 TITLE = "API Integration"
 FILES = (data.MAIN,)
 PYTHON_FILES = frozenset(FILES)
-TEXT_FILE = "prompt_4.md"
 MAIN, FUNCTION, PARAMS = data.MAIN, data.FUNCTION, data.PARAMS
 HAZARDS: dict[str, str] = {
     "non_ascii_names": "api_users.json has names with non-ASCII letters (Zoë Sørensen); the "

@@ -1,0 +1,110 @@
+"""The suite a run grades: the core pack, then any packs given with ``--pack``, in order.
+
+The core pack is built from its compiled manifests (``benchmark.packs.compiled``) and the
+check types ``benchmark.prompts`` registers; other packs come from
+``benchmark.packs.loader``, which validates them first. Task keys are unique across a suite,
+and so is every file a model submits (``<submission_root>/<path>``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from ..rubric import GATES, PASS_FRACTION
+from ..types import CATEGORY_ORDER, Category
+from .compiled import CORE_DIR, load_compiled
+from .model import CORE_PACK, FileSpec, Pack, Task, TaskCheck
+
+
+@dataclass(frozen=True)
+class Suite:
+    packs: tuple[Pack, ...]
+
+    @property
+    def tasks(self) -> tuple[Task, ...]:
+        return tuple(task for pack in self.packs for task in pack.tasks)
+
+    @property
+    def max_score(self) -> float:
+        return sum(task.points for task in self.tasks)
+
+    @property
+    def has_core_only(self) -> bool:
+        return [p.id for p in self.packs] == [CORE_PACK]
+
+    def task(self, key: str) -> Task:
+        for task in self.tasks:
+            if task.key == key:
+                return task
+        raise KeyError(key)
+
+    def model_files(self) -> list[str]:
+        """Every file a model submits, relative to the model's folder (the cache key's list)."""
+        return [name if task.submission_root == "." else f"{task.submission_root}/{name}"
+                for task in self.tasks for name in task.file_names]
+
+    def describe(self) -> list[dict[str, object]]:
+        """Each pack's id, version, content hash and plugins (manifest and cache key)."""
+        return [{"id": p.id, "version": p.version, "title": p.title, "hash": p.content_hash,
+                 "plugins": list(p.plugins), "tasks": [t.key for t in p.tasks]} for p in self.packs]
+
+
+def _task_from_compiled(item: dict, pack: dict) -> Task:
+    from ..prompts import PROMPT_MODULES  # noqa: F401  (registers the core check types)
+    from .registry import check_type_named, observer_named
+
+    checks = tuple(TaskCheck(c["id"], Category(c["category"]), c["points"],
+                             c.get("method") or check_type_named(c["use"]).method, c["use"],
+                             MappingProxyType(dict(c.get("with", {}))))
+                   for c in item["checks"])
+    maxima = {cat: float(item["maxima"].get(cat.value, 0.0)) for cat in CATEGORY_ORDER}
+    files = tuple(FileSpec(f["path"], f["kind"], f.get("required", True)) for f in item["files"])
+    observe, _ = observer_named(item["run"]["observe"])
+    defaults = pack.get("defaults", {})
+    return Task(pack=CORE_PACK, id=item["id"], key=item["id"], title=item["title"],
+                points=item["points"], maxima=MappingProxyType(maxima), checks=checks, files=files,
+                observe=observe, gates=MappingProxyType(dict(GATES)),
+                pass_fraction=float(defaults.get("pass_fraction", PASS_FRACTION)),
+                folder=CORE_DIR / item["id"], submission_root=".", run=item["run"], manifest=item)
+
+
+_CORE: Pack | None = None
+
+
+def core_pack() -> Pack:
+    """The built-in pack (built once per process)."""
+    global _CORE
+    if _CORE is None:
+        compiled = load_compiled()
+        pack = compiled["pack"]
+        tasks = tuple(_task_from_compiled(item, pack) for item in compiled["tasks"])
+        _CORE = Pack(CORE_PACK, int(pack["version"]), pack["title"], tasks, CORE_DIR, ".",
+                     compiled["source"][:16])
+    return _CORE
+
+
+class SuiteError(Exception):
+    """Packs that cannot be graded together (a duplicate pack id, task key or model file)."""
+
+
+def build_suite(extra: Iterable[Pack] = (), *, core: bool = True) -> Suite:
+    packs = ((core_pack(),) if core else ()) + tuple(extra)
+    if not packs:
+        raise SuiteError("the suite is empty: give --pack, or keep the core pack")
+    seen: dict[str, str] = {}
+    for pack in packs:
+        if pack.id in seen:
+            raise SuiteError(f"pack id '{pack.id}' is used twice ({seen[pack.id]} and {pack.folder})")
+        seen[pack.id] = str(pack.folder)
+    suite = Suite(packs)
+    files = suite.model_files()
+    duplicates = sorted({name for name in files if files.count(name) > 1})
+    if duplicates:
+        raise SuiteError(f"two tasks ask models for the same file: {', '.join(duplicates)}")
+    return suite
+
+
+def default_suite() -> Suite:
+    return build_suite()
