@@ -113,7 +113,7 @@ def signature(ctx: CheckContext, file: str | None = None, function: str | None =
     has_required, has_optional = _parameters(node)
     problems = [f"{p} is not a required parameter" for p in required if p not in has_required]
     problems += [f"{p} is not a parameter with a default" for p in optional if p not in has_optional]
-    extra = [p for p in has_required if p not in required]
+    extra = [p for p in has_required if p not in required and p not in optional]
     problems += [f"{p} is required but not in the contract" for p in extra]
     total = len(required) + len(optional) + len(extra)
     evidence = [Evidence(name, node.lineno, note) for note in problems[:10]]
