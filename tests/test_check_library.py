@@ -257,3 +257,242 @@ def test_bandit_forbid(tmp_path):
     assert check("bandit.forbid", context(tmp_path, {"main.py": GOOD_SCRIPT}), tests=["B506"]).fraction == 1.0
     bad = check("bandit.forbid", context(tmp_path, {"main.py": UNSAFE}), tests=["B506", "B602"], cost=0.25)
     assert bad.fraction == pytest.approx(0.5) and "B506 line 7" in bad.rationale
+
+
+def test_maintainability_index_with_zero_not_below_full_is_an_error(tmp_path):
+    outcome = check("radon.maintainability_index", context(tmp_path, {"main.py": GOOD_SCRIPT}),
+                    full=10, zero=10)
+    assert outcome.status == "error"
+
+
+# ---- script runs ----------------------------------------------------------------------------
+
+SCRIPT_RUN = {"mode": "script", "entry": "main.py", "output": {"from": "stdout", "parse": "json"}}
+
+
+def a_run(label, output=None, exit_code=0, **extra):
+    text = None if output is None else __import__("json").dumps(output)
+    record = {"label": label, "exit_code": exit_code, "timed_out": False, "skipped": False,
+              "exception": None, "stdout": text or "", "stderr": "", "output": output,
+              "output_error": None if output is not None else "stdout is empty",
+              "output_text": text, "problem": None}
+    record.update(extra)
+    return record
+
+
+def run_facts(runs, expected, **extra):
+    facts = {"mode": "script", "seed": 1, "problem": "", "runs": {r["label"]: r for r in runs},
+             "expected": expected, "expected_problem": {}, "_sandbox_events": []}
+    facts.update(extra)
+    return facts
+
+
+def run_context(tmp_path, facts, run=SCRIPT_RUN):
+    return context(tmp_path, {"main.py": GOOD_SCRIPT}, facts=facts, run=run)
+
+
+def test_exec_exit_zero(tmp_path):
+    good = run_facts([a_run("fixture", [1]), a_run("perturbed_1", [2])], {})
+    assert check("exec.exit_zero", run_context(tmp_path, good)).fraction == 1.0
+    crashed = a_run("perturbed_2", None, exit_code=1,
+                    exception={"type": "KeyError", "message": "'id'"})
+    half = run_facts([a_run("fixture", [1]), crashed], {})
+    outcome = check("exec.exit_zero", run_context(tmp_path, half), runs=["perturbed"])
+    assert outcome.fraction == 0.0 and "KeyError" in outcome.rationale
+    assert check("exec.exit_zero", run_context(tmp_path, half)).fraction == 0.5
+    timed_out = run_facts([a_run("fixture", [1], timed_out=True, exit_code=None)], {})
+    assert check("exec.exit_zero", run_context(tmp_path, timed_out)).fraction == 0.0
+
+
+def test_a_requested_run_that_is_missing_or_failed_earns_nothing(tmp_path):
+    facts = run_facts([a_run("fixture", [1], problem="the child died")], {"fixture": [1]})
+    outcome = check("exec.exit_zero", run_context(tmp_path, facts), runs=["fixture", "other"])
+    assert outcome.fraction == 0.0
+    assert "the child died" in outcome.rationale and "not observed" in outcome.rationale
+    none_generated = check("exec.exit_zero", run_context(tmp_path, facts), runs=["perturbed"])
+    assert none_generated.fraction == 0.0 and "no runs selected" in none_generated.rationale
+    whole = run_facts([], {}, problem="the sandbox could not start")
+    assert "could not start" in check("output.json_equal", run_context(tmp_path, whole)).rationale
+
+
+def test_exec_sandbox_violations(tmp_path):
+    facts = run_facts([a_run("fixture", [1])], {})
+    assert check("exec.sandbox_violations", run_context(tmp_path, facts)).fraction == 1.0
+    facts["_sandbox_events"] = [{"blocked": "network", "event": "socket.connect", "file": "main.py"}]
+    outcome = check("exec.sandbox_violations", run_context(tmp_path, facts))
+    assert outcome.fraction == 0.5 and "network" in outcome.rationale
+
+
+def test_output_json_equal_is_type_strict_and_partial_by_runs(tmp_path):
+    runs = [a_run("fixture", {"total": 3, "ok": True}), a_run("perturbed_1", {"total": 3.0, "ok": True})]
+    expected = {"fixture": {"total": 3, "ok": True}, "perturbed_1": {"total": 3, "ok": True}}
+    ctx = run_context(tmp_path, run_facts(runs, expected))
+    strict = check("output.json_equal", ctx)
+    assert strict.fraction == 0.5 and "/total" in strict.rationale
+    assert check("output.json_equal", ctx, compare="numeric").fraction == 1.0
+    assert check("output.json_equal", ctx, partial="none").fraction == 0.0
+    assert check("output.json_equal", ctx, partial="top_level_items").fraction == pytest.approx(0.75)
+    assert check("output.json_equal", ctx, runs=["fixture"]).fraction == 1.0
+
+
+def test_output_json_equal_numeric_never_equates_booleans_and_numbers(tmp_path):
+    ctx = run_context(tmp_path, run_facts([a_run("fixture", [1, True])], {"fixture": [True, 1]}))
+    assert check("output.json_equal", ctx, compare="numeric").fraction == 0.0
+
+
+def test_output_json_equal_without_an_expected_value_fails(tmp_path):
+    facts = run_facts([a_run("fixture", [1]), a_run("perturbed_1", [1])], {"fixture": [1]},
+                      expected_problem={"perturbed_1": "the reference crashed"})
+    outcome = check("output.json_equal", run_context(tmp_path, facts))
+    assert outcome.fraction == 0.5 and "the reference crashed" in outcome.rationale
+
+
+def test_output_number(tmp_path):
+    runs = [a_run("fixture", {"summary": {"mean": 2.5000001}}), a_run("perturbed_1", {"summary": {"mean": "2.5"}})]
+    expected = {"fixture": {"summary": {"mean": 2.5}}, "perturbed_1": 2.5}
+    ctx = run_context(tmp_path, run_facts(runs, expected))
+    outcome = check("output.number", ctx, path="/summary/mean", abs_tol=1e-3)
+    assert outcome.fraction == 0.5 and "not a number" in outcome.rationale
+    assert check("output.number", ctx, path="/summary/mean", runs=["fixture"]).fraction == 0.0
+    assert check("output.number", ctx, path="/summary/missing", abs_tol=1).fraction == 0.0
+
+
+def test_output_text_equal(tmp_path):
+    runs = [a_run("fixture", "x", output_text="Hello World  \r\nBye\n")]
+    ctx = run_context(tmp_path, run_facts(runs, {"fixture": "Hello World\nBye"}))
+    assert check("output.text_equal", ctx).fraction == 1.0
+    assert check("output.text_equal", ctx, strip=False).fraction == 0.0
+    other = run_context(tmp_path, run_facts(runs, {"fixture": "hello world\nbye"}))
+    assert check("output.text_equal", other).fraction == 0.0
+    assert check("output.text_equal", other, ignore_case=True).fraction == 1.0
+
+
+def test_output_accuracy_rises_linearly(tmp_path):
+    expected = {"fixture": [{"id": str(i), "label": "spam" if i % 2 else "ham"} for i in range(10)]}
+    predicted = [{"id": i, "label": "spam" if i % 2 else "ham"} for i in range(10)]
+    for item in predicted[:2]:
+        item["label"] = "eggs"
+    ctx = run_context(tmp_path, run_facts([a_run("fixture", predicted)], expected))
+    outcome = check("output.accuracy", ctx, key="label", zero_at=0.6, full_at=1.0)
+    assert outcome.fraction == pytest.approx(0.5) and "8/10" in outcome.rationale
+    assert check("output.accuracy", ctx, key="label", zero_at=0.0, full_at=0.8).fraction == 1.0
+    as_mapping = run_context(tmp_path, run_facts(
+        [a_run("fixture", {str(i): "ham" for i in range(10)})], expected))
+    assert check("output.accuracy", as_mapping, key="label").fraction == 0.0
+    wrong_shape = run_context(tmp_path, run_facts([a_run("fixture", [1, 2])], expected))
+    assert check("output.accuracy", wrong_shape, key="label").fraction == 0.0
+
+
+def test_output_only_parsed(tmp_path):
+    clean = a_run("fixture", [1, 2])
+    noisy = a_run("perturbed_1", [1, 2])
+    noisy["stdout"] = "loading...\n" + noisy["stdout"]
+    ctx = run_context(tmp_path, run_facts([clean, noisy], {}))
+    assert check("output.only_parsed", ctx, runs=["fixture"]).fraction == 1.0
+    outcome = check("output.only_parsed", ctx)
+    assert outcome.fraction == 0.5 and "perturbed_1" in outcome.rationale
+    from_file = {**SCRIPT_RUN, "output": {"from": "file", "path": "out.json", "parse": "json"}}
+    assert check("output.only_parsed", run_context(tmp_path, run_facts([clean], {}), from_file)).fraction == 0.0
+
+
+# ---- calls ----------------------------------------------------------------------------------
+
+CALL_RUN = {"mode": "call", "module": "main.py", "function": "normalize"}
+
+
+def a_case(label, value=None, exception=None, mutated=False):
+    return {"label": label, "args": [], "kwargs": {}, "returned": exception is None,
+            "value": value, "value_type": type(value).__name__, "unserializable": None,
+            "exception": exception, "mutated": mutated, "output": ""}
+
+
+def call_context(tmp_path, cases, expect, **extra):
+    facts = {"mode": "call", "seed": 1, "problem": "", "import_error": None, "function_found": True,
+             "cases": {c["label"]: c for c in cases}, "expect": expect, "expected_problem": {}}
+    facts.update(extra)
+    return context(tmp_path, {"main.py": GOOD_SCRIPT}, facts=facts, run=CALL_RUN)
+
+
+def test_cases_equal(tmp_path):
+    cases = [a_case("plain", "+1415"), a_case("perturbed_1", 1.0), a_case("perturbed_2", None,
+                                                                         {"type": "ValueError", "message": "x"})]
+    expect = {"plain": {"value": "+1415"}, "perturbed_1": {"value": 1}, "perturbed_2": {"value": 2}}
+    ctx = call_context(tmp_path, cases, expect)
+    outcome = check("cases.equal", ctx)
+    assert outcome.fraction == pytest.approx(1 / 3) and "ValueError" in outcome.rationale
+    assert check("cases.equal", ctx, labels=["plain"]).fraction == 1.0
+    assert check("cases.equal", ctx, labels=["perturbed"], compare="numeric").fraction == 0.5
+
+
+def test_cases_fail_when_the_module_does_not_import(tmp_path):
+    ctx = call_context(tmp_path, [], {"plain": {"value": 1}},
+                       import_error={"type": "SyntaxError", "message": "bad"}, function_found=None)
+    outcome = check("cases.equal", ctx)
+    assert outcome.fraction == 0.0 and "SyntaxError" in outcome.rationale
+
+
+def test_cases_raises(tmp_path):
+    cases = [a_case("garbage", None, {"type": "phone.PhoneError", "message": "no digits"}),
+             a_case("empty", "")]
+    expect = {"garbage": {"raises": ["ValueError", "PhoneError"]}, "empty": {"raises": ["ValueError"]},
+              "plain": {"value": "x"}}
+    ctx = call_context(tmp_path, cases, expect)
+    outcome = check("cases.raises", ctx)
+    assert outcome.fraction == 0.5 and "returned instead of raising" in outcome.rationale
+    assert check("cases.raises", ctx, labels=["garbage"]).fraction == 1.0
+    assert check("cases.raises", ctx, labels=["plain"]).fraction == 0.0
+
+
+def test_cases_no_mutation(tmp_path):
+    cases = [a_case("a", 1), a_case("b", 1, mutated=True), a_case("c", 1, mutated=None)]
+    ctx = call_context(tmp_path, cases, {})
+    outcome = check("cases.no_mutation", ctx)
+    assert outcome.fraction == 0.5 and "not judged: c" in outcome.rationale
+    assert check("cases.no_mutation", ctx, labels=["a"]).fraction == 1.0
+    assert check("cases.no_mutation", ctx, labels=["c"]).fraction == 0.0
+
+
+# ---- documents ------------------------------------------------------------------------------
+
+DOC_FILES = (("config.yaml", "yaml"), ("config.json", "json"))
+
+
+def doc_context(tmp_path, documents, expected=None):
+    facts = {"mode": "parse", "seed": 0, "problem": "", "documents": documents,
+             "expected": expected or {}}
+    return context(tmp_path, facts=facts, run={"mode": "parse"}, files=DOC_FILES)
+
+
+CONFIG = {"server": {"port": 8080, "debug": False}, "users": ["ann"]}
+
+
+def test_parse_loads(tmp_path):
+    good = {"config.yaml": {"kind": "yaml", "value": CONFIG, "error": None, "line": None},
+            "config.json": {"kind": "json", "value": CONFIG, "error": None, "line": None}}
+    assert check("parse.loads", doc_context(tmp_path, good)).fraction == 1.0
+    bad = {**good, "config.json": {"kind": "json", "value": None, "error": "Expecting ','", "line": 3}}
+    outcome = check("parse.loads", doc_context(tmp_path, bad))
+    assert outcome.fraction == 0.5 and outcome.evidence[0].line == 3
+    empty = {**good, "config.yaml": {"kind": "yaml", "value": None, "error": None, "line": None}}
+    assert check("parse.loads", doc_context(tmp_path, empty), files=["config.yaml"]).fraction == 0.0
+
+
+def test_parse_equivalent(tmp_path):
+    doc = lambda value: {"config.yaml": {"kind": "yaml", "value": value, "error": None, "line": None}}  # noqa: E731
+    ctx = doc_context(tmp_path, doc(CONFIG), {"config": CONFIG})
+    assert check("parse.equivalent", ctx, against="config").fraction == 1.0
+    wrong = {"server": {"port": "8080", "debug": False}, "users": ["ann"]}
+    bad = doc_context(tmp_path, doc(wrong), {"config": CONFIG})
+    outcome = check("parse.equivalent", bad, against="config")
+    assert outcome.fraction == 0.0 and "/server/port" in outcome.rationale
+    assert check("parse.equivalent", bad, against="config", partial="top_level_items").fraction == 0.5
+    assert check("parse.equivalent", ctx, against="other").fraction == 0.0
+
+
+def test_parse_keys(tmp_path):
+    documents = {"config.json": {"kind": "json", "value": CONFIG, "error": None, "line": None}}
+    ctx = doc_context(tmp_path, documents)
+    assert check("parse.keys", ctx, file="config.json", required=["/server/port", "/users/0"]).fraction == 1.0
+    outcome = check("parse.keys", ctx, file="config.json", required=["/server/port", "/server/host"])
+    assert outcome.fraction == 0.5 and "/server/host" in outcome.rationale
+    assert check("parse.keys", ctx, required=["/server"]).fraction == 0.0  # config.yaml: not parsed
