@@ -1,0 +1,110 @@
+"""Check types over script runs (``facts["runs"]``): the ``exec.*`` types, and the per-run
+judging loop the ``output.*`` types share.
+
+A selected run that was not observed, failed to produce a record (``problem``) or was
+skipped earns nothing; so does a run whose expected value is missing. Credit is pooled as
+the mean over the selected runs. Nothing selected, or an observation that failed as a
+whole (``facts["problem"]``), is a fail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ...prompts.base import CheckContext, Outcome, sandbox_violations as sandbox_check
+from ..registry import builtin_check
+from .common import exception_note, labels_param, mapping, observation_problem, pooled, select_labels
+
+Score = tuple[float, str]
+RUNS_PARAM = labels_param("run")
+
+
+def entry_file(ctx: CheckContext) -> str:
+    """The file named in evidence for a run: ``run.entry``, else the task's main file."""
+    if ctx.task is None:
+        return ""
+    entry = ctx.task.run.get("entry") if isinstance(ctx.task.run, Mapping) else None
+    return str(entry or ctx.task.main)
+
+
+def run_problem(run: Any) -> str | None:
+    """Why a run record cannot be judged, or None."""
+    if not isinstance(run, Mapping):
+        return "the run was not observed"
+    if run.get("problem"):
+        return f"the run produced no record: {run['problem']}"
+    if run.get("skipped"):
+        return "the run was skipped"
+    return None
+
+
+def failure_note(run: Mapping[str, Any]) -> str:
+    """The exception a run reported, else the last line of its stderr."""
+    if run.get("exception"):
+        return exception_note(run["exception"])
+    lines = str(run.get("stderr") or "").strip().splitlines()
+    return lines[-1][:200] if lines else "nothing on stderr"
+
+
+def judge_runs(ctx: CheckContext, runs: Sequence[str] | None,
+               judge: Callable[..., Score], *, with_expected: bool) -> Outcome:
+    """Pool ``judge(run)`` (or ``judge(run, expected)``) over the selected runs.
+
+    Default selection: every label with an expected value (``with_expected``), else every
+    observed run."""
+    blocked = observation_problem(ctx.facts)
+    if blocked:
+        return blocked
+    records, expected = mapping(ctx.facts, "runs"), mapping(ctx.facts, "expected")
+    missing = mapping(ctx.facts, "expected_problem")
+    if with_expected:
+        labels = select_labels(runs, set(expected) | set(missing) | (set(records) if runs else set()))
+    else:
+        labels = select_labels(runs, records)
+    scores: list[tuple[str, float, str]] = []
+    for label in labels:
+        run = records.get(label)
+        problem = run_problem(run)
+        if problem:
+            scores.append((label, 0.0, problem))
+        elif not with_expected:
+            scores.append((label, *judge(run)))
+        elif label not in expected:
+            why = missing.get(label) or "no answer key or reference output"
+            scores.append((label, 0.0, f"no expected value ({why})"))
+        else:
+            scores.append((label, *judge(run, expected[label])))
+    return pooled(entry_file(ctx), scores, "runs")
+
+
+def _exit_zero(run: Mapping[str, Any]) -> Score:
+    if run.get("timed_out"):
+        return 0.0, "timed out"
+    code = run.get("exit_code")
+    if code == 0 and not isinstance(code, bool):
+        return 1.0, "exit 0"
+    return 0.0, f"exited with {code} ({failure_note(run)})"
+
+
+@builtin_check("exec.exit_zero", method="exec", params={"runs": RUNS_PARAM})
+def exit_zero(ctx: CheckContext, runs: Sequence[str] | None = None) -> Outcome:
+    """The script exits with status 0, within its time limit, on each selected run.
+
+    Parameters: ``runs`` (labels; ``perturbed`` selects every generated run; default every
+    observed run). Partial credit: the share of runs that exit 0.
+    """
+    return judge_runs(ctx, runs, _exit_zero, with_expected=False)
+
+
+@builtin_check("exec.sandbox_violations", method="exec", params={})
+def sandbox_violations(ctx: CheckContext) -> Outcome:
+    """The sandbox denied nothing (network, processes, writes outside the sandbox...) during the runs.
+
+    No parameters. Each denied attempt costs half the points. Added to every task that runs
+    code; with no run or call observed at all, nothing was watched, so it fails.
+    """
+    if not (mapping(ctx.facts, "runs") or mapping(ctx.facts, "cases")):
+        why = ctx.facts.get("problem") or "no run or call was observed"
+        return Outcome.fail(f"the sandbox watched nothing: {why}")
+    return sandbox_check(ctx)
