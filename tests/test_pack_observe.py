@@ -277,3 +277,23 @@ def test_output_parsing_reports_lines():
     assert parse_text("a,b\n1,2,3\n", "csv")[1].startswith("line 2")
     assert "line 2" in parse_text("key: [1\n  2: x\n", "yaml")[1]
     assert parse_text("NaN", "json")[0] is None
+
+
+def test_an_output_file_over_the_cap_is_not_parsed(tmp_path, runner):
+    folder = _write(tmp_path / "big", {})
+    manifest = {"id": "big", "files": [{"path": "big.py", "kind": "python"}],
+                "run": {"mode": "script", "entry": "big.py",
+                        "output": {"from": "file", "path": "big.txt", "parse": "text"}}}
+    facts, _ = _observe(manifest, folder, runner, {"big.py": "open('big.txt', 'w').write('x' * 70000)\n"})
+    run = facts["runs"]["fixture"]
+    assert run["output"] is None and "cap" in run["output_error"] and run["exit_code"] == 0
+
+
+def test_the_parent_accepts_only_the_two_output_file_shapes():
+    from benchmark.secure_runner import _output_file_ok
+
+    assert _output_file_ok({"error": "no such file"})
+    assert _output_file_ok({"text": "x", "truncated": False, "decode_error": None})
+    assert not _output_file_ok({"text": "x", "truncated": 0, "decode_error": None})
+    assert not _output_file_ok({"text": "x", "truncated": False, "decode_error": None, "more": 1})
+    assert not _output_file_ok({"error": 3}) and not _output_file_ok(["text"])
