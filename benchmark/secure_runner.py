@@ -294,6 +294,18 @@ def _parse_record(raw: bytes, mode: str, nonce: str) -> tuple[dict[str, Any] | N
     return record, None
 
 
+def _output_file_ok(value: Any) -> bool:
+    """The script-mode ``output_file`` entry: exactly {"error": str}, or {"text": str,
+    "truncated": bool, "decode_error": str | None} (exact types: no subclass, no bool for str)."""
+    if type(value) is not dict:
+        return False
+    if set(value) == {"error"}:
+        return type(value["error"]) is str
+    return (set(value) == {"text", "truncated", "decode_error"} and type(value["text"]) is str
+            and type(value["truncated"]) is bool
+            and (value["decode_error"] is None or type(value["decode_error"]) is str))
+
+
 def _validated(result: ExecResult, mode: str, nonce: str) -> ExecResult:
     """Replace the raw channel bytes with the parsed record, or say why there is none."""
     raw = (result.observation or {}).get("_raw", b"")
@@ -310,6 +322,8 @@ def _validated(result: ExecResult, mode: str, nonce: str) -> ExecResult:
             record, problem = None, f"integrity: {record['integrity']}"
         elif record.get("harness_error"):
             record, problem = None, f"harness error: {record['harness_error']}"
+        elif "output_file" in record and not _output_file_ok(record["output_file"]):
+            record, problem = None, "the result record failed validation (output_file)"
         elif mode != "script" and not record.get("reported"):
             problem = (f"the submission ended the worker before it reported "
                        f"(exit status {record.get('worker_exit')})")

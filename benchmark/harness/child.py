@@ -17,9 +17,11 @@ one function on JSON arguments), ``http`` (like ``call`` with requests-mock inte
 at the transport adapter, and ``time.sleep`` recorded instead of slept).
 """
 
+import errno
 import importlib.util
 import json
 import os
+import stat
 import sys
 import tempfile
 import time
@@ -154,14 +156,16 @@ def _load(request, record):
     return function
 
 
-def _invoke(function, args, before):
-    """Call function(*args) with its output captured; ``before`` is the args' encoding."""
+def _invoke(function, args, kwargs):
+    """Call function(*args, **kwargs) with its output captured; ``mutated`` compares the
+    arguments' encoding before and after."""
+    before = _encode([args, kwargs])
     result = {"returned": False, "value": None, "value_type": None,
               "unserializable": None, "exception": None}
     capture = _Capture()
     capture.__enter__()
     try:
-        value = function(*args)
+        value = function(*args, **kwargs)
         result["returned"] = True
         result["value_type"] = _type(value).__name__
         result["value"], result["unserializable"] = _plain(value)
@@ -170,7 +174,7 @@ def _invoke(function, args, before):
     finally:
         capture.__exit__(None, None, None)
     try:
-        result["mutated"] = _encode(args) != before
+        result["mutated"] = _encode([args, kwargs]) != before
     except (TypeError, RecursionError):
         result["mutated"] = True
     result["output"] = capture.text
@@ -178,8 +182,14 @@ def _invoke(function, args, before):
 
 
 def _prepared(items):
-    """Decode every argument list before any submission code runs."""
-    return [(item, _loads(json.dumps(item["args"]))) for item in items]
+    """Decode every argument list and keyword mapping before any submission code runs."""
+    prepared = []
+    for item in items:
+        kwargs = _loads(json.dumps(item.get("kwargs", {})))
+        if _type(kwargs) is not dict:
+            raise TypeError("kwargs must be an object")
+        prepared.append((item, (_loads(json.dumps(item["args"])), kwargs)))
+    return prepared
 
 
 def mode_call(request, record):
@@ -188,8 +198,8 @@ def mode_call(request, record):
     record["results"] = []
     if function is None:
         return
-    for call, args in calls:
-        result = _invoke(function, args, _encode(args))
+    for call, (args, kwargs) in calls:
+        result = _invoke(function, args, kwargs)
         result["label"] = call["label"]
         record["results"].append(result)
 
@@ -249,20 +259,110 @@ def mode_http(request, record):
     record["results"] = []
     if function is None:
         return
-    for (scenario, args), plan in zip(scenarios, plans):
+    for (scenario, (args, kwargs)), plan in zip(scenarios, plans):
         _SLEPT[0] = 0.0
         with requests_mock.Mocker(real_http=False) as mocker:
             mocker.register_uri(requests_mock.ANY, requests_mock.ANY, response_list=plan)
-            result = _invoke(function, args, _encode(args))
+            result = _invoke(function, args, kwargs)
             result["requests"] = [_request_view(r) for r in mocker.request_history]
         result["sleep_total"] = _SLEPT[0]
         result["label"] = scenario["label"]
         record["results"].append(result)
 
 
+def _feed_stdin(text):
+    """fd 0 (and so ``sys.stdin`` and ``input()``) reads ``text``, from an unlinked temporary
+    file, so input of any size is there at once and nothing blocks."""
+    handle = tempfile.TemporaryFile()
+    handle.write(text.encode("utf-8"))
+    handle.seek(0)
+    os.dup2(handle.fileno(), 0)
+    handle.close()
+    sys.stdin = open(0, encoding="utf-8", closefd=False)
+
+
+def _lstat_is_link(name, dir_fd):
+    try:
+        return stat.S_ISLNK(os.lstat(name, dir_fd=dir_fd).st_mode)
+    except OSError:
+        return False
+
+
+def _open_output(dir_fd, relative):
+    """A descriptor for ``relative`` under ``dir_fd`` (every component opened with
+    O_NOFOLLOW, so no symbolic link is followed), or a str saying why not."""
+    parts = relative.split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        return "not a plain relative path"
+    opened = []
+    try:
+        current = dir_fd
+        for index, part in enumerate(parts):
+            last = index == _len(parts) - 1
+            if _lstat_is_link(part, current):  # before open: the guard never sees a link
+                return "is a symbolic link (not followed)"
+            flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+            flags |= (os.O_NONBLOCK | os.O_NOCTTY) if last else os.O_DIRECTORY
+            current = os.open(part, flags, dir_fd=current)
+            opened.append(current)
+        return opened.pop()
+    except FileNotFoundError:
+        return "no such file"
+    except OSError as exc:
+        return "is a symbolic link (not followed)" if exc.errno == errno.ELOOP else f"cannot be opened: {exc.strerror}"
+    finally:
+        for fd in opened:
+            _close(fd)
+
+
+def read_output_file(dir_fd, relative):
+    """{"text", "truncated", "decode_error"} or {"error"}: the regular file ``relative`` under
+    ``dir_fd``, read without following links, capped at OUTPUT_CAP bytes, decoded as UTF-8
+    (invalid bytes replaced and the first one noted in ``decode_error``)."""
+    import codecs
+
+    fd = _open_output(dir_fd, relative)
+    if _type(fd) is str:
+        return {"error": fd}
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return {"error": "not a regular file"}
+        chunks, size = [], 0
+        while size <= OUTPUT_CAP:
+            chunk = _read(fd, OUTPUT_CAP + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += _len(chunk)
+    except OSError as exc:
+        return {"error": f"cannot be read: {exc.strerror}"}
+    finally:
+        _close(fd)
+    data = b"".join(chunks)
+    truncated = _len(data) > OUTPUT_CAP
+    data = data[:OUTPUT_CAP]
+    problem = None
+    try:  # a character cut at the cap is dropped, not an error
+        text = codecs.getincrementaldecoder("utf-8")("strict").decode(data, final=not truncated)
+    except UnicodeDecodeError as exc:
+        problem = f"not valid UTF-8 at byte {exc.start}"
+        text = data.decode("utf-8", "replace")
+    return {"text": text, "truncated": truncated, "decode_error": problem}
+
+
+def _output_record(home, relative):
+    try:
+        os.fchdir(home)  # the guard resolves names against the working dir
+        return read_output_file(home, relative)
+    except OSError as exc:  # the program closed or replaced the descriptor
+        return {"error": f"the working folder could not be reopened: {exc.strerror}"}
+
+
 def mode_script(request, record):
     import runpy
 
+    if request.get("stdin") is not None:
+        _feed_stdin(request["stdin"])
     path = os.path.abspath(request["module"])
     sys.argv = [path, *request.get("argv", [])]
     sys.path.insert(0, os.path.dirname(path))
@@ -333,11 +433,15 @@ def worker(request, report_fd):
     sys.argv = [request["module"]]
     sys.path.insert(0, os.getcwd())
     code = 0
+    output_file = request.get("output_file") if request["mode"] == "script" else None
     try:
+        home = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC) if output_file else None
         _arm(request, report_fd)
         MODES[request["mode"]](request, record)
         code = record.pop("exit_code", 0)
         _run_exit_handlers()
+        if output_file:  # read here, in the sandbox, after the program and its exit handlers
+            record["output_file"] = _output_record(home, output_file)
         line = '{"result": ' + _encode(record) + "}\n"
     except BaseException as exc:  # our own failure: reported, never a pass
         line = '{"harness_error": ' + _encode(_exc_info(exc)) + "}\n"
