@@ -69,7 +69,7 @@ def check_unique_ids(doc: Document) -> list[Problem]:
 
 
 def _unknown(kind: str, name: str, known: list[str], group: str, error: Exception) -> str:
-    if "unknown name" not in str(error):
+    if "unknown name" not in str(error) and "no built-in named" not in str(error):
         return str(error)
     near = registry.closest(name, known)
     try:
