@@ -46,7 +46,9 @@ class _Given(argparse.Action):
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="rubricbench", description="Grade LLM-written code submissions.",
                                      epilog="rubricbench import REPLIES --model NAME: raw chat replies -> a "
-                                            "submission folder (rubricbench import --help)")
+                                            "submission folder (rubricbench import --help); "
+                                            "rubricbench pack validate PATH | pack list: check task packs "
+                                            "(rubricbench pack --help)")
     target = parser.add_mutually_exclusive_group()
     target.add_argument("--model", help="grade one model by name")
     target.add_argument("--all-models", action="store_true", help="grade every model found (default)")
@@ -130,10 +132,14 @@ def _error(message: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["import"]:  # the one subcommand; every flag below is unchanged
+    if argv[:1] == ["import"]:  # the subcommands; every flag below is unchanged
         from .importing.command import main as import_main
 
         return import_main(argv[1:])
+    if argv[:1] == ["pack"]:
+        from .packs.validate_command import main as pack_main
+
+        return pack_main(argv[1:])
     args = parse_args(argv)
     config = config_from_args(args)
     grading = not (args.self_check or args.report_only or args.compare)

@@ -1,0 +1,100 @@
+"""Paths a task manifest names: they exist, stay inside the task folder, and never stage an
+answer key.
+
+Answer keys (``answers``, ``cases_file``, the ``reference`` folder and anything under an
+``answers/`` folder) are read by the grader only and never staged: no ``fixtures`` entry, no
+``run.stage`` source and no ``run.stdin`` may be one of them, lie under one, or contain one
+(A.7). Every problem is placed on the line of the manifest value that names the path.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from .problems import Problem
+from .yamlpos import Document, JsonPath
+
+
+def escape_reason(folder: Path, relative: str) -> str:
+    """Why ``relative`` is not a path inside ``folder`` ("" when it is): absolute, with a
+    ``..`` part or a backslash, or a symbolic link on the way that leads outside."""
+    if not isinstance(relative, str) or not relative:
+        return "not a path"
+    if "\\" in relative or relative.startswith("/") or PurePosixPath(relative).is_absolute() or ":" in relative[:2]:
+        return "is absolute or uses backslashes: give a path relative to the task folder"
+    if ".." in PurePosixPath(relative).parts:
+        return "escapes the folder ('..')"
+    root = Path(os.path.realpath(folder))
+    target = Path(os.path.realpath(folder / relative))
+    if target != root and root not in target.parents:
+        return "escapes the folder (a symbolic link leads outside it)"
+    return ""
+
+
+def _under(path: str, other: str) -> bool:
+    """True when ``path`` is ``other`` or lies inside it (as folders)."""
+    a, b = PurePosixPath(path).parts, PurePosixPath(other).parts
+    return a[:len(b)] == b
+
+
+def _referenced(task: dict[str, Any]) -> list[tuple[JsonPath, str, str]]:
+    """(manifest path, file path, "file"|"folder") of every file the task names."""
+    refs: list[tuple[JsonPath, str, str]] = [(("prompt",), task["prompt"], "file")]
+    refs += [(("fixtures", i), p, "any") for i, p in enumerate(task.get("fixtures", []))]
+    refs += [(("answers", label), p, "file") for label, p in task.get("answers", {}).items()]
+    run = task["run"]
+    refs += [(("run", "stage", name), p, "any") for name, p in run.get("stage", {}).items()]
+    for key in ("stdin", "cases_file"):
+        if key in run:
+            refs.append((("run", key), run[key], "file"))
+    for name, spec in task.get("perturb", {}).get("inputs", {}).items():
+        refs.append((("perturb", "inputs", name, "from"), spec["from"], "file"))
+    if "reference" in task:
+        refs.append((("reference",), task["reference"], "folder"))
+        refs += [(("files", i, "path"), f"{task['reference']}/{f['path']}", "file")
+                 for i, f in enumerate(task["files"])]
+    return refs
+
+
+def _exists(folder: Path, relative: str, kind: str) -> str:
+    path = folder / relative
+    if kind == "file" and not path.is_file():
+        return "no such file in the task folder"
+    if kind == "folder" and not path.is_dir():
+        return "no such folder in the task folder"
+    if kind == "any" and not path.exists():
+        return "no such file in the task folder"
+    return ""
+
+
+def _parent_only(task: dict[str, Any]) -> list[str]:
+    keys = list(task.get("answers", {}).values()) + ["answers"]
+    keys += [task["run"]["cases_file"]] if "cases_file" in task["run"] else []
+    return keys + ([task["reference"]] if "reference" in task else [])
+
+
+def _staged(task: dict[str, Any]) -> list[tuple[JsonPath, str]]:
+    staged = [(("fixtures", i), p) for i, p in enumerate(task.get("fixtures", []))]
+    staged += [(("run", "stage", name), p) for name, p in task["run"].get("stage", {}).items()]
+    return staged + ([(("run", "stdin"), task["run"]["stdin"])] if "stdin" in task["run"] else [])
+
+
+def check_paths(doc: Document, folder: Path) -> list[Problem]:
+    """Problems of every path ``doc`` (a schema-valid task.yaml) names (see the module's docstring)."""
+    task, problems = doc.data, []
+    for where, relative, kind in _referenced(task):
+        reason = escape_reason(folder, relative) or _exists(folder, relative, kind)
+        if reason:
+            problems.append(doc.problem(where, f"{relative}: {reason}"))
+    for where, relative in _staged(task):
+        key = next((k for k in _parent_only(task) if _under(relative, k) or _under(k, relative)), None)
+        if key is not None:
+            problems.append(doc.problem(where, f"{relative} would stage the answer key {key}: answer keys "
+                                               "are read by the grader only and are never staged"))
+    fixtures = set(task.get("fixtures", []))
+    for where, relative in _staged(task)[len(task.get("fixtures", [])):]:
+        if relative not in fixtures:
+            problems.append(doc.problem(where, f"{relative} is staged but not listed in fixtures"))
+    return problems

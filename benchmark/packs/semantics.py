@@ -1,0 +1,188 @@
+"""What a task manifest must mean beyond its schema (A.8), each problem on its node's line.
+
+Every function here takes a schema-valid task ``Document`` and returns Problems: the points
+add up (per category to ``maxima``, in total to the task's points); check ids and case labels
+are unique; every ``use:``, generator and ``observe:`` name resolves, and each ``with:`` fits
+its type's schema; run files are submitted files; a task that runs code checks the sandbox.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from . import registry
+from .local_plugins import resolve_check, resolve_generator, resolve_observer
+from .problems import Problem
+from .schema_check import params_validator, validate
+from .yamlpos import Document
+
+CATEGORIES = ("syntax", "structure", "execution", "quality", "security", "performance", "maintainability")
+EXECUTING_MODES = ("script", "call", "http", "custom")
+SANDBOX_CHECK = "exec.sandbox_violations"
+RESERVED_LABEL = re.compile(r"^perturbed_[0-9]+$")
+
+
+def number(value: float) -> str:
+    """``25.0`` -> ``25``, ``2.5`` -> ``2.5``."""
+    return f"{round(value, 6):g}"
+
+
+def category_sums(checks: list[dict[str, Any]]) -> dict[str, float]:
+    """Points per category, for all seven categories (0 where no check is)."""
+    sums = dict.fromkeys(CATEGORIES, 0.0)
+    for check in checks:
+        sums[check["category"]] += float(check["points"])
+    return sums
+
+
+def check_sums(doc: Document, points: float) -> list[Problem]:
+    """Per-category sums equal ``maxima`` (when given), and the total equals ``points``."""
+    task, problems = doc.data, []
+    sums = category_sums(task["checks"])
+    for category, maximum in task.get("maxima", {}).items():
+        if abs(sums[category] - maximum) > 1e-9:
+            problems.append(doc.problem(("maxima", category), f"checks in {category} add up to "
+                                        f"{number(sums[category])}, maxima says {number(maximum)}"))
+    for category in sorted(set(CATEGORIES) - set(task.get("maxima", {}))):
+        if "maxima" in task and sums[category]:
+            problems.append(doc.problem(("maxima",), f"checks in {category} add up to "
+                                        f"{number(sums[category])}, maxima has no {category}"))
+    total = sum(sums.values())
+    if abs(total - points) > 1e-9:
+        parts = ", ".join(f"{c} {number(s)}" for c, s in sums.items() if s)
+        where = ("points",) if "points" in task else ("checks",)
+        problems.append(doc.problem(where, f"checks add up to {number(total)}, the task's points are "
+                                           f"{number(points)} ({parts})"))
+    return problems
+
+
+def check_unique_ids(doc: Document) -> list[Problem]:
+    seen: dict[str, int] = {}
+    problems = []
+    for index, check in enumerate(doc.data["checks"]):
+        if check["id"] in seen:
+            problems.append(doc.problem(("checks", index, "id"),
+                                        f"check id {check['id']!r} repeats checks/{seen[check['id']]}"))
+        seen.setdefault(check["id"], index)
+    return problems
+
+
+def _unknown(kind: str, name: str, known: list[str], group: str, error: Exception) -> str:
+    if "unknown name" not in str(error) and "no built-in named" not in str(error):
+        return str(error)
+    near = registry.closest(name, known)
+    try:
+        seen = registry.plugin_names(group)
+    except Exception as exc:  # a broken metadata scan is reported, not raised
+        seen, near = [f"(scan failed: {exc})"], near
+    hint = f"; closest: {', '.join(near)}" if near else ""
+    return f"unknown {kind} {name!r}{hint}; entry points seen in {group}: {', '.join(seen) or 'none'}"
+
+
+def _check_with(doc: Document, where: tuple, schema: dict[str, Any], params: Any) -> list[Problem]:
+    if params is None:
+        params = {}
+        if not schema.get("required"):
+            return []
+        return [doc.problem(where[:-1], f"'with' needs {', '.join(schema['required'])}")]
+    return validate(doc, params_validator(schema), where)
+
+
+def check_uses(doc: Document, pack_id: str) -> tuple[list[Problem], dict[int, registry.CheckType]]:
+    """Each ``use:`` resolves (else the closest names and the entry points seen), and its
+    ``with:`` fits that type's schema. Returns (problems, check index -> check type)."""
+    problems, resolved = [], {}
+    for index, check in enumerate(doc.data["checks"]):
+        try:
+            kind = resolve_check(pack_id, check["use"])
+        except registry.RegistryError as exc:
+            message = _unknown("check type", check["use"], sorted(registry.CHECK_TYPES), registry.CHECK_GROUP, exc)
+            problems.append(doc.problem(("checks", index, "use"), message))
+            continue
+        resolved[index] = kind
+        problems += _check_with(doc, ("checks", index, "with"), kind.schema(), check.get("with"))
+    return problems, resolved
+
+
+def check_generators(doc: Document, pack_id: str) -> tuple[list[Problem], list[registry.Generator]]:
+    """Every perturb generator resolves, is of the right kind (file for inputs, cases for
+    call/http), and its ``with:`` fits its schema."""
+    perturb, problems, used = doc.data.get("perturb"), [], []
+    if not perturb:
+        return [], []
+    wanted = [(("perturb", "inputs", n), s, "file") for n, s in perturb.get("inputs", {}).items()]
+    if "generator" in perturb:
+        wanted.append((("perturb",), perturb, "cases"))
+    for where, spec, kind in wanted:
+        try:
+            generator = resolve_generator(pack_id, spec["generator"])
+        except registry.RegistryError as exc:
+            message = _unknown("generator", spec["generator"], sorted(registry.GENERATORS),
+                               registry.GENERATOR_GROUP, exc)
+            problems.append(doc.problem(where + ("generator",), message))
+            continue
+        used.append(generator)
+        if generator.kind != kind:
+            problems.append(doc.problem(where + ("generator",), f"{generator.name} makes {generator.kind} "
+                                        f"inputs; {kind} inputs are needed here"))
+        problems += _check_with(doc, where + ("with",), generator.schema(), spec.get("with"))
+    return problems, used
+
+
+def check_perturb_targets(doc: Document) -> list[Problem]:
+    """Script-mode perturbed inputs regenerate staged files; call/http ones make cases."""
+    perturb, run = doc.data.get("perturb"), doc.data["run"]
+    if not perturb:
+        return []
+    if "inputs" in perturb:
+        if run["mode"] != "script":
+            return [doc.problem(("perturb", "inputs"), "perturbed input files need run mode script")]
+        return [doc.problem(("perturb", "inputs", name), f"{name} is not a staged name in run.stage", key=True)
+                for name in perturb["inputs"] if name not in run.get("stage", {})]
+    if run["mode"] not in ("call", "http"):
+        return [doc.problem(("perturb", "generator"), "generated cases need run mode call or http")]
+    return []
+
+
+def check_observer(doc: Document, pack_id: str) -> tuple[list[Problem], Any]:
+    """For run mode custom: (problems, (observe function, source) or None)."""
+    run = doc.data["run"]
+    if run["mode"] != "custom":
+        return [], None
+    try:
+        return [], resolve_observer(pack_id, run["observe"])
+    except registry.RegistryError as exc:
+        message = _unknown("observe function", run["observe"], sorted(registry.OBSERVERS), registry.CHECK_GROUP, exc)
+        return [doc.problem(("run", "observe"), message)], None
+
+
+def check_cases(doc: Document) -> list[Problem]:
+    """Case and scenario labels are unique and not ``perturbed_<n>``; each has exactly one of
+    ``expect`` and ``raises``."""
+    run, problems, seen = doc.data["run"], [], {}
+    key = "scenarios" if run["mode"] == "http" else "cases"
+    for index, case in enumerate(run.get(key, [])):
+        where, label = ("run", key, index), case["label"]
+        if RESERVED_LABEL.match(label):
+            problems.append(doc.problem(where + ("label",), f"{label!r}: perturbed_<n> labels are reserved "
+                                                            "for generated cases"))
+        if label in seen:
+            problems.append(doc.problem(where + ("label",), f"label {label!r} repeats {key}/{seen[label]}"))
+        seen.setdefault(label, index)
+        if ("expect" in case) == ("raises" in case):
+            problems.append(doc.problem(where, "a case needs exactly one of expect and raises"))
+    return problems
+
+
+def check_run_files(doc: Document) -> list[Problem]:
+    """``entry``/``module`` name a submitted file; a task that runs code checks the sandbox."""
+    task, run, problems = doc.data, doc.data["run"], []
+    names = [f["path"] for f in task["files"]]
+    for key in ("entry", "module"):
+        if key in run and run[key] not in names:
+            problems.append(doc.problem(("run", key), f"{run[key]} is not one of files ({', '.join(names)})"))
+    if run["mode"] in EXECUTING_MODES and not any(c["use"] == SANDBOX_CHECK for c in task["checks"]):
+        problems.append(doc.problem(("checks",), f"run mode {run['mode']} runs code: add a check with "
+                                                 f"use: {SANDBOX_CHECK}"))
+    return problems

@@ -1,0 +1,85 @@
+"""``rubricbench pack validate PATH [--no-behaviour]`` and ``rubricbench pack list``.
+
+validate prints every problem (warnings too) one per line as ``file:line:col: json/path:
+message``, then ``PATH: N error(s), M warning(s)``; it exits 1 on any error, else 0 (2 for bad
+usage, as argparse does). Unless ``--no-behaviour``, a pack without errors then goes through the
+behavioural gates of ``benchmark.packs.gates.behaviour_gates`` (reference and null
+submissions graded in the sandbox). Pack files are the operator's, but every line still
+passes the untrusted-text boundary before it is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .. import untrusted
+from .problems import Problem, count, sort_problems
+
+
+def _print(line: str) -> None:
+    print(untrusted.for_stream(untrusted.text(line), getattr(sys.stdout, "encoding", None)), flush=True)
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="rubricbench pack", description="Check and list task packs.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    validate = commands.add_parser("validate", help="check a pack's manifests, files and plugins")
+    validate.add_argument("path", metavar="PATH", help="the pack's folder (holding pack.yaml)")
+    validate.add_argument("--no-behaviour", action="store_true",
+                          help="skip the reference and null-submission gates (no sandbox runs)")
+    commands.add_parser("list", help="built-in check types, installed packs and plugin names")
+    return parser.parse_args(argv)
+
+
+def _behaviour(pack) -> list[Problem]:
+    """The behavioural gates' problems, or [] with a note when that module is not installed."""
+    try:
+        from .gates import behaviour_gates
+    except ModuleNotFoundError as exc:
+        if exc.name != "benchmark.packs.gates":
+            raise
+        _print("note: behavioural gates skipped (benchmark.packs.gates is not installed)")
+        return []
+    return list(behaviour_gates(pack))
+
+
+def validate(path: Path, behaviour: bool) -> int:
+    from .loader import check_pack
+
+    pack, problems = check_pack(path)
+    if pack is not None and behaviour:
+        problems = sort_problems(problems + _behaviour(pack))
+    for problem in problems:
+        _print(problem.format())
+    errors, warnings = count(problems)
+    _print(f"{path}: {errors} error(s), {warnings} warning(s)")
+    return 1 if errors else 0
+
+
+def _first_line(doc: str) -> str:
+    return doc.strip().splitlines()[0] if doc.strip() else "(no docstring)"
+
+
+def list_all() -> int:
+    from . import registry
+    from .loader import _ensure_builtins, discover_installed_packs
+
+    _ensure_builtins()
+    _print("check types (built in):")
+    for name in sorted(registry.CHECK_TYPES):
+        _print(f"  {name}: {_first_line(registry.CHECK_TYPES[name].doc)}")
+    _print("installed packs:")
+    for pack in discover_installed_packs() or []:
+        _print(f"  {pack.name} ({pack.source}): {pack.folder or ''} {pack.problem}".rstrip())
+    for group in (registry.CHECK_GROUP, registry.GENERATOR_GROUP):
+        _print(f"plugins ({group}): {', '.join(registry.plugin_names(group)) or 'none'}")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    if args.command == "validate":
+        return validate(Path(args.path), not args.no_behaviour)
+    return list_all()

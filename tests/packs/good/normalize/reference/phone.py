@@ -1,0 +1,2 @@
+def normalize_phone(text):
+    return text
