@@ -18,7 +18,7 @@ from .cleanup import CleanupError
 from .options import DEFAULT_SEED, INTERNAL_ERROR, GradeOptions, default_test_data, has_internal_error
 from .prompts.base import SANDBOX_EVENTS, CheckContext, Outcome
 from .packs.model import Task, TaskCheck
-from .packs.registry import check_type_named
+from .packs.local_plugins import resolve_check
 from .packs.suite import Suite, core_pack, default_suite
 from .submission import SourceFile, load_source
 from .threads import PYTHON_WORK, released
@@ -84,7 +84,7 @@ def _to_check(row: TaskCheck, outcome: Outcome) -> Check:
 
 def _run_check(row: TaskCheck, ctx: CheckContext, debug: bool) -> Check:
     try:
-        outcome = check_type_named(row.use).fn(ctx, **row.params)
+        outcome = resolve_check(ctx.task.pack, row.use).fn(ctx, **row.params)
     except Exception as exc:  # the one place a check's exception becomes data
         if debug:
             raise
@@ -168,8 +168,11 @@ def _grade_task(task: Task, model_dir: Path, *, test_data: Path,
             return result
         staged = {} if reference else {name: f.data for name, f in files.items() if f.usable}
         staged.update(stage)  # the model's bytes, as graded, then what the task stages
+        timeout = options.timeout_s  # a task's own time-out may shorten it, never lengthen it
+        if isinstance(request.get("timeout_s"), (int, float)) and request["timeout_s"] > 0:
+            timeout = min(timeout, float(request["timeout_s"]))
         with released(PYTHON_WORK):
-            result = runner.run_harness(request, staged, timeout=options.timeout_s)
+            result = runner.run_harness(request, staged, timeout=timeout)
         if reference:
             executions.append({**_exec_summary(request, result), "reference": True,
                                "timed_out": False})

@@ -24,7 +24,8 @@ from typing import Any
 from . import generators  # noqa: F401  (registers the built-in generators)
 from . import reference as ref
 from .outputs import document, load_answer
-from .registry import RegistryError, generator_named
+from .local_plugins import resolve_generator
+from .registry import RegistryError
 from .runs import DEFAULT_OUTPUT, cases, load_facts, run_problem, script_run
 
 Observe = Callable[[Mapping[str, Any], Callable[..., Any], Path, int], dict[str, Any]]
@@ -44,8 +45,8 @@ def _rng(seed: int, *parts: str) -> random.Random:
     return random.Random(int(hashlib.sha256(":".join([str(seed), *parts]).encode()).hexdigest()[:12], 16))
 
 
-def _generator(name: str, kind: str):
-    gen = generator_named(name)
+def _generator(name: str, kind: str, pack_id: str):
+    gen = resolve_generator(pack_id, name)
     if gen.kind != kind:
         raise RegistryError(f"generator {name} makes {gen.kind} inputs, not {kind}")
     return gen
@@ -70,7 +71,8 @@ def _answers(manifest: Mapping[str, Any], folder: Path, facts: dict[str, Any]) -
 # ---- script ---------------------------------------------------------------------------------
 
 
-def _script_plans(manifest: Mapping[str, Any], folder: Path, seed: int) -> list[tuple[str, dict[str, bytes]]]:
+def _script_plans(manifest: Mapping[str, Any], folder: Path, seed: int,
+                 pack_id: str) -> list[tuple[str, dict[str, bytes]]]:
     """(label, staged files) for the fixture run and each perturbed run."""
     stage = {name: (folder / path).read_bytes() for name, path in (manifest["run"].get("stage") or {}).items()}
     plans = [("fixture", stage)]
@@ -78,7 +80,7 @@ def _script_plans(manifest: Mapping[str, Any], folder: Path, seed: int) -> list[
     for n in range(1, int(perturb.get("count", 0)) + 1):
         label, staged = f"perturbed_{n}", dict(stage)
         for name, spec in sorted((perturb.get("inputs") or {}).items()):
-            gen = _generator(spec["generator"], "file")
+            gen = _generator(spec["generator"], "file", pack_id)
             source = (folder / spec["from"]).read_bytes()
             staged[name] = gen.fn(_rng(seed, label, name), source=source, **(spec.get("with") or {}))
         plans.append((label, staged))
@@ -97,7 +99,7 @@ def _script_request(spec: Mapping[str, Any], folder: Path) -> dict[str, Any]:
     return request
 
 
-def _observe_script(manifest, folder, run, seed, facts) -> None:
+def _observe_script(manifest, folder, run, seed, facts, pack_id: str) -> None:
     spec = manifest["run"]
     output = spec.get("output") or DEFAULT_OUTPUT
     base = _script_request(spec, folder)
@@ -105,7 +107,7 @@ def _observe_script(manifest, folder, run, seed, facts) -> None:
     gold = ref.reference_files(folder, manifest)
     from_reference = (manifest.get("perturb") or {}).get("expected") == "reference"
     facts.update(runs={}, inputs={}, expected={})
-    for label, staged in _script_plans(manifest, folder, seed):
+    for label, staged in _script_plans(manifest, folder, seed, pack_id):
         request = {**base, "label": label}
         facts["runs"][label] = script_run(label, run(request, staged), output)
         facts["inputs"][label] = {name: _sha(data) for name, data in sorted(staged.items())}
@@ -148,19 +150,19 @@ def _given_cases(manifest: Mapping[str, Any], folder: Path, http: bool) -> list[
     return given
 
 
-def _perturbed_items(manifest: Mapping[str, Any], seed: int, http: bool) -> list[dict[str, Any]]:
+def _perturbed_items(manifest: Mapping[str, Any], seed: int, http: bool, pack_id: str) -> list[dict[str, Any]]:
     perturb = manifest.get("perturb") or {}
     if not perturb.get("count"):
         return []
-    gen = _generator(perturb["generator"], "cases")
+    gen = _generator(perturb["generator"], "cases", pack_id)
     made = gen.fn(_rng(seed, "cases"), count=int(perturb["count"]), **(perturb.get("with") or {}))
     return [_item({**case, "label": f"perturbed_{n}"}, http) for n, case in enumerate(made, 1)]
 
 
-def _observe_cases(manifest, folder, run, seed, facts, http: bool) -> None:
+def _observe_cases(manifest, folder, run, seed, facts, http: bool, pack_id: str) -> None:
     spec = manifest["run"]
     given = _given_cases(manifest, folder, http)
-    items = [_item(case, http) for case in given] + _perturbed_items(manifest, seed, http)
+    items = [_item(case, http) for case in given] + _perturbed_items(manifest, seed, http, pack_id)
     facts.update(import_error=None, function_found=None, signature=None, cases={},
                  expect={case["label"]: _expectation(case) for case in given})
     for label, value in _answers(manifest, folder, facts).items():
@@ -222,11 +224,11 @@ def make_observe(manifest: Mapping[str, Any], folder: Path, pack_id: str) -> Obs
         derived = task_seed(manifest.get("perturb"), seed, pack_id, manifest["id"])
         facts: dict[str, Any] = {"mode": mode, "seed": derived, "problem": "", "expected_problem": {}}
         if mode == "script":
-            _observe_script(manifest, folder, run, derived, facts)
+            _observe_script(manifest, folder, run, derived, facts, pack_id)
         elif mode == "parse":
             _observe_parse(manifest, folder, files, facts)
         else:
-            _observe_cases(manifest, folder, run, derived, facts, http=mode == "http")
+            _observe_cases(manifest, folder, run, derived, facts, http=mode == "http", pack_id=pack_id)
         return facts
 
     return observe
