@@ -56,10 +56,12 @@ def _file_hashes(model_dir: Path, names: list[str]) -> dict[str, str | None]:
     return out
 
 
-def run_context(test_data: Path, options: Any) -> dict[str, Any]:
-    """The part of every key that is the same for the whole run."""
+def run_context(test_data: Path, options: Any, suite: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The part of every key that is the same for the whole run; ``suite`` describes the
+    packs graded (their versions, content hashes and plugins) when not the core pack alone."""
     support = None if options.unsafe else detect()
-    return {
+    extra = {} if suite is None else {"suite": suite}
+    return {**extra,
         "grader": __version__, "source": grader_source_hash(), "rubric": rubric_hash(),
         "fixtures": hashlib.sha256(json.dumps(fixture_hashes(test_data), sort_keys=True).encode()).hexdigest(),
         "options": {k: v for k, v in asdict(options).items() if k != "debug"},

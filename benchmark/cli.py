@@ -64,6 +64,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("-q", "--quiet", action="store_true", help="print only essential output")
     parser.add_argument("--debug", action="store_true", default=_truthy(_env("DEBUG")),
                         help="re-raise grader exceptions instead of recording them")
+    packs = parser.add_argument_group("task packs (docs/packs.md)")
+    packs.add_argument("--pack", action="append", metavar="PATH|NAME",
+                       help="also grade this task pack: a folder with pack.yaml, or an installed "
+                            "pack's name (repeatable; validated before grading)")
+    packs.add_argument("--no-core", action="store_true",
+                       help="grade only the --pack packs, not the four core prompts")
     parser.add_argument("--no-cache", action="store_true",
                         help="grade every model again, even when its cached result is current, and "
                              "store the new results in the cache")
@@ -101,6 +107,8 @@ def _check_report_flags(parser: argparse.ArgumentParser, args: argparse.Namespac
         parser.error(f"{saved[0]} works on saved results; --model/--all-models do not apply")
     if args.fail_on_regression is not None and (not args.compare or args.fail_on_regression < 0):
         parser.error("--fail-on-regression needs --compare and a number of points >= 0")
+    if args.no_core and not args.pack:
+        parser.error("--no-core needs at least one --pack")
     if args.fail_under is not None and (saved or not 0 <= args.fail_under <= 100):
         parser.error("--fail-under applies to grading runs and takes a percentage from 0 to 100")
 
@@ -114,6 +122,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         allow_network=args.allow_network, trusted_model=args.trusted_model,
         no_metadata=args.no_metadata, quiet=args.quiet, debug=args.debug,
         require_isolation=args.require_isolation, no_cache=args.no_cache,
+        packs=tuple(args.pack or ()), core=not args.no_core,
     )
 
 

@@ -52,6 +52,26 @@ def _options(config: RunConfig) -> GradeOptions:
                         unsafe=config.unsafe, allow_network=config.allow_network, debug=config.debug)
 
 
+def _packs_valid(runner: BenchmarkRunner) -> bool:
+    """Every grading run validates its packs first: each problem on its own line, as
+    ``rubricbench pack validate`` prints it; False when any is an error."""
+    from .packs.problems import PackError
+    from .packs.suite import SuiteError
+
+    try:
+        runner.suite()
+    except PackError as exc:
+        for problem in exc.problems:
+            print(for_stream(text(problem.format()), getattr(sys.stderr, "encoding", None)),
+                  file=sys.stderr)
+        _error(f"a task pack did not validate ({len(exc.problems)} problem(s)); nothing was graded")
+        return False
+    except SuiteError as exc:
+        _error(str(exc))
+        return False
+    return True
+
+
 def _skipped(config: RunConfig, rejected: list[RejectedModel]) -> list[RejectedModel]:
     """Report each selected model folder whose name cannot name a model; they are not graded."""
     chosen = [r for r in rejected if not config.models or r.name in config.models]
@@ -125,7 +145,8 @@ def _run_id() -> str:
 
 def _build_doc(config, runner, models, started, isolation, cached=()) -> dict[str, Any]:
     finished = _now()
-    manifest = build_manifest(config, isolation, models, runner.test_data, finished)
+    suite = runner.suite().describe() if runner.extended else None
+    manifest = build_manifest(config, isolation, models, runner.test_data, finished, suite)
     run = RunResult(SCHEMA_VERSION, _run_id(), started, finished, manifest["config"], manifest,
                     tuple(models))
     return run_to_dict(run, cached_models=cached)
@@ -167,7 +188,10 @@ def _run(config: RunConfig, warming: warmup.Warmup, fail_under: float | None) ->
             _error(f"{what} folder not found: {folder}")
             return EXIT_NOT_FOUND
     runner = BenchmarkRunner(results_dir=config.results_dir, submissions_dir=submissions,
-                             test_data=test_data, options=_options(config))
+                             test_data=test_data, options=_options(config),
+                             packs=config.packs, core=config.core)
+    if runner.extended and not _packs_valid(runner):
+        return EXIT_VALIDATION
     chosen = _discover(config, runner)
     if isinstance(chosen, int):
         return chosen

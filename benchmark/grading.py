@@ -204,11 +204,12 @@ def grade_model(model_dir: Path, tier: str, *, test_data: Path,
     tasks = suite.tasks
     # The tasks of one model are graded side by side: while one waits for its sandboxed
     # children, another analyses source. Each task has its own files, runner and sandboxes;
-    # the results are assembled in suite order, so threads change timings only.
+    # the results are assembled in key order, so threads change timings only.
     with ThreadPoolExecutor(max_workers=min(len(tasks), MAX_TASK_THREADS),
                             thread_name_prefix="prompt") as pool:
         prompts = list(pool.map(lambda task: grade_prompt(task, model_dir, test_data=test_data,
                                                           options=options), tasks))
+    prompts.sort(key=lambda p: scoring.prompt_sort_key(p.prompt_id))  # as a cached record reads back
     if suite.has_core_only:  # the spec's call, out of 100
         return scoring.score_model(Path(model_dir).name, tier, prompts)
     return scoring.score_model(Path(model_dir).name, tier, prompts, max_score=suite.max_score)

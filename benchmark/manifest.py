@@ -45,8 +45,21 @@ def git_commit(directory: Path) -> str | None:
     return out.stdout.strip() or None
 
 
+def _config(config: RunConfig) -> dict[str, Any]:
+    """The run's flags; the task-pack ones only when used (a core run's record is unchanged)."""
+    flags = asdict(config)
+    if not config.packs and config.core:
+        del flags["packs"], flags["core"]
+    else:
+        flags["packs"] = list(config.packs)
+    return flags
+
+
 def build_manifest(config: RunConfig, isolation: dict[str, Any], models: list[ModelResult],
-                   test_data: Path, timestamp_utc: str) -> dict[str, Any]:
+                   test_data: Path, timestamp_utc: str,
+                   suite: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The run's manifest; ``suite`` (each pack's id, version, content hash, plugins and task
+    keys) is recorded when the run graded more than the core pack."""
     manifest: dict[str, Any] = {
         "grader_version": __version__,
         "rubric_hash": rubric_hash(),
@@ -57,9 +70,11 @@ def build_manifest(config: RunConfig, isolation: dict[str, Any], models: list[Mo
         "python_executable": sys.executable,
         "platform": platform.platform(),
         "isolation": isolation,
-        "config": asdict(config),
+        "config": _config(config),
         "timestamp_utc": timestamp_utc,
     }
+    if suite is not None:
+        manifest["suite"] = suite
     if not config.no_metadata:
         manifest["dependencies"] = dependency_versions()
         manifest["git_commit"] = git_commit(Path(__file__).resolve().parent.parent)

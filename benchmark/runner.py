@@ -95,8 +95,8 @@ def discover_models(submissions_dir: Path) -> dict[str, ModelEntry]:
 
 
 def _all_files() -> list[str]:
-    """Every file a model submits, from the rubric (the grading engine is not needed to
-    key a model: a run served wholly from the cache never imports it)."""
+    """Every file a model submits for the core pack, from the rubric (the grading engine is
+    not needed to key a model: a core run served wholly from the cache never imports it)."""
     return [name for prompt in RUBRIC for name in prompt.files]
 
 
@@ -118,10 +118,13 @@ def _init_worker(support: isolation.KernelSupport | None, idle_mb: int,
     multiprocessing.util.Finalize(None, bandit_process.shutdown, exitpriority=0)  # no atexit here
 
 
-def _grade_unit(entry: ModelEntry, test_data: Path, options: GradeOptions) -> ModelResult:
+def _grade_unit(entry: ModelEntry, test_data: Path, options: GradeOptions,
+                packs: tuple[str, ...] = (), core: bool = True) -> ModelResult:
     from .grading import grade_model
+    from .packs.suite import load_suite
 
-    return grade_model(entry.path, entry.tier, test_data=test_data, options=options)
+    suite = load_suite(packs, core=core) if packs or not core else None  # loaded once a worker
+    return grade_model(entry.path, entry.tier, test_data=test_data, options=options, suite=suite)
 
 
 class BenchmarkRunner:
@@ -129,12 +132,25 @@ class BenchmarkRunner:
 
     def __init__(self, model_name: str | None = None, results_dir: str | Path = "results",
                  timeout: float = 30.0, *, submissions_dir: str | Path = "submissions",
-                 test_data: str | Path | None = None, options: GradeOptions | None = None) -> None:
+                 test_data: str | Path | None = None, options: GradeOptions | None = None,
+                 packs: tuple[str, ...] = (), core: bool = True) -> None:
         self.model_name = model_name
+        self.packs, self.core = tuple(str(p) for p in packs), core  # the suite: see ``suite``
         self.results_dir = Path(results_dir)
         self.submissions_dir = Path(submissions_dir)
         self.test_data = Path(test_data) if test_data else default_test_data()
         self.options = options or GradeOptions(timeout_s=float(timeout))
+
+    @property
+    def extended(self) -> bool:
+        """Whether the suite is anything but the core pack alone."""
+        return bool(self.packs) or not self.core
+
+    def suite(self):
+        """The suite graded (``benchmark.packs.suite.Suite``), validated on first use."""
+        from .packs.suite import load_suite
+
+        return load_suite(self.packs, core=self.core)
 
     def discover(self) -> dict[str, ModelEntry]:
         return discover_models(self.submissions_dir)
@@ -155,7 +171,10 @@ class BenchmarkRunner:
         keys: dict[str, str] = {}
         results: list[ModelResult] = []
         if cache is not None:
-            context, files = run_context(self.test_data, self.options), _all_files()
+            suite = self.suite() if self.extended else None
+            context = run_context(self.test_data, self.options,
+                                  suite.describe() if suite is not None else None)
+            files = suite.model_files() if suite is not None else _all_files()
             keys = {e.name: model_key(context, e.name, e.tier, e.path, files) for e in entries}
         reading = cache if not refresh else None
         hits = {e.name: hit for e in entries if reading and (hit := reading.get(keys[e.name], e.name))}
@@ -180,9 +199,10 @@ class BenchmarkRunner:
             from .grading import grade_model
 
             done = []
+            suite = self.suite() if self.extended else None
             for entry in entries:
                 done.append(grade_model(entry.path, entry.tier, test_data=self.test_data,
-                                        options=self.options))
+                                        options=self.options, suite=suite))
                 if on_done:
                     on_done(done[-1])
             return done
@@ -197,8 +217,8 @@ class BenchmarkRunner:
         try:
             with ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                      initializer=_init_worker, initargs=init_args) as pool:
-                futures = [pool.submit(_grade_unit, entry, self.test_data, self.options)
-                           for entry in entries]
+                futures = [pool.submit(_grade_unit, entry, self.test_data, self.options,
+                                       self.packs, self.core) for entry in entries]
                 for future in as_completed(futures):
                     done.append(future.result())
                     if on_done:
@@ -222,12 +242,12 @@ class BenchmarkRunner:
         return model_to_dict(self.grade([self._entry()])[0][0])
 
     def run_test(self, test_name: str) -> dict[str, Any]:
-        """Grade one prompt (``"prompt_1"`` or ``"prompt_1_refactoring"``); returns its dict."""
+        """Grade one task (``"prompt_1"``, ``"prompt_1_refactoring"`` or a pack's
+        ``"<pack>.<task>"``); returns its dict."""
         from .grading import grade_prompt
-        from .prompts import module_for
         from .reporting.results_json import prompt_to_dict
 
-        prompt_id = "_".join(test_name.split("_")[:2])
-        result = grade_prompt(module_for(prompt_id), self._entry().path,
+        key = test_name if "." in test_name else "_".join(test_name.split("_")[:2])
+        result = grade_prompt(self.suite().task(key), self._entry().path,
                               test_data=self.test_data, options=self.options)
         return prompt_to_dict(result)

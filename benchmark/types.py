@@ -124,6 +124,8 @@ class RunConfig:
     debug: bool = False
     require_isolation: bool = False
     no_cache: bool = False
+    packs: tuple[str, ...] = ()  # --pack: task-pack folders or installed pack names, in order
+    core: bool = True  # --no-core: grade only the --pack packs
 
 
 # ---- JSON shapes (what results.json holds) -------------------------------------------

@@ -42,12 +42,8 @@ class _Checked:
 
 
 def _ensure_builtins() -> None:
-    """Import the built-in check library, when it is installed, so its names resolve."""
-    try:
-        import benchmark.packs.library  # noqa: F401
-    except ModuleNotFoundError as exc:
-        if exc.name not in ("benchmark.packs.library", "benchmark.packs"):
-            raise
+    """Import the built-in check types and generators, so their names resolve."""
+    from . import generators, library  # noqa: F401  (each registers at import)
 
 
 def _read(path: Path) -> Document:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from types import MappingProxyType
 
 from ..rubric import GATES, PASS_FRACTION
@@ -108,3 +109,39 @@ def build_suite(extra: Iterable[Pack] = (), *, core: bool = True) -> Suite:
 
 def default_suite() -> Suite:
     return build_suite()
+
+
+def resolve_pack_folder(spec: str) -> Path:
+    """A ``--pack`` value: a folder holding ``pack.yaml``, else the name of an installed pack
+    (entry-point group ``rubricbench.packs``). Raises SuiteError saying what was looked for."""
+    folder = Path(spec)
+    if (folder / "pack.yaml").is_file():
+        return folder.resolve()
+    if folder.is_dir():
+        raise SuiteError(f"--pack {spec}: the folder holds no pack.yaml")
+    from .loader import discover_installed_packs
+
+    installed = discover_installed_packs()
+    for pack in installed:
+        if pack.name == spec:
+            if pack.folder is None or pack.problem:
+                raise SuiteError(f"--pack {spec}: installed by {pack.source}, but {pack.problem}")
+            return pack.folder.resolve()
+    names = ", ".join(p.name for p in installed) or "none"
+    raise SuiteError(f"--pack {spec}: no such folder, and no installed pack of that name "
+                     f"(installed packs: {names})")
+
+
+_LOADED: dict[tuple[tuple[str, ...], bool], Suite] = {}
+
+
+def load_suite(specs: Iterable[str] = (), *, core: bool = True) -> Suite:
+    """The suite of ``--pack`` values (validated; raises ``PackError`` or ``SuiteError``),
+    built once per process for the same arguments (pool workers load it themselves)."""
+    key = (tuple(str(s) for s in specs), core)
+    if key not in _LOADED:
+        from .loader import load_pack
+
+        packs = [load_pack(resolve_pack_folder(spec)) for spec in key[0]]
+        _LOADED[key] = build_suite(packs, core=core)
+    return _LOADED[key]
