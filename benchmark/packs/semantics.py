@@ -18,7 +18,7 @@ from .schema_check import params_validator, validate
 from .yamlpos import Document
 
 CATEGORIES = ("syntax", "structure", "execution", "quality", "security", "performance", "maintainability")
-EXECUTING_MODES = ("script", "call", "http", "custom")
+EXECUTING_MODES = ("script", "call", "http")  # a custom observe function decides for itself
 SANDBOX_CHECK = "exec.sandbox_violations"
 RESERVED_LABEL = re.compile(r"^perturbed_[0-9]+$")
 
@@ -101,6 +101,9 @@ def check_uses(doc: Document, pack_id: str) -> tuple[list[Problem], dict[int, re
             problems.append(doc.problem(("checks", index, "use"), message))
             continue
         resolved[index] = kind
+        if "method" in check and check["method"] != kind.method:
+            problems.append(doc.problem(("checks", index, "method"), f"{kind.name} judges by "
+                                        f"{kind.method}, not {check['method']} (method may be left out)"))
         problems += _check_with(doc, ("checks", index, "with"), kind.schema(), check.get("with"))
     return problems, resolved
 

@@ -1,0 +1,53 @@
+"""The four built-in prompts as the core pack: its manifests are the rubric."""
+
+from __future__ import annotations
+
+from benchmark.packs import registry
+from benchmark.packs.compiled import CORE_DIR, compile_pack, load_compiled
+from benchmark.packs.loader import check_pack
+from benchmark.packs.suite import core_pack
+from benchmark.prompts import PROMPT_MODULES
+from benchmark.rubric import RUBRIC, rubric_hash
+
+# The rubric hash of the table as it stood in benchmark/rubric.py before the core pack
+# existed: the manifests describe exactly that rubric, so every cached result stays valid.
+HASH_BEFORE_PACKS = "ed2b6b2949760571"
+
+
+def test_the_compiled_core_pack_is_current():
+    assert load_compiled() == compile_pack(), "run scripts/gen_core_pack.py"
+
+
+def test_the_rubric_hash_is_the_one_from_before_the_manifests():
+    assert rubric_hash() == HASH_BEFORE_PACKS
+
+
+def test_the_core_manifests_pass_the_same_validation_as_a_users_pack():
+    pack, problems = check_pack(CORE_DIR, builtin=True)
+    assert problems == [] and pack is not None
+    assert [t.key for t in pack.tasks] == ["prompt_1", "prompt_2", "prompt_3", "prompt_4"]
+
+
+def test_the_loader_and_the_compiled_form_describe_the_same_tasks():
+    loaded, _ = check_pack(CORE_DIR, builtin=True)
+    for from_yaml, compiled in zip(loaded.tasks, core_pack().tasks):
+        assert (from_yaml.key, from_yaml.title, from_yaml.points) == (compiled.key, compiled.title, compiled.points)
+        assert dict(from_yaml.maxima) == dict(compiled.maxima)
+        assert from_yaml.files == compiled.files
+        assert [(c.id, c.category, c.points, c.method, c.use) for c in from_yaml.checks] == \
+               [(c.id, c.category, c.points, c.method, c.use) for c in compiled.checks]
+        assert from_yaml.observe is compiled.observe
+
+
+def test_every_core_rubric_row_is_a_registered_check_type_bound_to_its_function():
+    for number, (rubric, module) in enumerate(zip(RUBRIC, PROMPT_MODULES), start=1):
+        for row in rubric.checks:
+            kind = registry.CHECK_TYPES[f"core.p{number}.{row.id}"]
+            assert kind.fn is module.CHECKS[row.id] and kind.method == row.method
+        assert registry.OBSERVERS[f"core.p{number}.observe"] is module.observe
+
+
+def test_each_core_task_folder_holds_its_prompt_text():
+    for task in core_pack().tasks:
+        text = (task.folder / "prompt.md").read_text(encoding="utf-8")
+        assert all(name in text for name in task.file_names)
