@@ -77,6 +77,8 @@ def _unknown(kind: str, name: str, known: list[str], group: str, error: Exceptio
     except Exception as exc:  # a broken metadata scan is reported, not raised
         seen, near = [f"(scan failed: {exc})"], near
     hint = f"; closest: {', '.join(near)}" if near else ""
+    if name in seen:  # offered by a plugin, under a name only built-ins may have
+        hint += "; a plugin offers it, but that prefix is reserved for built-ins (rename the entry point)"
     return f"unknown {kind} {name!r}{hint}; entry points seen in {group}: {', '.join(seen) or 'none'}"
 
 
