@@ -4,7 +4,7 @@ Bandit's checks are regular expressions and tree walks over text a submission wr
 them backtracks, and a C call that runs for a minute holds the GIL of whatever process runs
 it. ``benchmark.analyzers.budget`` refuses the shapes known to cost that much before bandit
 starts; this module bounds everything else: each grading process keeps one bandit process
-(``python -I bandit_process.py``, started early by the warm-up), sends it one file at a time
+(``python -I analyzers/bandit_server.py``, started early by the warm-up), sends it one file at a time
 and waits ``DEADLINE_S`` for the findings. Past the deadline it kills that process (the next
 scan starts another) and raises :class:`AnalysisTimeout`. The process also caps its own CPU
 time per scan, so it cannot outlive a grader that died during a scan for long, and it exits
@@ -31,6 +31,7 @@ from typing import Any
 DEADLINE_S = 20.0
 CPU_MARGIN_S = 10  # the process's own limit: DEADLINE_S plus this much CPU time per scan
 MAX_ANSWER = 64 << 20
+SERVER = Path(__file__).resolve().parent / "analyzers" / "bandit_server.py"  # what the process runs
 
 
 class AnalysisTimeout(RuntimeError):
@@ -41,7 +42,7 @@ class _Worker:
     def __init__(self) -> None:
         self.owner = os.getpid()
         self.proc = subprocess.Popen(
-            [sys.executable, "-I", str(Path(__file__).resolve())], stdin=subprocess.PIPE,
+            [sys.executable, "-I", str(SERVER)], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True)
 
     @property
@@ -134,37 +135,3 @@ def shutdown() -> None:
 
 
 # ---- the bandit process itself -----------------------------------------------------------
-
-
-def _cap_cpu(seconds: float) -> None:
-    """Let this process use ``seconds`` more CPU time at most (then SIGXCPU ends it)."""
-    import resource
-
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    cap = int(usage.ru_utime + usage.ru_stime + seconds) + 1
-    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    resource.setrlimit(resource.RLIMIT_CPU, (cap if hard == resource.RLIM_INFINITY else min(cap, hard), hard))
-
-
-def _serve() -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from benchmark.analyzers import security
-
-    security.bandit_modules()
-    for line in sys.stdin.buffer:
-        request = json.loads(line)
-        _cap_cpu(request["cpu_s"])
-        try:
-            found = security._run_bandit(request["text"], request["name"])
-            answer: dict[str, Any] = {"issues": [[i.test_id, i.test_name, i.severity, i.confidence,
-                                                  i.line, i.text] for i in found]}
-        except security.BanditError as exc:
-            answer = {"error": str(exc)}
-        except Exception as exc:  # noqa: BLE001 - reported to the grader, which raises it there
-            answer = {"crash": f"{type(exc).__name__}: {exc}"}
-        sys.stdout.write(json.dumps(answer) + "\n")
-        sys.stdout.flush()
-
-
-if __name__ == "__main__":
-    _serve()

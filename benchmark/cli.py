@@ -1,12 +1,7 @@
 """Command line: flags -> RunConfig -> ``benchmark.commands`` (grading, reports) -> exit code.
 
-Exit codes (the spec's table): 0 success; 1 general error (bad configuration, a grader
-failure, refused --unsafe, a model whose results record could not be written); 2 unknown model
-or no model found; 3 a submission file could not be graded (status ``error``: missing, empty,
-binary, non-UTF-8, syntax error ...) or a model folder was skipped (its name cannot name a
-model); 4 a child hit the wall-clock timeout; 5 the submissions or test-data folder does not
-exist; 6 ``--compare --fail-on-regression PTS``: a model's overall score dropped by more than
-PTS points; 7 ``--fail-under PCT``: a graded model scored under PCT percent.
+The exit codes are listed in ``benchmark.console``. Subcommands: ``import`` (chat replies ->
+a submission folder) and ``pack`` (validate, list ... task packs).
 """
 
 from __future__ import annotations
@@ -17,13 +12,14 @@ import sys
 from dataclasses import replace
 from typing import Any
 
+# The exit codes and the two output helpers live in ``benchmark.console`` (``commands`` uses
+# them, and must not import this module, which imports it); they stay importable from here.
+from .console import (EXIT_ERROR, EXIT_FAIL_UNDER, EXIT_MISSING_MODEL, EXIT_NOT_FOUND,  # noqa: F401
+                      EXIT_OK, EXIT_REGRESSION, EXIT_TIMEOUT, EXIT_VALIDATION, SCHEMA_VERSION,
+                      _error, _say)
 from .types import RunConfig
-from .untrusted import for_stream, text
 
-EXIT_OK, EXIT_ERROR, EXIT_MISSING_MODEL, EXIT_VALIDATION, EXIT_TIMEOUT, EXIT_NOT_FOUND = range(6)
-EXIT_REGRESSION, EXIT_FAIL_UNDER = 6, 7
 MEM_CHOICES = (256, 384, 512, 768, 1024)
-SCHEMA_VERSION = "1.0"
 
 
 def _env(name: str, default: str | None = None) -> str | None:
@@ -125,19 +121,6 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         packs=tuple(args.pack or ()), core=not args.no_core,
     )
 
-
-def _say(config: RunConfig, message: str = "") -> None:
-    """Print unless quiet; what the terminal cannot encode (an emoji on an ASCII terminal)
-    becomes a backslash escape. Text from submissions has passed ``benchmark.untrusted``."""
-    if not config.quiet:
-        print(for_stream(message, getattr(sys.stdout, "encoding", None)), flush=True)
-
-
-def _error(message: str) -> None:
-    """``error: ...`` on stderr, on one line: the message may quote a folder name or a model
-    name given on the command line, so it passes the untrusted-text boundary here."""
-    line = for_stream(f"error: {text(message)}", getattr(sys.stderr, "encoding", None))
-    print(line, file=sys.stderr, flush=True)
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)

@@ -33,7 +33,7 @@ from .secure_runner import SecureRunner
 from .self_check import format_table, run_self_check, verdicts
 from .types import ModelResult, RunConfig, RunResult
 from .untrusted import NAME_LIMIT, for_stream, text
-from .cli import (EXIT_ERROR, EXIT_FAIL_UNDER, EXIT_MISSING_MODEL, EXIT_NOT_FOUND, EXIT_OK,
+from .console import (EXIT_ERROR, EXIT_FAIL_UNDER, EXIT_MISSING_MODEL, EXIT_NOT_FOUND, EXIT_OK,
                   EXIT_REGRESSION, EXIT_TIMEOUT, EXIT_VALIDATION, SCHEMA_VERSION, _error, _say)
 
 

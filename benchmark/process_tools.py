@@ -12,6 +12,7 @@ import signal
 import threading
 import time
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import psutil
@@ -151,16 +152,23 @@ def current_children() -> set[int]:
     return found
 
 
+_PROTECTED: list[Callable[[], set[int]]] = []
+
+
+def protect(pids: Callable[[], set[int]]) -> None:
+    """Register a source of pids that an orphan sweep must spare (the layers above that start
+    long-lived helpers register here: this module imports none of them)."""
+    _PROTECTED.append(pids)
+
+
 def sweep_orphans(before: set[int]) -> int:
     """Kill (and reap) children of this process that were not there before the run: with
     the subreaper flag, those are what a finished run left behind."""
-    from .bandit_process import pid as bandit_pid
-    from .spawner import protected_pids
-
     leftovers = current_children() - before
     # our zygote and bandit process are no leftovers: asked after the listing, so one that
     # (re)started in between is spared too
-    leftovers -= protected_pids() | {bandit_pid()}
+    for spared in _PROTECTED:
+        leftovers -= spared()
     killed = 0
     for pid in leftovers:
         try:

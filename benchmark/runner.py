@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import bandit_process, isolation, pids_cgroup, pool_server, secure_runner, spawner, untrusted
+from . import bandit_process, isolation, limits, pids_cgroup, pool_server, spawner, untrusted
 from .cache import ResultCache, model_key, run_context
 from .options import GradeOptions, cacheable, default_test_data
 from .reporting.results_json import load_schema
@@ -110,7 +110,7 @@ def _init_worker(support: isolation.KernelSupport | None, idle_mb: int,
     instead of starting a zygote."""
     if support is not None:
         isolation._SUPPORT = support
-    secure_runner._IDLE_VM_MB = idle_mb
+    limits._IDLE_VM_MB = idle_mb
     if door is not None:
         spawner.use_door(door)
     spawner.prestart()
@@ -212,7 +212,7 @@ class BenchmarkRunner:
                     on_done: Callable[[ModelResult], None] | None) -> list[ModelResult]:
         context = pool_server.prestart()  # its imports overlap the waits for what workers inherit
         support = None if self.options.unsafe else isolation.detect()
-        init_args = (support, secure_runner.idle_child_mb(), spawner.get().door)
+        init_args = (support, limits.idle_child_mb(), spawner.get().door)
         done: list[ModelResult] = []
         try:
             with ProcessPoolExecutor(max_workers=workers, mp_context=context,

@@ -18,7 +18,7 @@ from typing import Any
 from .harness import landlock
 from .harness import seccomp
 from .process_tools import FILE_SIZE_LIMIT, OPEN_FILES_LIMIT
-from .secure_runner import GUARD_OFF_ENV, address_space_mb, idle_child_mb
+from .limits import GUARD_OFF_ENV, address_space_mb, idle_child_mb
 
 PROBE = textwrap.dedent("""
     import socket, sys

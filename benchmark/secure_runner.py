@@ -33,13 +33,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from . import isolation, pids_cgroup, spawner
+from . import bandit_process, isolation, pids_cgroup, spawner
 from . import process_tools as pt
+from .limits import GUARD_OFF_ENV, address_space_mb, idle_child_mb, zygote_idle_mb  # noqa: F401
 from .types import ExecResult
 
 HARNESS_DIR = Path(__file__).resolve().parent / "harness"
 PIDS_MAX = 64  # tasks (processes and threads) of one run
-GUARD_OFF_ENV = "RUBRICBENCH_TEST_GUARD_OFF"  # test-only: prove the kernel layer alone
+pt.protect(spawner.protected_pids)  # our zygote and bandit process outlive every run
+pt.protect(lambda: {bandit_process.pid()} - {None})
 STDOUT_CAP = 1024 * 1024
 STDERR_CAP = 256 * 1024
 CHANNEL_CAP = 16 * 1024 * 1024
@@ -257,30 +259,6 @@ def _exec_result(readers: list[pt.CappedReader], status: int | None,
         observation={"_raw": readers[2].data()} if len(readers) > 2 else None,
         output_truncated=readers[0].truncated or readers[1].truncated,
     )
-
-
-_IDLE_VM_MB: int | None = None
-
-
-def zygote_idle_mb(zygote: spawner.Zygote) -> int:
-    """The address space a child starts with, in MB: the zygote's peak after its imports
-    (a pool worker uses the figure its parent measured, so every worker sets the same limit)."""
-    global _IDLE_VM_MB
-    if _IDLE_VM_MB is None:
-        zygote.wait_ready()
-        _IDLE_VM_MB = zygote.vm_peak_kb // 1024 + 1
-    return _IDLE_VM_MB
-
-
-def idle_child_mb() -> int:
-    """Address space an idle child maps after importing the harness's libraries (measured
-    once per process, by the zygote)."""
-    return _IDLE_VM_MB if _IDLE_VM_MB is not None else zygote_idle_mb(spawner.get())
-
-
-def address_space_mb(memory_mb: int) -> int:
-    """The RLIMIT_AS given to a child: ``--mem`` on top of what an idle child needs."""
-    return memory_mb + idle_child_mb()
 
 
 def _parse_record(raw: bytes, mode: str, nonce: str) -> tuple[dict[str, Any] | None, str | None]:

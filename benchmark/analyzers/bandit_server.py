@@ -1,0 +1,44 @@
+"""The bandit process's side of ``benchmark.bandit_process``: run as a script
+(``python -I bandit_server.py``), it reads one JSON request per line and answers each with
+bandit's findings (the protocol is in ``benchmark.bandit_process``). Nothing imports it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def _cap_cpu(seconds: float) -> None:
+    """Let this process use ``seconds`` more CPU time at most (then SIGXCPU ends it)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cap = int(usage.ru_utime + usage.ru_stime + seconds) + 1
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    resource.setrlimit(resource.RLIMIT_CPU, (cap if hard == resource.RLIM_INFINITY else min(cap, hard), hard))
+
+
+def serve() -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
+    from benchmark.analyzers import security
+
+    security.bandit_modules()
+    for line in sys.stdin.buffer:
+        request = json.loads(line)
+        _cap_cpu(request["cpu_s"])
+        try:
+            found = security._run_bandit(request["text"], request["name"])
+            answer: dict[str, Any] = {"issues": [[i.test_id, i.test_name, i.severity, i.confidence,
+                                                  i.line, i.text] for i in found]}
+        except security.BanditError as exc:
+            answer = {"error": str(exc)}
+        except Exception as exc:  # noqa: BLE001 - reported to the grader, which raises it there
+            answer = {"crash": f"{type(exc).__name__}: {exc}"}
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    serve()

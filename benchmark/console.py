@@ -1,0 +1,36 @@
+"""What the command line shares with the commands behind it: exit codes and output.
+
+Exit codes (the spec's table): 0 success; 1 general error (bad configuration, a grader
+failure, refused --unsafe, a model whose results record could not be written); 2 unknown model
+or no model found; 3 a submission file could not be graded (status ``error``: missing, empty,
+binary, non-UTF-8, syntax error ...), a model folder was skipped (its name cannot name a
+model) or a task pack did not validate; 4 a child hit the wall-clock timeout; 5 the
+submissions or test-data folder does not exist; 6 ``--compare --fail-on-regression PTS``: a
+model's overall score dropped by more than PTS points; 7 ``--fail-under PCT``: a graded model
+scored under PCT percent.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .types import RunConfig
+from .untrusted import for_stream, text
+
+EXIT_OK, EXIT_ERROR, EXIT_MISSING_MODEL, EXIT_VALIDATION, EXIT_TIMEOUT, EXIT_NOT_FOUND = range(6)
+EXIT_REGRESSION, EXIT_FAIL_UNDER = 6, 7
+SCHEMA_VERSION = "1.0"
+
+
+def _say(config: RunConfig, message: str = "") -> None:
+    """Print unless quiet; what the terminal cannot encode (an emoji on an ASCII terminal)
+    becomes a backslash escape. Text from submissions has passed ``benchmark.untrusted``."""
+    if not config.quiet:
+        print(for_stream(message, getattr(sys.stdout, "encoding", None)), flush=True)
+
+
+def _error(message: str) -> None:
+    """``error: ...`` on stderr, on one line: the message may quote a folder name or a model
+    name given on the command line, so it passes the untrusted-text boundary here."""
+    line = for_stream(f"error: {text(message)}", getattr(sys.stderr, "encoding", None))
+    print(line, file=sys.stderr, flush=True)
