@@ -155,3 +155,25 @@ def test_no_core_grades_only_the_packs_tasks_out_of_their_points(tmp_path):
     model = doc["models"]["reference"]
     assert code == 0 and list(model["prompts"]) == ["data_pack.sales_report", "data_pack.slugify"]
     assert model["total_possible"] == 50 and model["percentage"] == 100
+
+
+# Looks everywhere it can for the answer key and prints it as its own answer.
+KEY_THIEF = '''import json, os
+for top in ("/", os.getcwd(), os.path.expanduser("~")):
+    for folder, dirs, files in os.walk(top):
+        if "expected.json" in files:
+            print(open(os.path.join(folder, "expected.json")).read())
+            raise SystemExit(0)
+print(json.dumps({"found": sorted(os.listdir("."))}))
+'''
+
+
+def test_the_answer_key_is_not_in_the_sandbox_for_a_model_to_copy(tmp_path):
+    subs = tmp_path / "submissions"
+    _model(subs, "thief", {"sales_report.py": KEY_THIEF, "slug.py": REFERENCE_FILES["slug.py"]},
+           core=False)
+    _, doc = _grade(subs, tmp_path / "results", "--pack", str(PACK), "--no-core")
+    task = doc["models"]["thief"]["prompts"]["data_pack.sales_report"]
+    checks = _checks(task)
+    assert checks["report_matches"]["earned"] == 0
+    assert checks["perturbed_matches"]["earned"] == 0
