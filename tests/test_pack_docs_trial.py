@@ -130,3 +130,49 @@ def test_the_guide_shows_each_mistakes_message():
                      "is not of type 'integer'", "would stage the answer key",
                      "key 'version' repeats line", "escapes the folder ('..')"):
         assert fragment in guide, fragment
+
+
+def _blocks(text: str) -> list[str]:
+    """The bodies of the guide's fenced code blocks, in order."""
+    blocks, body, inside = [], [], False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            if inside:
+                blocks.append("\n".join(body) + "\n")
+            body, inside = [], not inside
+        elif inside:
+            body.append(line)
+    return blocks
+
+
+def _block(blocks: list[str], start: str) -> str:
+    found = [b for b in blocks if b.startswith(start)]
+    assert len(found) == 1, f"one block of the guide must start with {start!r}"
+    return found[0]
+
+
+def test_the_guides_walkthrough_builds_a_pack_whose_reference_scores_full_marks(tmp_path, monkeypatch):
+    """Every file of the walkthrough, taken from the guide's code blocks as printed."""
+    monkeypatch.setattr(registry, "plugin_names", lambda group: [])
+    blocks = _blocks(GUIDE.read_text(encoding="utf-8"))
+    pack = tmp_path / "weather"
+    files = {
+        "pack.yaml": _block(blocks, "schema_version: 1\nid: weather\n"),
+        "plugins.py": _block(blocks, '"""Local check types of the weather pack'),
+        "temps/prompt.md": _block(blocks, "# Temperature summary\n"),
+        "temps/data/readings.csv": _block(blocks, "station,celsius\n"),
+        "temps/reference/temps.py": _block(blocks, '"""Summarise temperature readings'),
+        "temps/task.yaml": _block(blocks, "schema_version: 1\nid: temps\n"),
+        "temps/answers/expected.json": _block(blocks, "$ cd weather/temps").splitlines()[1] + "\n",
+    }
+    for name, text in files.items():
+        (pack / name).parent.mkdir(parents=True, exist_ok=True)
+        (pack / name).write_text(text, encoding="utf-8")
+    loaded, problems = check_pack(pack)
+    assert [p.format() for p in problems] == []
+    model = tmp_path / "gold"
+    (model / "weather").mkdir(parents=True)
+    shutil.copyfile(pack / "temps/reference/temps.py", model / "weather/temps.py")
+    result = grade_task(loaded.task("temps"), model, test_data=default_test_data(), options=GradeOptions())
+    assert result.prompt_id == "weather.temps"
+    assert (result.score, result.max_score) == (10.0, 10.0)
