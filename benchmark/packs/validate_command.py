@@ -34,15 +34,19 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def _behaviour(pack) -> list[Problem]:
-    """The behavioural gates' problems, or [] with a note when that module is not installed."""
+    """Print each task's gate scores; return the gates' problems (or [] with a note when that
+    module is not installed)."""
     try:
-        from .gates import behaviour_gates
+        from .gates import run_gates
     except ModuleNotFoundError as exc:
         if exc.name != "benchmark.packs.gates":
             raise
         _print("note: behavioural gates skipped (benchmark.packs.gates is not installed)")
         return []
-    return list(behaviour_gates(pack))
+    results = run_gates(pack)
+    for result in results:
+        _print(result.summary())
+    return [problem for result in results for problem in result.problems]
 
 
 def validate(path: Path, behaviour: bool) -> int:
