@@ -43,8 +43,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="rubricbench", description="Grade LLM-written code submissions.",
                                      epilog="rubricbench import REPLIES --model NAME: raw chat replies -> a "
                                             "submission folder (rubricbench import --help); "
-                                            "rubricbench pack validate PATH | pack list: check task packs "
-                                            "(rubricbench pack --help)")
+                                            "rubricbench pack validate|list|new|docs|catalogue: check, "
+                                            "scaffold and document task packs (rubricbench pack --help)")
     target = parser.add_mutually_exclusive_group()
     target.add_argument("--model", help="grade one model by name")
     target.add_argument("--all-models", action="store_true", help="grade every model found (default)")

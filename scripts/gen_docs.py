@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Generate docs/scoring.md (from the rubric table) and docs/prompts.md (from the prompt modules).
+"""Generate docs/scoring.md (from the rubric table), docs/prompts.md (from the prompt modules)
+and docs/check-types.md (the catalogue of built-in check types and generators).
 
     python scripts/gen_docs.py           # write
     python scripts/gen_docs.py --check   # exit 1 if a committed doc is stale
@@ -15,6 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmark import scoring  # noqa: E402
+from benchmark.packs.docs import catalogue  # noqa: E402
 from benchmark.prompts import PROMPT_MODULES  # noqa: E402
 from benchmark.rubric import GATES, PASS_FRACTION, PROMPT_POINTS, RUBRIC, rubric_hash  # noqa: E402
 from benchmark.types import CATEGORY_ORDER  # noqa: E402
@@ -72,7 +74,7 @@ def prompts_doc() -> str:
     return "\n".join(out)
 
 
-DOCS = {"docs/scoring.md": scoring_doc, "docs/prompts.md": prompts_doc}
+DOCS = {"docs/scoring.md": scoring_doc, "docs/prompts.md": prompts_doc, "docs/check-types.md": catalogue}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,10 +1,12 @@
-"""``rubricbench pack validate PATH [--no-behaviour]`` and ``rubricbench pack list``.
+"""``rubricbench pack validate|list|new|docs|catalogue``: the task-pack subcommands.
 
 validate prints every problem (warnings too) one per line as ``file:line:col: json/path:
 message``, then ``PATH: N error(s), M warning(s)``; it exits 1 on any error, else 0 (2 for bad
 usage, as argparse does). Unless ``--no-behaviour``, a pack without errors then goes through the
-behavioural gates of ``benchmark.packs.gates.behaviour_gates`` (reference and null
-submissions graded in the sandbox). Pack files are the operator's, but every line still
+behavioural gates of ``benchmark.packs.gates`` (reference and empty submissions graded in the
+sandbox), whose scores are printed one line per task before the problems. ``new`` scaffolds a
+task (``benchmark.packs.scaffold``); ``docs`` and ``catalogue`` print Markdown
+(``benchmark.packs.docs``). Pack files are the operator's, but every line still
 passes the untrusted-text boundary before it is printed.
 """
 
@@ -22,27 +24,55 @@ def _print(line: str) -> None:
     print(untrusted.for_stream(untrusted.text(line), getattr(sys.stdout, "encoding", None)), flush=True)
 
 
+EPILOG = """commands:
+  validate PATH            check a pack: manifests, files, plugins, then the behavioural gates
+  list                     built-in check types, installed packs and plugin names
+  new PATH --task ID --mode script|call|parse [--id PACK_ID]
+                           scaffold a task (and the pack when new) that validates as written
+  docs PATH                a pack's tasks and rubrics as Markdown
+  catalogue                every built-in check type and generator as Markdown"""
+
+
+def _print_lines(markdown: str) -> None:
+    for line in markdown.splitlines():
+        _print(line)
+
+
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="rubricbench pack", description="Check and list task packs.")
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(prog="rubricbench pack", description="Check, write and document task packs.",
+                                     epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     validate = commands.add_parser("validate", help="check a pack's manifests, files and plugins")
     validate.add_argument("path", metavar="PATH", help="the pack's folder (holding pack.yaml)")
     validate.add_argument("--no-behaviour", action="store_true",
-                          help="skip the reference and null-submission gates (no sandbox runs)")
+                          help="skip the reference and empty-submission gates (no sandbox runs)")
     commands.add_parser("list", help="built-in check types, installed packs and plugin names")
+    new = commands.add_parser("new", help="scaffold a task (and its pack when new)")
+    new.add_argument("path", metavar="PATH", help="the pack's folder (created when missing)")
+    new.add_argument("--task", required=True, metavar="ID", help="the new task's id (its folder's name)")
+    new.add_argument("--mode", required=True, choices=("script", "call", "parse"), help="the task's run mode")
+    new.add_argument("--id", dest="pack_id", metavar="PACK_ID",
+                     help="the pack's id, for a new pack.yaml (default: the folder's name)")
+    docs = commands.add_parser("docs", help="a pack's tasks and rubrics as Markdown")
+    docs.add_argument("path", metavar="PATH", help="the pack's folder (holding pack.yaml)")
+    commands.add_parser("catalogue", help="every built-in check type and generator as Markdown")
     return parser.parse_args(argv)
 
 
 def _behaviour(pack) -> list[Problem]:
-    """The behavioural gates' problems, or [] with a note when that module is not installed."""
+    """Print each task's gate scores; return the gates' problems (or [] with a note when that
+    module is not installed)."""
     try:
-        from .gates import behaviour_gates
+        from .gates import run_gates
     except ModuleNotFoundError as exc:
         if exc.name != "benchmark.packs.gates":
             raise
         _print("note: behavioural gates skipped (benchmark.packs.gates is not installed)")
         return []
-    return list(behaviour_gates(pack))
+    results = run_gates(pack)
+    for result in results:
+        _print(result.summary())
+    return [problem for result in results for problem in result.problems]
 
 
 def validate(path: Path, behaviour: bool) -> int:
@@ -78,8 +108,44 @@ def list_all() -> int:
     return 0
 
 
+def new_task(path: Path, task_id: str, mode: str, pack_id: str | None) -> int:
+    from .scaffold import ScaffoldError, scaffold
+
+    try:
+        written = scaffold(path, task_id, mode, pack_id)
+    except ScaffoldError as exc:
+        _print(f"error: {exc}")
+        return 1
+    for file in written:
+        _print(f"wrote {file}")
+    _print(f"next: edit {path / task_id / 'prompt.md'} and task.yaml, then rubricbench pack validate {path}")
+    return 0
+
+
+def docs(path: Path) -> int:
+    from .docs import pack_docs
+    from .loader import check_pack
+
+    pack, problems = check_pack(path)
+    if pack is None:
+        for problem in problems:
+            _print(problem.format())
+        return 1
+    _print_lines(pack_docs(pack))
+    return 0
+
+
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     if args.command == "validate":
         return validate(Path(args.path), not args.no_behaviour)
+    if args.command == "new":
+        return new_task(Path(args.path), args.task, args.mode, args.pack_id)
+    if args.command == "docs":
+        return docs(Path(args.path))
+    if args.command == "catalogue":
+        from .docs import catalogue
+
+        _print_lines(catalogue())
+        return 0
     return list_all()

@@ -1,0 +1,71 @@
+"""``rubricbench pack new``: every mode scaffolds a task that validates, gates included."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmark import cli
+from benchmark.packs.gates import run_gates
+from benchmark.packs.loader import check_pack
+from benchmark.packs.scaffold import ScaffoldError, scaffold
+from benchmark.packs.schema_check import SCHEMA_DIR
+
+
+@pytest.mark.parametrize("mode", ["script", "call", "parse"])
+def test_every_mode_scaffolds_a_pack_that_validates_and_passes_the_gates(tmp_path, mode):
+    folder = tmp_path / "my_pack"
+    scaffold(folder, "first", mode)
+    pack, problems = check_pack(folder)
+    assert problems == [] and pack is not None and pack.id == "my_pack"
+    (result,) = run_gates(pack)
+    assert result.problems == ()
+    assert result.reference.score == 25
+    assert result.empty.score <= 0.15 * 25
+
+
+def test_the_manifests_point_at_the_installed_schemas(tmp_path):
+    scaffold(tmp_path / "p", "first", "call", "demo")
+    assert (tmp_path / "p" / "pack.yaml").read_text().startswith(
+        f"# yaml-language-server: $schema={SCHEMA_DIR / 'pack.schema.json'}\n")
+    assert (tmp_path / "p" / "first" / "task.yaml").read_text().startswith(
+        f"# yaml-language-server: $schema={SCHEMA_DIR / 'task.schema.json'}\n")
+
+
+def test_a_second_task_is_added_to_a_flow_tasks_list_keeping_the_other_lines(tmp_path):
+    folder = tmp_path / "demo"
+    scaffold(folder, "first", "script")
+    before = (folder / "pack.yaml").read_text()
+    scaffold(folder, "second", "parse")
+    after = (folder / "pack.yaml").read_text()
+    assert after == before.replace("tasks: [first]", "tasks: [first, second]")
+    pack, problems = check_pack(folder)
+    assert problems == [] and [t.id for t in pack.tasks] == ["first", "second"]
+
+
+def test_a_task_is_added_to_a_block_tasks_list(tmp_path):
+    folder = tmp_path / "demo"
+    folder.mkdir()
+    (folder / "pack.yaml").write_text("schema_version: 1\nid: demo\nversion: 1\ntitle: D\n"
+                                      "tasks:\n  - first   # the first\ndefaults: {points: 25}\n")
+    scaffold(folder, "first", "call")
+    scaffold(folder, "second", "call")
+    assert "tasks:\n  - first   # the first\n  - second\ndefaults:" in (folder / "pack.yaml").read_text()
+    assert check_pack(folder)[1] == []
+
+
+def test_an_existing_task_folder_is_never_overwritten(tmp_path):
+    scaffold(tmp_path / "demo", "first", "parse")
+    prompt = tmp_path / "demo" / "first" / "prompt.md"
+    prompt.write_text("mine")
+    with pytest.raises(ScaffoldError, match="exists already"):
+        scaffold(tmp_path / "demo", "first", "script")
+    assert prompt.read_text() == "mine"
+
+
+def test_pack_new_from_the_command_line(tmp_path, capsys):
+    folder = tmp_path / "Some-Pack"
+    assert cli.main(["pack", "new", str(folder), "--task", "tally", "--mode", "script", "--id", "tallies"]) == 0
+    assert "wrote " in capsys.readouterr().out
+    assert check_pack(folder)[0].id == "tallies"
+    assert cli.main(["pack", "new", str(folder), "--task", "tally", "--mode", "call"]) == 1
+    assert "exists already" in capsys.readouterr().out
