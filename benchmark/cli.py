@@ -64,6 +64,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     packs.add_argument("--pack", action="append", metavar="PATH|NAME",
                        help="also grade this task pack: a folder with pack.yaml, or an installed "
                             "pack's name (repeatable; validated before grading)")
+    parser.add_argument("--seed", type=int, default=RunConfig.seed,
+                        help="seed of every generated (perturbed) input (default %(default)s)")
     packs.add_argument("--no-core", action="store_true",
                        help="grade only the --pack packs, not the four core prompts")
     parser.add_argument("--no-cache", action="store_true",
@@ -118,7 +120,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         allow_network=args.allow_network, trusted_model=args.trusted_model,
         no_metadata=args.no_metadata, quiet=args.quiet, debug=args.debug,
         require_isolation=args.require_isolation, no_cache=args.no_cache,
-        packs=tuple(args.pack or ()), core=not args.no_core,
+        packs=tuple(args.pack or ()), core=not args.no_core, seed=args.seed,
     )
 
 

@@ -49,7 +49,8 @@ def _confirm_unsafe(config: RunConfig) -> bool:
 
 def _options(config: RunConfig) -> GradeOptions:
     return GradeOptions(memory_mb=config.memory_mb, timeout_s=config.timeout_s,
-                        unsafe=config.unsafe, allow_network=config.allow_network, debug=config.debug)
+                        unsafe=config.unsafe, allow_network=config.allow_network, debug=config.debug,
+                        seed=config.seed)
 
 
 def _packs_valid(runner: BenchmarkRunner) -> bool:

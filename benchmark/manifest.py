@@ -46,12 +46,15 @@ def git_commit(directory: Path) -> str | None:
 
 
 def _config(config: RunConfig) -> dict[str, Any]:
-    """The run's flags; the task-pack ones only when used (a core run's record is unchanged)."""
+    """The run's flags; the task-pack ones and the seed only when used (a run with the
+    defaults records exactly what it always has)."""
     flags = asdict(config)
     if not config.packs and config.core:
         del flags["packs"], flags["core"]
     else:
         flags["packs"] = list(config.packs)
+    if config.seed == RunConfig.seed:
+        del flags["seed"]
     return flags
 
 

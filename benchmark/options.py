@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .secure_runner import SecureRunner
-from .types import INTERNAL_ERROR, ModelResult
+from .types import INTERNAL_ERROR, ModelResult, RunConfig
 
-DEFAULT_SEED = 20261121
+DEFAULT_SEED = RunConfig.seed  # one default, kept in benchmark.types
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,12 @@ def _staged(task: dict[str, Any]) -> list[tuple[JsonPath, str]]:
     return staged + ([(("run", "stdin"), task["run"]["stdin"])] if "stdin" in task["run"] else [])
 
 
+def _generated_from(task: dict[str, Any]) -> list[tuple[JsonPath, str]]:
+    """The files perturbed inputs are generated from: what a generator makes of them is staged."""
+    return [(("perturb", "inputs", name, "from"), spec["from"])
+            for name, spec in task.get("perturb", {}).get("inputs", {}).items()]
+
+
 def check_paths(doc: Document, folder: Path) -> list[Problem]:
     """Problems of every path ``doc`` (a schema-valid task.yaml) names (see the module's docstring)."""
     task, problems = doc.data, []
@@ -88,7 +94,7 @@ def check_paths(doc: Document, folder: Path) -> list[Problem]:
         reason = escape_reason(folder, relative) or _exists(folder, relative, kind)
         if reason:
             problems.append(doc.problem(where, f"{relative}: {reason}"))
-    for where, relative in _staged(task):
+    for where, relative in _staged(task) + _generated_from(task):
         key = next((k for k in _parent_only(task) if _under(relative, k) or _under(k, relative)), None)
         if key is not None:
             problems.append(doc.problem(where, f"{relative} would stage the answer key {key}: answer keys "

@@ -180,7 +180,20 @@ def _load_plugin(group: str, name: str) -> tuple[Callable[..., Any], dict[str, A
     spec = getattr(fn, SPEC_ATTRIBUTE, None)
     if not isinstance(spec, dict):
         raise RegistryError(f"plugin {name!r} ({source}) is not declared with benchmark.api's decorator")
-    return fn, spec, source
+    return fn, spec, f"{source} {_code_hash(fn)}"
+
+
+def _code_hash(fn: Callable[..., Any]) -> str:
+    """sha256 of the file that defines ``fn``: a plugin whose code changed without a new
+    version is a different plugin (it is part of every cache key that uses it)."""
+    import inspect
+
+    try:
+        path = inspect.getsourcefile(fn)
+        data = open(path, "rb").read() if path else b""
+    except (OSError, TypeError):
+        data = b""
+    return local_module_hash(data)[:23] if data else "sha256:unknown"
 
 
 def check_type_named(name: str) -> CheckType:

@@ -23,11 +23,30 @@ from .yamlpos import Document, JsonPath
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
 
 
+RELATIVE_PATH = "^(?!/)(?!(.*/)?\\.\\.(/|$))[^\\\\]+$"  # the schemas' pattern for a path in a folder
+
+
 @cache
 def manifest_validator(name: str) -> Draft202012Validator:
     """The validator of ``benchmark/schema/<name>.schema.json`` (name: pack or task)."""
     schema = json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))
     return Draft202012Validator(schema)
+
+
+@cache
+def case_validator() -> Draft202012Validator:
+    """The validator of one call-mode case, taken from the task schema (a ``cases_file`` item)."""
+    def find(node: Any) -> dict | None:
+        if isinstance(node, dict):
+            cases = node.get("properties", {}).get("cases")
+            if isinstance(cases, dict) and "items" in cases:
+                return cases["items"]
+            return next((hit for value in node.values() if (hit := find(value)) is not None), None)
+        if isinstance(node, list):
+            return next((hit for value in node if (hit := find(value)) is not None), None)
+        return None
+
+    return Draft202012Validator(find(manifest_validator("task").schema))
 
 
 def _extra_keys(error: ValidationError) -> list[str]:
@@ -43,6 +62,9 @@ def _problems_of(error: ValidationError, doc: Document, prefix: JsonPath) -> lis
                 for key in _extra_keys(error)]
     if error.validator == "propertyNames":
         return [doc.problem(path + (error.instance,), f"key {error.instance!r}: {error.message}", key=True)]
+    if error.validator == "pattern" and error.validator_value == RELATIVE_PATH:
+        return [doc.problem(path, f"{error.instance!r} must be a relative path with forward slashes "
+                                  "that stays inside its folder (no leading /, no .., no backslash)")]
     if error.validator == "anyOf" and all(set(s) == {"required"} for s in error.validator_value):
         names = " or ".join(name for s in error.validator_value for name in s["required"])
         return [doc.problem(path, f"needs {names}")]

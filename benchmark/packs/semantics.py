@@ -8,13 +8,15 @@ its type's schema; run files are submitted files; a task that runs code checks t
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 from typing import Any
 
 from . import registry
 from .local_plugins import resolve_check, resolve_generator, resolve_observer
 from .problems import Problem
-from .schema_check import params_validator, validate
+from .schema_check import case_validator, params_validator, validate
 from .yamlpos import Document
 
 CATEGORIES = ("syntax", "structure", "execution", "quality", "security", "performance", "maintainability")
@@ -102,6 +104,10 @@ def check_uses(doc: Document, pack_id: str) -> tuple[list[Problem], dict[int, re
             message = _unknown("check type", check["use"], sorted(registry.CHECK_TYPES), registry.CHECK_GROUP, exc)
             problems.append(doc.problem(("checks", index, "use"), message))
             continue
+        if kind.name.startswith("core.") and pack_id != "core":
+            problems.append(doc.problem(("checks", index, "use"), f"{kind.name} judges what the core "
+                                        "prompt's own observe function reports; it is not for other packs"))
+            continue
         resolved[index] = kind
         if "method" in check and check["method"] != kind.method:
             problems.append(doc.problem(("checks", index, "method"), f"{kind.name} judges by "
@@ -162,21 +168,52 @@ def check_observer(doc: Document, pack_id: str) -> tuple[list[Problem], Any]:
         return [doc.problem(("run", "observe"), message)], None
 
 
-def check_cases(doc: Document) -> list[Problem]:
-    """Case and scenario labels are unique and not ``perturbed_<n>``; each has exactly one of
-    ``expect`` and ``raises``."""
+def _case_problems(case: dict[str, Any], seen: dict[str, str], name: str) -> list[tuple[str, str]]:
+    """(json key, message) of what is wrong with one case: its label and its expectation."""
+    label, problems = case["label"], []
+    if RESERVED_LABEL.match(label):
+        problems.append(("label", f"{label!r}: perturbed_<n> labels are reserved for generated cases"))
+    if label in seen:
+        problems.append(("label", f"label {label!r} repeats {seen[label]}"))
+    seen.setdefault(label, name)
+    if ("expect" in case) == ("raises" in case):
+        problems.append(("", "a case needs exactly one of expect and raises"))
+    return problems
+
+
+def _cases_file_problems(doc: Document, folder: Path, seen: dict[str, str]) -> list[Problem]:
+    """A ``cases_file`` holds a JSON list of cases shaped like the manifest's own; each problem
+    is reported on the ``cases_file`` line, naming the case by its index in the file."""
+    relative, where = doc.data["run"]["cases_file"], ("run", "cases_file")
+    try:
+        cases = json.loads((folder / relative).read_bytes().decode("utf-8-sig"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        return [doc.problem(where, f"{relative} is not a readable JSON file: {exc}")]
+    if not isinstance(cases, list):
+        return [doc.problem(where, f"{relative} must hold a JSON list of cases")]
+    validator, problems = case_validator(), []
+    for index, case in enumerate(cases):
+        errors = sorted(validator.iter_errors(case), key=lambda e: list(e.absolute_path))
+        if errors:
+            problems += [doc.problem(where, f"{relative} case {index}: {e.message}") for e in errors[:3]]
+            continue
+        problems += [doc.problem(where, f"{relative} case {index}: {message}")
+                     for _, message in _case_problems(case, seen, f"{relative} case {index}")]
+    return problems
+
+
+def check_cases(doc: Document, folder: Path | None = None) -> list[Problem]:
+    """Case and scenario labels are unique (across ``cases`` and ``cases_file``) and not
+    ``perturbed_<n>``; each case has exactly one of ``expect`` and ``raises``; a ``cases_file``
+    holds cases of the manifest's own shape."""
     run, problems, seen = doc.data["run"], [], {}
     key = "scenarios" if run["mode"] == "http" else "cases"
     for index, case in enumerate(run.get(key, [])):
-        where, label = ("run", key, index), case["label"]
-        if RESERVED_LABEL.match(label):
-            problems.append(doc.problem(where + ("label",), f"{label!r}: perturbed_<n> labels are reserved "
-                                                            "for generated cases"))
-        if label in seen:
-            problems.append(doc.problem(where + ("label",), f"label {label!r} repeats {key}/{seen[label]}"))
-        seen.setdefault(label, index)
-        if ("expect" in case) == ("raises" in case):
-            problems.append(doc.problem(where, "a case needs exactly one of expect and raises"))
+        where = ("run", key, index)
+        for part, message in _case_problems(case, seen, f"{key}/{index}"):
+            problems.append(doc.problem(where + ((part,) if part else ()), message))
+    if folder is not None and "cases_file" in run and (folder / run["cases_file"]).is_file():
+        problems += _cases_file_problems(doc, folder, seen)
     return problems
 
 

@@ -1,0 +1,73 @@
+"""What the schema cannot say about a task, each reported on the line that says it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchmark.packs.loader import check_pack
+
+ROOT = Path(__file__).resolve().parent.parent
+PACK = ROOT / "examples" / "data_pack"
+
+
+@pytest.fixture
+def pack(tmp_path):
+    copy = tmp_path / "data_pack"
+    shutil.copytree(PACK, copy)
+    return copy
+
+
+def _edit(path: Path, old: str, new: str) -> int:
+    """Replace ``old`` (once) and return the 1-based line where ``new`` now starts."""
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, old
+    text = text.replace(old, new)
+    path.write_text(text, encoding="utf-8")
+    return text[: text.index(new)].count("\n") + 1
+
+
+def _errors(folder: Path) -> list[str]:
+    _, problems = check_pack(folder)
+    return [p.format() for p in problems if p.severity == "error"]
+
+
+def test_a_cases_file_case_without_an_expectation_is_an_error_on_the_cases_file_line(pack):
+    manifest = pack / "slugify" / "task.yaml"
+    (pack / "slugify" / "more_cases.json").write_text(json.dumps([
+        {"label": "extra_ok", "args": ["A b"], "expect": "a-b"},
+        {"label": "no_expectation", "args": ["x"]},
+        {"label": "simple", "args": ["Hi"], "expect": "hi"},
+        {"label": "typo", "args": ["x"], "expext": "x"}]), encoding="utf-8")
+    line = _edit(manifest, "  cases:                        #", "  cases_file: more_cases.json\n  cases:  #")
+    errors = _errors(pack)
+    assert len(errors) == 3 and all(f"slugify/task.yaml:{line}:" in e for e in errors)
+    assert "more_cases.json case 1: a case needs exactly one of expect and raises" in errors[0]
+    assert "more_cases.json case 2: label 'simple' repeats cases/0" in errors[1]
+    assert "more_cases.json case 3:" in errors[2] and "'expext'" in errors[2]
+
+
+def test_generating_perturbed_inputs_from_an_answer_key_would_stage_it(pack):
+    manifest = pack / "sales_report" / "task.yaml"
+    line = _edit(manifest, "from: data/sales.csv,\n", "from: answers/expected.json,\n")
+    errors = _errors(pack)
+    assert any(f"sales_report/task.yaml:{line}:" in e and "perturb/inputs/sales.csv/from" in e
+               and "would stage the answer key" in e for e in errors), errors
+
+
+def test_a_core_prompt_check_type_is_not_for_other_packs(pack):
+    manifest = pack / "slugify" / "task.yaml"
+    line = _edit(manifest, "use: ast.no_nested_loops}", "use: core.p3.single_pass}")
+    errors = _errors(pack)
+    assert len(errors) == 1 and f"slugify/task.yaml:{line}:" in errors[0]
+    assert "core.p3.single_pass judges what the core prompt's own observe function reports" in errors[0]
+
+
+def test_a_path_that_climbs_out_of_the_model_folder_gets_a_plain_message(pack):
+    line = _edit(pack / "pack.yaml", "submission_root: data_pack", "submission_root: ../elsewhere")
+    errors = _errors(pack)
+    assert len(errors) == 1 and f"pack.yaml:{line}:" in errors[0]
+    assert "'../elsewhere' must be a relative path with forward slashes that stays inside its folder" in errors[0]
