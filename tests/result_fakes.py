@@ -30,7 +30,7 @@ def make_checks(rubric: PromptRubric, fractions: Mapping[str, float] | None = No
 def make_prompt(rubric: PromptRubric, fractions: Mapping[str, float] | None = None,
                 default: float = 1.0, error: str | None = None) -> PromptResult:
     categories, score, passed = score_prompt(rubric, make_checks(rubric, fractions, default))
-    max_score = round(sum(rubric.maxima.values()), 4)
+    max_score = float(round(sum(rubric.maxima.values()), 4))
     return PromptResult(rubric.id, rubric.title, score, max_score, passed, "error" if error else "ok",
                         categories, ({"stage": "run", "returncode": 0},), error,
                         {f"{rubric.id}.py": "ab" * 32})
