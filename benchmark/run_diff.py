@@ -3,7 +3,9 @@
 ``diff_runs(old, new)`` gives, for every model in both runs, the overall, per-prompt and
 per-category score deltas and the checks that flipped (status or earned points changed,
 or a check present in only one run), plus the models only in the new run (added) or only
-in the old one (removed). ``regressions`` applies ``--fail-on-regression``.
+in the old one (removed), and the tasks only in one run (two runs of different suites: a task
+added or removed is a row with one side ``None``, never a crash; its checks are not listed as
+flips) with per-pack subtotals. ``regressions`` then weighs only the tasks graded in both runs. ``regressions`` applies ``--fail-on-regression``.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .scoring import DIGITS, EPS, as_number, category_totals, prompt_sort_key
+from .scoring import DIGITS, EPS, as_number, category_totals, pack_totals, prompt_sort_key
 from .types import CATEGORY_ORDER
 
 CATEGORIES: tuple[str, ...] = tuple(c.value for c in CATEGORY_ORDER)
@@ -61,6 +63,7 @@ def _category_deltas(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str
 def _prompt_diff(pid: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> dict[str, Any]:
     either = new or old or {}
     return {"prompt": pid, "title": either.get("title") or pid,
+            "change": "both" if old and new else ("added" if new else "removed"),
             "old": as_number(old.get("score")) if old else None,
             "new": as_number(new.get("score")) if new else None,
             "delta": delta(old.get("score") if old else 0, new.get("score") if new else 0),
@@ -94,6 +97,37 @@ def _flips(pid: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | Non
     return [f for i in ids if (f := _flip(pid, i, old_checks.get(i), new_checks.get(i))) is not None]
 
 
+def _pack_deltas(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per pack of either run: the model's old and new subtotal (None where it had no task of it)."""
+    old_t, new_t = pack_totals(old), pack_totals(new)
+    packs = list(old_t) + [p for p in new_t if p not in old_t]
+    return {pack: {"old": old_t[pack]["score"] if pack in old_t else None,
+                   "new": new_t[pack]["score"] if pack in new_t else None,
+                   "max": (new_t.get(pack) or old_t[pack])["max_score"],
+                   "delta": delta(old_t.get(pack, {}).get("score", 0), new_t.get(pack, {}).get("score", 0))}
+            for pack in packs}
+
+
+def _task_keys(models: Mapping[str, Mapping[str, Any]]) -> set[str]:
+    return {pid for model in models.values() for pid in _mapping(model.get("prompts"))}
+
+
+def _titles(*docs: Mapping[str, Any]) -> dict[str, str]:
+    return {pid: str(_mapping(p).get("title") or pid) for doc in docs for m in _models(doc).values()
+            for pid, p in _mapping(m.get("prompts")).items()}
+
+
+def _common_delta(old: Mapping[str, Any], new: Mapping[str, Any], old_p: Mapping[str, Any],
+                  new_p: Mapping[str, Any]) -> float:
+    """The change in score over the tasks graded in both runs (the overall change when the
+    two runs graded the same tasks)."""
+    if set(old_p) == set(new_p):
+        return delta(old.get("overall_score"), new.get("overall_score"))
+    common = set(old_p) & set(new_p)
+    return delta(sum(as_number(_mapping(old_p[k]).get("score")) for k in common),
+                 sum(as_number(_mapping(new_p[k]).get("score")) for k in common))
+
+
 def _model_diff(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
     old_p, new_p = _mapping(old.get("prompts")), _mapping(new.get("prompts"))
     pids = sorted(set(old_p) | set(new_p), key=prompt_sort_key)
@@ -106,7 +140,10 @@ def _model_diff(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> di
         "categories": {cat: {"old": old_c[cat]["earned"], "new": new_c[cat]["earned"],
                              "delta": delta(old_c[cat]["earned"], new_c[cat]["earned"]),
                              "max": new_c[cat]["max"]} for cat in CATEGORIES},
-        "flips": [f for pid in pids for f in _flips(pid, old_p.get(pid), new_p.get(pid))],
+        "flips": [f for pid in pids if pid in old_p and pid in new_p
+                  for f in _flips(pid, old_p[pid], new_p[pid])],
+        "packs": _pack_deltas(old, new),
+        "delta_common": _common_delta(old, new, old_p, new_p),
     }
 
 
@@ -115,16 +152,21 @@ def diff_runs(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
     old_models, new_models = _models(old), _models(new)
     common = sorted(set(old_models) & set(new_models))
     old_info, new_info = _run_info(old), _run_info(new)
+    old_keys, new_keys = _task_keys(old_models), _task_keys(new_models)
+    titles = _titles(old, new)
     return {
         "old": old_info, "new": new_info,
         "rubric_changed": old_info["rubric_hash"] != new_info["rubric_hash"],
         "models": [_model_diff(name, old_models[name], new_models[name]) for name in common],
         "added": [model_brief(n, new_models[n]) for n in sorted(set(new_models) - set(old_models))],
         "removed": [model_brief(n, old_models[n]) for n in sorted(set(old_models) - set(new_models))],
+        "tasks_added": [{"prompt": k, "title": titles[k]} for k in sorted(new_keys - old_keys, key=prompt_sort_key)],
+        "tasks_removed": [{"prompt": k, "title": titles[k]} for k in sorted(old_keys - new_keys, key=prompt_sort_key)],
     }
 
 
 def regressions(diff: Mapping[str, Any], threshold: float) -> list[dict[str, Any]]:
-    """Models in both runs whose overall score dropped by more than ``threshold`` points."""
-    return [{"model": m["model"], "delta": m["delta"]} for m in diff["models"]
-            if -m["delta"] > threshold + EPS]
+    """Models in both runs whose score dropped by more than ``threshold`` points, over the tasks
+    graded in both runs (a task added or removed is no regression)."""
+    return [{"model": m["model"], "delta": m["delta_common"]} for m in diff["models"]
+            if -m["delta_common"] > threshold + EPS]

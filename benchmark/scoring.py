@@ -17,6 +17,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .packs.model import CORE_PACK
 from .rubric import GATES, PASS_FRACTION, PROMPT_POINTS, RUBRIC, PromptRubric
 from .types import CATEGORY_ORDER, Category, CategoryScore, Check, ModelResult, PromptResult
 
@@ -191,6 +192,11 @@ def prompt_sort_key(prompt_id: str) -> tuple[int, str, int, str]:
     return (pack, prompt_id, -1, prompt_id)
 
 
+def pack_of(task_key: str) -> str:
+    """The pack a results key belongs to: ``prompt_3`` -> ``core``, ``acme.sales`` -> ``acme``."""
+    return task_key.split(".", 1)[0] if "." in task_key else CORE_PACK
+
+
 def _prompts(model: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     prompts = model.get("prompts") if isinstance(model, Mapping) else None
     if not isinstance(prompts, Mapping):
@@ -221,6 +227,41 @@ def _prompt_performance(all_results: Mapping[str, Any]) -> dict[str, dict[str, A
     return performance
 
 
+def pack_totals(model: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per pack (in task order: core first), a model's score, maximum, percentage, number of
+    tasks and tasks passed, summed from its prompts' keys."""
+    prompts = _prompts(model)
+    totals: dict[str, dict[str, Any]] = {}
+    for pid in sorted(prompts, key=prompt_sort_key):
+        entry = totals.setdefault(pack_of(pid), {"score": 0.0, "max_score": 0.0, "tasks": 0, "passed": 0})
+        entry["score"] += as_number(prompts[pid].get("score"))
+        entry["max_score"] += as_number(prompts[pid].get("max_score"))
+        entry["tasks"] += 1
+        entry["passed"] += prompts[pid].get("passed") is True
+    return {pack: {"score": _r(t["score"]), "max_score": _r(t["max_score"]),
+                   "percentage": _r(100.0 * t["score"] / t["max_score"]) if t["max_score"] > 0 else 0.0,
+                   "tasks": t["tasks"], "passed": t["passed"]} for pack, t in totals.items()}
+
+
+def graded_packs(all_results: Mapping[str, Any]) -> list[str]:
+    """Every pack any model has a task of, core first, then by name."""
+    packs = {pack_of(pid) for model in all_results.values() for pid in _prompts(model)}
+    return sorted(packs, key=lambda pack: (pack != CORE_PACK, pack))
+
+
+def is_core_only(all_results: Mapping[str, Any]) -> bool:
+    """True when no model has a task outside the core pack (a run as graded before packs)."""
+    return graded_packs(all_results) in ([], [CORE_PACK])
+
+
+def pack_rankings(all_results: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Per pack, the models that have a task of it ranked like ``ranking`` (by the pack's score)."""
+    totals = {name: pack_totals(model) for name, model in all_results.items() if isinstance(model, Mapping)}
+    return {pack: _ranked([{"model": name, "score": t[pack]["score"], "percentage": t[pack]["percentage"]}
+                           for name, t in totals.items() if pack in t])
+            for pack in graded_packs(all_results)}
+
+
 def _summary_stats(ranking: list[dict[str, Any]], all_results: Mapping[str, Any]) -> dict[str, Any]:
     pcts = [e["percentage"] for e in ranking]
     grades: dict[str, int] = {}
@@ -241,8 +282,10 @@ def _summary_stats(ranking: list[dict[str, Any]], all_results: Mapping[str, Any]
     }
 
 
-def compare_models(all_results: Mapping[str, Any]) -> dict[str, Any]:
-    """Ranking, per-prompt performance and summary statistics over ``{name: ModelResults}``.
+def compare_models(all_results: Mapping[str, Any], *, by_pack: bool | None = None) -> dict[str, Any]:
+    """Ranking, per-prompt performance and summary statistics over ``{name: ModelResults}``,
+    and ``pack_rankings`` (per pack, ranked like ``ranking``) when ``by_pack``: by default when
+    a model has a task outside the core pack.
 
     Ties are broken by model name so the order is stable.
     """
@@ -257,11 +300,14 @@ def compare_models(all_results: Mapping[str, Any]) -> dict[str, Any]:
             if isinstance(model, Mapping)
         ]
     )
-    return {
+    out = {
         "ranking": ranking,
         "prompt_performance": _prompt_performance(all_results),
         "summary_stats": _summary_stats(ranking, all_results),
     }
+    if by_pack if by_pack is not None else not is_core_only(all_results):
+        out["pack_rankings"] = pack_rankings(all_results)
+    return out
 
 
 # ---- feedback for one model (JSON dict shape) ------------------------------------------

@@ -6,8 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..scoring import as_number as num
-from ..scoring import prompt_sort_key
+from ..scoring import pack_of, pack_rankings, pack_totals, prompt_sort_key
 from ..types import CATEGORY_ORDER
+from ..untrusted import NAME_LIMIT, text
 
 CATEGORY_NAMES: tuple[str, ...] = tuple(c.value for c in CATEGORY_ORDER)
 RULE_WIDTH = 70
@@ -46,3 +47,51 @@ def maximum(value: Any) -> str:
     """A maximum for people: whole numbers without decimals (25), others with one (2.5)."""
     number = num(value)
     return f"{number:.0f}" if number == int(number) else f"{number:.1f}"
+
+
+def label(value: Any) -> str:
+    """A task key, task title or pack title as plain one-line text (``benchmark.untrusted``)."""
+    return text(value, NAME_LIMIT)
+
+
+def pack_subtotals(model: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """A model's per-pack totals (its ``packs``, else summed from its task keys), or nothing
+    when its tasks are all of one pack (a core-only run shows no subtotals)."""
+    packs = model.get("packs")
+    totals = dict(packs) if isinstance(packs, Mapping) else pack_totals(model)
+    return totals if len(totals) > 1 else {}
+
+
+def pack_titles(doc: Mapping[str, Any]) -> dict[str, str]:
+    """Pack id -> title, from the run's manifest (``_metadata.suite``) when it lists one."""
+    meta = doc.get("_metadata")
+    suite = meta.get("suite") if isinstance(meta, Mapping) else None
+    return {str(p["id"]): label(p.get("title") or p["id"]) for p in suite or ()
+            if isinstance(p, Mapping) and "id" in p}
+
+
+def pack_boards(doc: Mapping[str, Any]) -> list[tuple[str, list[tuple[str, Mapping[str, Any]]]]]:
+    """Per pack, its models best first with their totals on it: ``[(pack, [(model, totals)])]``;
+    empty unless the run graded more than one pack."""
+    models = models_of(doc)
+    rankings = pack_rankings(models)
+    if len(rankings) < 2:
+        return []
+    totals = {name: pack_totals(model) for name, model in models.items()}
+    return [(pack, [(row["model"], totals[row["model"]][pack]) for row in rows])
+            for pack, rows in rankings.items()]
+
+
+def tasks_by_pack(keys: list[str]) -> list[tuple[str, list[str]]]:
+    """Task keys grouped by pack, in natural order (core first)."""
+    groups: dict[str, list[str]] = {}
+    for key in sorted(keys, key=prompt_sort_key):
+        groups.setdefault(pack_of(key), []).append(key)
+    return list(groups.items())
+
+
+def pack_score(totals: Mapping[str, Any]) -> str:
+    """``21.04/25 (84.15%), 1/1 passed``: one pack's subtotal for people."""
+    return (f"{fixed(totals.get('score'), 2)}/{maximum(totals.get('max_score'))} "
+            f"({num(totals.get('percentage')):.2f}%), "
+            f"{int(num(totals.get('passed')))}/{int(num(totals.get('tasks')))} passed")

@@ -55,7 +55,10 @@ def _model_view(index: int, model: Mapping[str, Any]) -> dict[str, Any]:
             "new_grade": new["grade"], "prompts": [_prompt_row(p) for p in model["prompts"]],
             "categories": [_cell(model["categories"][cat]["delta"]) for cat in CATEGORIES],
             "flips": [_flip_row(f) for f in model["flips"]],
-            "verdict_flips": sum(1 for p in model["prompts"] if p["old_verdict"] != p["new_verdict"])}
+            "verdict_flips": sum(1 for p in model["prompts"] if p["old_verdict"] != p["new_verdict"]),
+            "packs": [{"pack": pack, "old": _score(p["old"]), "new": _score(p["new"]), "max": maximum(p["max"]),
+                       "delta": _cell(p["delta"])} for pack, p in (model.get("packs") or {}).items()]
+            if len(model.get("packs") or {}) > 1 else []}
 
 
 def _brief(brief: Mapping[str, Any]) -> dict[str, Any]:
@@ -74,7 +77,8 @@ def compare_context(diff: Mapping[str, Any], threshold: float | None = None,
         gate = {"threshold": f"{threshold:.2f}", "failed": [f"{r['model']} ({signed(r['delta'])})" for r in failed or []]}
     return {"old": diff["old"], "new": diff["new"], "rubric_changed": diff["rubric_changed"],
             "models": models, "chart": chart, "categories": list(CATEGORIES), "gate": gate,
-            "added": [_brief(b) for b in diff["added"]], "removed": [_brief(b) for b in diff["removed"]]}
+            "added": [_brief(b) for b in diff["added"]], "removed": [_brief(b) for b in diff["removed"]],
+            "tasks_added": list(diff.get("tasks_added") or ()), "tasks_removed": list(diff.get("tasks_removed") or ())}
 
 
 def render_diff_html(diff: Mapping[str, Any], threshold: float | None = None,

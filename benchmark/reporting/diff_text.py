@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .common import RULE_WIDTH, fixed, maximum
+from .common import RULE_WIDTH, fixed, label, maximum
 
 MAX_FLIPS_SHOWN = 40
 ARROW = "→"
@@ -38,18 +38,39 @@ def _flip_line(flip: Mapping[str, Any]) -> str:
             f"{fixed(flip['new_earned'], 2)} ({signed(flip['delta'])}): {flip['rationale']}")
 
 
+def _pack_line(packs: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Per-pack subtotals, old -> new (only when a run graded more than one pack)."""
+    if len(packs) < 2:
+        return []
+    parts = [f"{pack} {_score(p['old'])} {ARROW} {_score(p['new'])}/{maximum(p['max'])} ({signed(p['delta'])})"
+             for pack, p in packs.items()]
+    return ["  packs: " + ", ".join(parts)]
+
+
+def _task_lines(diff: Mapping[str, Any]) -> list[str]:
+    lines = []
+    for key, heading in (("tasks_added", "Tasks only in the new run (added):"),
+                         ("tasks_removed", "Tasks only in the old run (removed):")):
+        if diff.get(key):
+            lines += ["", heading] + [f"  {'+' if key == 'tasks_added' else '-'} {label(t['prompt'])}: "
+                                      f"{label(t['title'])}" for t in diff[key]]
+    return lines
+
+
 def _model_lines(model: Mapping[str, Any]) -> list[str]:
     old, new = model["old"], model["new"]
     grade = f"grade {old['grade']}" if old["grade"] == new["grade"] else f"grade {old['grade']} {ARROW} {new['grade']}"
-    lines = ["", f"{model['model']}: {fixed(old['score'], 2)} {ARROW} {fixed(new['score'], 2)} "
+    totals = ("", "") if old["total"] == new["total"] else (f"/{maximum(old['total'])}", f"/{maximum(new['total'])}")
+    lines = ["", f"{model['model']}: {fixed(old['score'], 2)}{totals[0]} {ARROW} {fixed(new['score'], 2)}{totals[1]} "
                  f"({signed(model['delta'])})  {grade}"]
     if unchanged(model):
         return lines[:1] + [lines[1] + ", unchanged (every prompt, category and check)"]
     for prompt in model["prompts"]:
         verdicts = "" if prompt["old_verdict"] == prompt["new_verdict"] else \
             f"  {prompt['old_verdict'] or 'absent'} {ARROW} {prompt['new_verdict'] or 'absent'}"
-        lines.append(f"  {prompt['prompt']:<10} {_score(prompt['old']):>6} {ARROW} {_score(prompt['new']):>6}"
+        lines.append(f"  {label(prompt['prompt']):<10} {_score(prompt['old']):>6} {ARROW} {_score(prompt['new']):>6}"
                      f"/{maximum(prompt['max'])}  ({signed(prompt['delta'])}){verdicts}")
+    lines += _pack_line(model.get("packs") or {})
     changed = [f"{cat} {signed(c['delta'])}" for cat, c in model["categories"].items() if c["delta"] != 0]
     rest = " (others unchanged)" if len(changed) < len(model["categories"]) else ""
     lines.append("  categories: " + (", ".join(changed) + rest if changed else "all unchanged"))
@@ -89,6 +110,7 @@ def render_diff_text(diff: Mapping[str, Any], threshold: float | None = None,
                      f"{diff['new'].get('rubric_hash')}); scores may not be directly comparable")
     lines += ["━" * RULE_WIDTH, f"Models: {len(diff['models'])} in both runs, {len(diff['added'])} new, "
                                 f"{len(diff['removed'])} removed"]
+    lines += _task_lines(diff)
     for model in diff["models"]:
         lines += _model_lines(model)
     if diff["added"]:

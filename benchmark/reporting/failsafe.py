@@ -20,7 +20,7 @@ from ..scoring import compare_models, score_model, score_prompt
 from ..types import INTERNAL_ERROR, Check, PromptResult
 from ..untrusted import NAME_LIMIT, NOTE_LIMIT, is_clean, text
 from .encoding import dumps_bytes
-from .results_json import load_schema, model_invariants, model_to_dict, schema_sha256
+from .results_json import add_pack_totals, by_pack, load_schema, model_invariants, model_to_dict, schema_sha256
 
 RECORD_ERROR = f"{INTERNAL_ERROR}: this model's results record could not be written"
 SERIALISATION_ERRORS = (TypeError, ValueError, RecursionError, OverflowError)
@@ -126,7 +126,10 @@ def isolate_failures(doc: dict[str, Any]) -> dict[str, str]:
             key, record, f"{RECORD_ERROR}: {failures[name]}")
         if key != name and isinstance(hashes, dict):
             hashes.pop(name, None)
+    packed = by_pack(doc["models"], doc.get("_metadata", {}))
+    if packed:  # (an error record has the core prompts only: its packs are recomputed)
+        add_pack_totals(models)
     doc["models"] = models
-    doc["comparison"] = compare_models(models)
+    doc["comparison"] = compare_models(models, by_pack=packed)
     doc["benchmark_run"]["total_models"] = len(models)
     return failures

@@ -2,7 +2,8 @@
 
 Leaderboard, model x category heatmap, per-prompt bars, a drill-down per model and prompt
 down to every check (points, status, rationale, evidence with source excerpt) and the run's
-manifest. This module turns the document into a view model; ``templates/report.html.j2``
+manifest; in a run with task-pack tasks also each model's per-pack subtotals and, with more
+than one pack, a leaderboard per pack. This module turns the document into a view model; ``templates/report.html.j2``
 lays it out (autoescaped), ``svg`` computes chart geometry, ``templating`` supplies the CSP.
 The check rows, most of the page, are built here with markupsafe's ``escape`` on every value
 (the function autoescaping calls), which costs a fraction of a template loop over them.
@@ -16,9 +17,11 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from ..rubric import PASS_FRACTION
-from ..scoring import category_totals, prompt_sort_key
+from ..packs.model import CORE_PACK
+from ..scoring import category_totals, pack_of, prompt_sort_key
 from .banner import banner_rows
-from .common import CATEGORY_NAMES, by_percentage, fixed, maximum, num, prompts_of
+from .common import (CATEGORY_NAMES, by_percentage, fixed, maximum, num, pack_boards, pack_subtotals, pack_titles,
+                     prompts_of)
 from .svg import hbars, heatmap, meter, pct_text
 from .templating import render_page
 
@@ -133,7 +136,24 @@ def _prompt_view(anchor: str, pid: str, prompt: Mapping[str, Any]) -> dict[str, 
             "files": sorted(_mapping(prompt.get("files")).items())}
 
 
-def _model_view(index: int, name: str, model: Mapping[str, Any]) -> dict[str, Any]:
+def _pack_total_view(pack: str, totals: Mapping[str, Any], titles: Mapping[str, str]) -> dict[str, Any]:
+    return {"pack": pack, "title": titles.get(pack, ""), "score": fixed(totals.get("score"), 2),
+            "max": maximum(totals.get("max_score")), "pct": pct_text(num(totals.get("percentage")), 2),
+            "passed": int(num(totals.get("passed"))), "tasks": int(num(totals.get("tasks")))}
+
+
+def _pack_boards(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Per pack (when more than one was graded): its title and models best first, with anchors."""
+    titles = pack_titles(doc)
+    anchors = {name: f"m{i}" for i, (name, _) in enumerate(by_percentage(doc))}
+    return [{"pack": pack, "title": titles.get(pack, ""),
+             "rows": [{"name": name, "anchor": anchors[name], "rank": place, **_pack_total_view(pack, t, titles)}
+                      for place, (name, t) in enumerate(rows, 1)]}
+            for pack, rows in pack_boards(doc)]
+
+
+def _model_view(index: int, name: str, model: Mapping[str, Any],
+                titles: Mapping[str, str] | None = None) -> dict[str, Any]:
     anchor = f"m{index}"
     prompts = [_prompt_view(f"{anchor}-{pid}", pid, p) for pid, p in prompts_of(model)]
     pct = num(model.get("percentage"))
@@ -142,7 +162,8 @@ def _model_view(index: int, name: str, model: Mapping[str, Any]) -> dict[str, An
             "total": maximum(model.get("total_possible")), "pct": pct_text(pct, 2),
             "grade": model.get("grade", "?"), "badge": model.get("badge", "?"),
             "passed": sum(1 for p in prompts if p["verdict"] == "pass"), "prompts": prompts,
-            "meter": meter(pct / 100.0)}
+            "meter": meter(pct / 100.0),
+            "packs": [_pack_total_view(pack, t, titles or {}) for pack, t in pack_subtotals(model).items()]}
 
 
 def _heatmap(ranked: list[tuple[str, Mapping[str, Any]]]) -> dict[str, Any]:
@@ -178,7 +199,8 @@ def _prompt_charts(doc: Mapping[str, Any], ranked: list[tuple[str, Mapping[str, 
             items.append({"label": short(name), "value": num(prompt.get("score")), "state": verdict(prompt),
                           "text": text, "tip": f"{name}: {text} ({verdict(prompt)})"})
         stats = _mapping(performance.get(pid))
-        charts.append({"pid": pid, "title": title, "chart": hbars(items, top, PASS_FRACTION * top),
+        mark = PASS_FRACTION * top if pack_of(pid) == CORE_PACK else None  # (a pack sets its own)
+        charts.append({"pid": pid, "title": title, "chart": hbars(items, top, mark),
                        "pass_rate": pct_text(stats.get("pass_rate"), 0) if stats else None,
                        "avg": fixed(stats.get("avg_score"), 2) if stats else None})
     return charts
@@ -210,11 +232,16 @@ def report_context(doc: Mapping[str, Any]) -> dict[str, Any]:
     ranked = by_percentage(doc)
     run = _mapping(doc.get("benchmark_run"))
     meta = _mapping(doc.get("_metadata"))
+    titles = pack_titles(doc)
+    packed = any("." in pid for _, m in ranked for pid, _ in prompts_of(m))
     return {
+        "packed": packed,
+        "unit": "Tasks" if packed else "Prompts",
+        "pack_boards": _pack_boards(doc),
         "run": {"id": str(doc.get("run_id", "?")), "started": run.get("timestamp", "?"),
                 "finished": run.get("finished_at", "?"), "models": len(ranked),
                 "grader": meta.get("grader_version", "?"), "rubric": meta.get("rubric_hash", "?")},
-        "models": [_model_view(i, name, model) for i, (name, model) in enumerate(ranked)],
+        "models": [_model_view(i, name, model, titles) for i, (name, model) in enumerate(ranked)],
         "heatmap": _heatmap(ranked),
         "prompt_charts": _prompt_charts(doc, ranked),
         "manifest": _manifest(doc),

@@ -1,4 +1,7 @@
-"""junit.xml for CI: one testsuite per model, one testcase per model x prompt.
+"""junit.xml for CI: one testsuite per model, one testcase per model x prompt (task).
+
+In a run with task-pack tasks a testcase's classname names its pack too
+(``rubricbench.<model>.<pack>``), and a model's properties hold each pack's subtotal.
 
 A prompt below the pass mark is a ``<failure>``; a prompt that could not be graded
 (status ``error``) is an ``<error>``. Either carries the checks that did not fully pass,
@@ -13,7 +16,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from typing import Any
 
-from .common import by_percentage, fixed, maximum, num, prompts_of
+from ..scoring import pack_of
+from .common import by_percentage, fixed, maximum, num, pack_score, pack_subtotals, prompts_of
 
 INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")  # not allowed in XML 1.0
 NOT_PASSED_ORDER = {"error": 0, "fail": 1, "skipped": 2, "partial": 3}
@@ -53,8 +57,9 @@ def _wall(prompt: Mapping[str, Any]) -> float:
     return sum(num(e.get("wall_s")) for e in prompt.get("execution") or () if isinstance(e, Mapping))
 
 
-def _testcase(suite: ET.Element, name: str, pid: str, prompt: Mapping[str, Any]) -> str:
-    case = ET.SubElement(suite, "testcase", classname=xml_text(f"rubricbench.{name}"),
+def _testcase(suite: ET.Element, name: str, pid: str, prompt: Mapping[str, Any], packed: bool) -> str:
+    classname = f"rubricbench.{name}.{pack_of(pid)}" if packed else f"rubricbench.{name}"
+    case = ET.SubElement(suite, "testcase", classname=xml_text(classname),
                          name=xml_text(f"{pid}: {prompt.get('title') or pid}"), time=f"{_wall(prompt):.3f}")
     score = f"{fixed(prompt.get('score'), 2)}/{maximum(prompt.get('max_score'))}"
     details = check_lines(prompt)
@@ -82,10 +87,13 @@ def _suite(root: ET.Element, name: str, model: Mapping[str, Any], timestamp: str
                        ("percentage", fixed(model.get("percentage"), 2)), ("grade", model.get("grade")),
                        ("badge", model.get("badge"))):
         ET.SubElement(props, "property", name=key, value=xml_text(value))
+    for pack, totals in pack_subtotals(model).items():
+        ET.SubElement(props, "property", name=xml_text(f"pack.{pack}"), value=xml_text(pack_score(totals)))
+    packed = any("." in pid for pid, _ in prompts_of(model))
     counts = {"tests": 0, "failures": 0, "errors": 0}
     wall = 0.0
     for pid, prompt in prompts_of(model):
-        outcome = _testcase(suite, name, pid, prompt)
+        outcome = _testcase(suite, name, pid, prompt, packed)
         counts["tests"] += 1
         counts["failures"] += outcome == "failure"
         counts["errors"] += outcome == "error"

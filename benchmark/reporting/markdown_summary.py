@@ -1,7 +1,8 @@
 """summary.md: Markdown for a CI job summary (e.g. ``cat summary.md >> $GITHUB_STEP_SUMMARY``).
 
 Leaderboard table, per-prompt pass/fail table and the failed checks (status fail, error or
-skipped) per model and prompt. Every value from the document is escaped for Markdown and
+skipped) per model and prompt. A run with task-pack tasks gets a per-task table with a row per
+task (key and title; a subtotal row per pack) and, with more than one pack, a leaderboard per pack. Every value from the document is escaped for Markdown and
 inline HTML, so a submission's text cannot add markup; long lists are capped.
 """
 
@@ -12,7 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..scoring import prompt_sort_key
-from .common import by_percentage, fixed, maximum, num, prompts_of
+from .common import (by_percentage, fixed, maximum, num, pack_boards, pack_score, pack_subtotals, pack_titles,
+                     prompts_of, tasks_by_pack)
 
 FAILED = ("fail", "error", "skipped")
 MAX_FAILED_ROWS = 150
@@ -50,8 +52,8 @@ def _header(doc: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def _leaderboard(ranked: list[tuple[str, Mapping[str, Any]]]) -> list[str]:
-    lines = ["", "### Leaderboard", "", "| # | Model | Tier | Score | Percent | Grade | Badge | Prompts passed |",
+def _leaderboard(ranked: list[tuple[str, Mapping[str, Any]]], unit: str = "Prompts") -> list[str]:
+    lines = ["", "### Leaderboard", "", f"| # | Model | Tier | Score | Percent | Grade | Badge | {unit} passed |",
              "|---:|---|---|---:|---:|:---:|---|:---:|"]
     for place, (name, model) in enumerate(ranked, 1):
         prompts = prompts_of(model)
@@ -80,21 +82,57 @@ def _per_prompt(ranked: list[tuple[str, Mapping[str, Any]]]) -> list[str]:
     return lines
 
 
+def _task_row(pid: str, ranked: list[tuple[str, Mapping[str, Any]]]) -> str:
+    cells, title = [], ""
+    for _, model in ranked:
+        prompt = dict(prompts_of(model)).get(pid)
+        title = title or (prompt.get("title") if prompt else "")
+        cells.append("–" if prompt is None else
+                     f"{MARKS[_verdict(prompt)]} {fixed(prompt.get('score'), 2)}/{maximum(prompt.get('max_score'))}")
+    return f"| {md(pid, 90)} | {md(title or pid)} | " + " | ".join(cells) + " |"
+
+
+def _per_task(doc: Mapping[str, Any], ranked: list[tuple[str, Mapping[str, Any]]]) -> list[str]:
+    """A row per task (its key and title), grouped by pack, each pack closed by its subtotals."""
+    groups = tasks_by_pack([pid for _, m in ranked for pid, _ in prompts_of(m)])
+    titles = pack_titles(doc)
+    lines = ["", "### Per-task results", "", "| Task | Title | " + " | ".join(md(n) for n, _ in ranked) + " |",
+             "|---|---|" + "---:|" * len(ranked)]
+    for pack, keys in groups:
+        lines += [_task_row(pid, ranked) for pid in dict.fromkeys(keys)]
+        if len(groups) > 1:
+            cells = [pack_score(pack_subtotals(m)[pack]) if pack in pack_subtotals(m) else "–" for _, m in ranked]
+            lines.append(f"| **{md(pack)} subtotal** | {md(titles.get(pack, ''))} | " + " | ".join(cells) + " |")
+    return lines + ["", "✅ passed · ❌ below the pass mark · ⚠️ could not be graded"]
+
+
+def _pack_leaderboards(doc: Mapping[str, Any]) -> list[str]:
+    titles, lines = pack_titles(doc), []
+    for pack, rows in pack_boards(doc):
+        heading = f"{md(pack)}: {md(titles[pack])}" if pack in titles else md(pack)
+        lines += ["", f"#### {heading}", "", "| # | Model | Score | Percent | Tasks passed |",
+                  "|---:|---|---:|---:|:---:|"]
+        lines += [f"| {place} | {md(name)} | {fixed(t.get('score'), 2)}/{maximum(t.get('max_score'))} | "
+                  f"{num(t.get('percentage')):.2f}% | {int(num(t.get('passed')))}/{int(num(t.get('tasks')))} |"
+                  for place, (name, t) in enumerate(rows, 1)]
+    return ["", "### Leaderboard per pack"] + lines if lines else []
+
+
 def _failed_rows(ranked: list[tuple[str, Mapping[str, Any]]]) -> list[tuple[str, str, Mapping[str, Any]]]:
     return [(name, pid, check) for name, model in ranked for pid, prompt in prompts_of(model)
             for check in prompt.get("checks") or ()
             if isinstance(check, Mapping) and check.get("status") in FAILED]
 
 
-def _failed_checks(ranked: list[tuple[str, Mapping[str, Any]]]) -> list[str]:
+def _failed_checks(ranked: list[tuple[str, Mapping[str, Any]]], unit: str = "Prompt") -> list[str]:
     rows = _failed_rows(ranked)
     lines = ["", "### Failed checks", ""]
     if not rows:
         return lines + ["None: every check passed or earned partial credit."]
-    lines += ["| Model | Prompt | Check | Category | Status | Points | Rationale |",
+    lines += [f"| Model | {unit} | Check | Category | Status | Points | Rationale |",
               "|---|---|---|---|---|---:|---|"]
     for name, pid, check in rows[:MAX_FAILED_ROWS]:
-        lines.append(f"| {md(name)} | {pid} | {md(check.get('id'), 80)} | {md(check.get('category'))} | "
+        lines.append(f"| {md(name)} | {md(pid, 90)} | {md(check.get('id'), 80)} | {md(check.get('category'))} | "
                      f"{md(check.get('status'))} | {fixed(check.get('earned'), 2)}/{fixed(check.get('points'), 2)} | "
                      f"{md(check.get('rationale', ''))} |")
     if len(rows) > MAX_FAILED_ROWS:
@@ -105,5 +143,9 @@ def _failed_checks(ranked: list[tuple[str, Mapping[str, Any]]]) -> list[str]:
 def render_markdown_summary(doc: Mapping[str, Any]) -> str:
     """The whole summary (ends with a newline)."""
     ranked = by_percentage(doc)
-    lines = _header(doc) + _leaderboard(ranked) + _per_prompt(ranked) + _failed_checks(ranked)
+    if not any("." in pid for _, m in ranked for pid, _ in prompts_of(m)):  # the core pack alone
+        lines = _header(doc) + _leaderboard(ranked) + _per_prompt(ranked) + _failed_checks(ranked)
+    else:
+        lines = (_header(doc) + _leaderboard(ranked, "Tasks") + _pack_leaderboards(doc) + _per_task(doc, ranked)
+                 + _failed_checks(ranked, "Task"))
     return "\n".join(lines) + "\n"

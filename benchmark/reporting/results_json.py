@@ -16,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..scoring import EPS, compare_models
+from ..scoring import EPS, compare_models, is_core_only, pack_totals
 from ..types import CATEGORY_ORDER, CategoryScore, Check, ModelResult, PromptResult, RunResult
 
 SCHEMA_VERSION = "1.0"
@@ -245,6 +245,22 @@ def model_to_dict(model: ModelResult, *, timestamp: str | None = None, cached: b
     return out
 
 
+def by_pack(models: Mapping[str, Any], metadata: Mapping[str, Any]) -> bool:
+    """Whether a run graded more than the core pack (its manifest lists a suite, or a model
+    has a task of another pack): its records then carry per-pack totals and rankings."""
+    return "suite" in metadata or not is_core_only(models)
+
+
+def add_pack_totals(models: Mapping[str, dict[str, Any]]) -> None:
+    """Give each model record its ``packs`` (per-pack totals), after ``badge``; computed from
+    the record's own task keys, so a record read back from the cache is given them again."""
+    for record in models.values():
+        cached = record.pop("cached", None)
+        record["packs"] = pack_totals(record)
+        if cached is not None:
+            record["cached"] = cached
+
+
 def run_to_dict(
     run: RunResult,
     *,
@@ -263,6 +279,9 @@ def run_to_dict(
     }
     metadata = dict(run.environment)
     metadata.setdefault("config", dict(run.config))
+    packed = by_pack(models, metadata)
+    if packed:
+        add_pack_totals(models)
     return {
         "schema_version": run.schema_version,
         "run_id": run.run_id,
@@ -272,6 +291,6 @@ def run_to_dict(
             "total_models": len(models),
         },
         "models": models,
-        "comparison": compare_models(models),
+        "comparison": compare_models(models, by_pack=packed),
         "_metadata": metadata,
     }

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .common import CATEGORY_NAMES, fixed, maximum, num, prompts_of
+from .common import CATEGORY_NAMES, fixed, label, maximum, num, pack_score, pack_subtotals, prompts_of
 
 INDENT = "   "
 
@@ -58,7 +58,7 @@ def format_model_block(model: Mapping[str, Any], *, show_checks: bool = False) -
              "=" * 50]
     for pid, prompt in prompts_of(model):
         lines.append("")
-        lines.append(f"📝 {pid}: {prompt.get('title') or pid}")
+        lines.append(f"📝 {label(pid)}: {label(prompt.get('title') or pid)}")
         lines.append(format_prompt_line(prompt))
         detail = format_detailed_score(prompt.get("detailed_scoring") or {})
         if detail:
@@ -67,6 +67,7 @@ def format_model_block(model: Mapping[str, Any], *, show_checks: bool = False) -
             lines.extend(format_lost_checks(prompt))
     total = f"{fixed(model.get('overall_score'), 2)}/{maximum(model.get('total_possible'))}"
     lines.append("")
+    lines += [f"📦 {pack}: {pack_score(totals)}" for pack, totals in pack_subtotals(model).items()]
     lines.append(
         f"🎯 Final Score: {total} ({num(model.get('percentage')):.1f}%) - "
         f"grade {model.get('grade', '?')}, {model.get('badge', '?')}"

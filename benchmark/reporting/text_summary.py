@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..scoring import generate_feedback_summary, generate_improvement_suggestions
-from .common import CATEGORY_NAMES, RULE_WIDTH, by_percentage, fixed, maximum, num, prompts_of
+from .common import (CATEGORY_NAMES, RULE_WIDTH, by_percentage, fixed, label, maximum, num, pack_boards,
+                     pack_score, pack_subtotals, pack_titles, prompts_of)
 
 TOP_N = 3
 STATUS_MARKS = {"partial": "◐", "fail": "✗", "error": "!", "skipped": "-"}
@@ -53,6 +54,26 @@ def _top_performers(doc: Mapping[str, Any]) -> list[str]:
     return lines if ranked else lines + ["  (no models)"]
 
 
+def _pack_name(pack: str, titles: Mapping[str, str]) -> str:
+    return f"{pack} ({titles[pack]})" if pack in titles else pack
+
+
+def _pack_leaderboards(doc: Mapping[str, Any]) -> list[str]:
+    """Per pack, the models best first by their score on it (when more than one pack was graded)."""
+    boards, titles = pack_boards(doc), pack_titles(doc)
+    lines = ["", "Leaderboard per pack:"] if boards else []
+    for pack, rows in boards:
+        lines.append(f"  {_pack_name(pack, titles)}:")
+        lines += [f"    {place}. {name}: {pack_score(totals)}" for place, (name, totals) in enumerate(rows, 1)]
+    return lines
+
+
+def _subtotal_lines(model: Mapping[str, Any], titles: Mapping[str, str]) -> list[str]:
+    subtotals = pack_subtotals(model)
+    lines = ["  Per pack:"] if subtotals else []
+    return lines + [f"    {_pack_name(pack, titles)}: {pack_score(t)}" for pack, t in subtotals.items()]
+
+
 def _evidence(check: Mapping[str, Any]) -> str:
     places = []
     for item in check.get("evidence") or ():
@@ -64,7 +85,7 @@ def _evidence(check: Mapping[str, Any]) -> str:
 
 def _prompt_lines(pid: str, prompt: Mapping[str, Any]) -> list[str]:
     verdict = "ERROR" if prompt.get("status") == "error" else ("PASSED" if prompt.get("passed") is True else "FAILED")
-    lines = ["", f"  {pid} {prompt.get('title', '')}: {verdict} "
+    lines = ["", f"  {label(pid)} {label(prompt.get('title', ''))}: {verdict} "
                  f"{fixed(prompt.get('score'))}/{maximum(prompt.get('max_score'))}"]
     if prompt.get("error"):
         lines.append(f"    error: {prompt['error']}")
@@ -86,7 +107,7 @@ def _prompt_lines(pid: str, prompt: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def _model_lines(name: str, model: Mapping[str, Any]) -> list[str]:
+def _model_lines(name: str, model: Mapping[str, Any], titles: Mapping[str, str]) -> list[str]:
     cached = "  [from cache]" if model.get("cached") else ""
     lines = [
         "",
@@ -96,6 +117,7 @@ def _model_lines(name: str, model: Mapping[str, Any]) -> list[str]:
         f"({num(model.get('percentage')):.1f}%)  Grade: {model.get('grade', '?')}  Badge: {model.get('badge', '?')}",
     ]
     lines += [f"  {line}" for line in generate_feedback_summary(model)]
+    lines += _subtotal_lines(model, titles)
     for pid, prompt in prompts_of(model):
         lines += _prompt_lines(pid, prompt)
     lines += ["", "  Suggestions:"] + [f"    - {s}" for s in generate_improvement_suggestions(model)]
@@ -104,7 +126,8 @@ def _model_lines(name: str, model: Mapping[str, Any]) -> list[str]:
 
 def render_summary(doc: Mapping[str, Any]) -> str:
     """The whole report as text (ends with a newline)."""
-    lines = _header(doc) + _top_performers(doc)
+    lines = _header(doc) + _top_performers(doc) + _pack_leaderboards(doc)
+    titles = pack_titles(doc)
     for name, model in by_percentage(doc):
-        lines += _model_lines(name, model)
+        lines += _model_lines(name, model, titles)
     return "\n".join(lines) + "\n"
