@@ -104,8 +104,8 @@ MISTAKES = {
         "folder ('..')"),
     "submission_root_escaping_the_model_folder": (
         "pack.yaml", "submission_root: trial", "submission_root: ../trial",
-        "docs_trial/pack.yaml:7:18: submission_root: '../trial' does not match "
-        "'^(?!/)(?!(.*/)?\\\\.\\\\.(/|$))[^\\\\\\\\]+$'"),
+        "docs_trial/pack.yaml:7:18: submission_root: '../trial' must be a relative path with "
+        "forward slashes that stays inside its folder (no leading /, no .., no backslash)"),
 }
 
 
