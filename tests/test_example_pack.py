@@ -177,3 +177,23 @@ def test_the_answer_key_is_not_in_the_sandbox_for_a_model_to_copy(tmp_path):
     checks = _checks(task)
     assert checks["report_matches"]["earned"] == 0
     assert checks["perturbed_matches"]["earned"] == 0
+
+
+def test_a_record_that_cannot_be_written_becomes_an_error_on_every_task_of_the_suite(tmp_path, monkeypatch):
+    from benchmark import scoring
+
+    real = scoring.score_model
+
+    def broken_for_victim(model, tier, prompts, **totals):  # a grader bug: a record the schema rejects
+        return real(model, "" if model == "victim" else tier, prompts, **totals)
+
+    monkeypatch.setattr(scoring, "score_model", broken_for_victim)
+    subs = tmp_path / "submissions"
+    _model(subs, "reference", REFERENCE_FILES)
+    _model(subs, "victim", REFERENCE_FILES)
+    code, doc = _grade(subs, tmp_path / "results", "--pack", str(PACK), "--no-cache")
+    victim = doc["models"]["victim"]
+    assert code == 1 and doc["models"]["reference"]["overall_score"] == 150
+    assert list(victim["prompts"]) == list(doc["models"]["reference"]["prompts"])
+    assert victim["total_possible"] == 150 and victim["overall_score"] == 0
+    assert all(p["status"] == "error" for p in victim["prompts"].values())

@@ -145,3 +145,12 @@ def load_suite(specs: Iterable[str] = (), *, core: bool = True) -> Suite:
         packs = [load_pack(resolve_pack_folder(spec)) for spec in key[0]]
         _LOADED[key] = build_suite(packs, core=core)
     return _LOADED[key]
+
+
+def loaded_task(key: str) -> Task | None:
+    """A task of any suite this process has loaded (the core pack included), by results key."""
+    for suite in [build_suite(), *_LOADED.values()]:
+        for task in suite.tasks:
+            if task.key == key:
+                return task
+    return None

@@ -91,22 +91,41 @@ def safe_key(name: Any) -> str:
     return f"invalid-model-name-{hashlib.sha256(raw).hexdigest()[:12]}"
 
 
-def _error_prompt(rubric: PromptRubric, reason: str) -> PromptResult:
+def _error_prompt(rubric: PromptRubric | Any, reason: str) -> PromptResult:
+    """A core prompt's rubric or a pack's task, every check an ``error`` saying ``reason``."""
     checks = [Check(row.id, row.category, row.points, 0.0, "error", row.method, reason)
               for row in rubric.checks]
     categories, score, _ = score_prompt(rubric, checks)
-    return PromptResult(rubric.id, rubric.title, score, PROMPT_POINTS, False, "error", categories,
+    return PromptResult(getattr(rubric, "key", rubric.id), rubric.title, score,
+                        getattr(rubric, "points", PROMPT_POINTS), False, "error", categories,
                         error=reason)
 
 
-def error_record(name: str, record: Any, reason: str) -> dict[str, Any]:
-    """Model ``name`` as an ``error`` on every prompt of the rubric, each check saying ``reason``;
-    its tier and ``cached`` flag are kept when they are usable."""
+def _graded_tasks(suite: Any) -> list[Any]:
+    """The tasks a run graded: the core rubric, or each task of ``_metadata.suite`` that this
+    process loaded (the writer runs where the grading ran)."""
+    if not isinstance(suite, list):
+        return list(RUBRIC)
+    from ..packs.suite import loaded_task
+
+    keys = [key for pack in suite if isinstance(pack, Mapping) for key in pack.get("tasks", [])]
+    return [task for key in keys if (task := loaded_task(key)) is not None]
+
+
+def error_record(name: str, record: Any, reason: str, suite: Any = None) -> dict[str, Any]:
+    """Model ``name`` as an ``error`` on every task the run graded (``suite``: the run's
+    ``_metadata.suite``; none means the core prompts), each check saying ``reason``; its tier
+    and ``cached`` flag are kept when they are usable."""
     old = record if isinstance(record, Mapping) else {}
     tier = old.get("tier")
     tier = tier if isinstance(tier, str) and tier and is_clean(tier, NAME_LIMIT) else "unknown"
     cached = old.get("cached") if isinstance(old.get("cached"), bool) else None
-    model = score_model(name, tier, [_error_prompt(rubric, text(reason)) for rubric in RUBRIC])
+    tasks = _graded_tasks(suite)
+    prompts = [_error_prompt(task, text(reason)) for task in tasks]
+    if suite is None:
+        model = score_model(name, tier, prompts)
+    else:
+        model = score_model(name, tier, prompts, max_score=sum(p.max_score for p in prompts) or PROMPT_POINTS)
     return model_to_dict(model, cached=cached)
 
 
@@ -123,11 +142,11 @@ def isolate_failures(doc: dict[str, Any]) -> dict[str, str]:
     for name, record in doc["models"].items():
         key = name if name not in failures else safe_key(name)
         models[key] = record if name not in failures else error_record(
-            key, record, f"{RECORD_ERROR}: {failures[name]}")
+            key, record, f"{RECORD_ERROR}: {failures[name]}", doc.get("_metadata", {}).get("suite"))
         if key != name and isinstance(hashes, dict):
             hashes.pop(name, None)
     packed = by_pack(doc["models"], doc.get("_metadata", {}))
-    if packed:  # (an error record has the core prompts only: its packs are recomputed)
+    if packed:  # (an error record's pack totals are computed like any other's)
         add_pack_totals(models)
     doc["models"] = models
     doc["comparison"] = compare_models(models, by_pack=packed)
