@@ -136,11 +136,11 @@ def main(argv: list[str] | None = None) -> int:
     config = config_from_args(args)
     grading = not (args.self_check or args.report_only or args.compare)
     if grading:
-        from . import spawner
+        from .sandbox import spawner
 
         spawner.prestart()  # the zygote imports its libraries while we import ours
         if args.workers > 1 and args.no_cache:  # a pool will grade: its server can start too
-            from . import pool_server
+            from .engine import pool_server
 
             pool_server.prestart()
     from . import commands

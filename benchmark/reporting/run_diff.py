@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .scoring import DIGITS, EPS, as_number, category_totals, prompt_sort_key
-from .types import CATEGORY_ORDER
+from ..scoring import DIGITS, EPS, as_number, category_totals, prompt_sort_key
+from ..types import CATEGORY_ORDER
 
 CATEGORIES: tuple[str, ...] = tuple(c.value for c in CATEGORY_ORDER)
 

@@ -13,20 +13,20 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from . import scoring, untrusted
-from .cleanup import CleanupError
+from .. import scoring, untrusted
+from ..packs.local_plugins import resolve_check
+from ..packs.model import Task, TaskCheck
+from ..packs.suite import Suite, core_pack, default_suite
+from ..prompts.base import SANDBOX_EVENTS, CheckContext, Outcome
+from ..sandbox.cleanup import CleanupError
+from ..submission import SourceFile, load_source
+from ..threads import PYTHON_WORK, released
+from ..types import Check, Evidence, ExecResult, ModelResult, PromptResult
+from ..untrusted import NAME_LIMIT, NOTE_LIMIT, text
 from .options import DEFAULT_SEED, INTERNAL_ERROR, GradeOptions, default_test_data, has_internal_error
-from .prompts.base import SANDBOX_EVENTS, CheckContext, Outcome
-from .packs.model import Task, TaskCheck
-from .packs.local_plugins import resolve_check
-from .packs.suite import Suite, core_pack, default_suite
-from .submission import SourceFile, load_source
-from .threads import PYTHON_WORK, released
-from .types import Check, Evidence, ExecResult, ModelResult, PromptResult
-from .untrusted import NAME_LIMIT, NOTE_LIMIT, text
 
-# GradeOptions and the helpers beside it live in the light ``benchmark.options``; they stay
-# importable from here, where library users have always found them.
+# GradeOptions and the helpers beside it live in the light ``benchmark.engine.options``; they are
+# importable from here and from ``benchmark.grading``, where library users have always found them.
 __all__ = ["DEFAULT_SEED", "INTERNAL_ERROR", "GradeOptions", "blocking_problem", "default_test_data",
            "grade_model", "grade_prompt", "grade_task", "has_internal_error", "load_files"]
 
