@@ -132,6 +132,15 @@ def test_the_engine_never_imports_the_command_line():
     assert _reaching(engine, ("benchmark.cli", "benchmark.commands", "benchmark.console")) == {}
 
 
+def test_benchmark_grading_re_exports_the_engine_public_names():
+    import benchmark.engine.grading as engine
+    import benchmark.grading as public
+
+    assert public.__all__ == engine.__all__
+    assert {"GradeOptions", "grade_model", "grade_prompt", "grade_task"} <= set(public.__all__)
+    assert all(getattr(public, name) is getattr(engine, name) for name in engine.__all__)
+
+
 def test_the_module_names_and_paths_written_as_strings_still_resolve():
     """The forkserver ignores a preload name that fails to import, and the sandbox finds the
     harness, the zygote and the bandit server by file path: a move must not break them silently."""
