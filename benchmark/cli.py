@@ -131,18 +131,18 @@ def main(argv: list[str] | None = None) -> int:
 
         return import_main(argv[1:])
     if argv[:1] == ["pack"]:
-        from .packs.validate_command import main as pack_main
+        from .pack_command import main as pack_main
 
         return pack_main(argv[1:])
     args = parse_args(argv)
     config = config_from_args(args)
     grading = not (args.self_check or args.report_only or args.compare)
     if grading:
-        from . import spawner
+        from .sandbox import spawner
 
         spawner.prestart()  # the zygote imports its libraries while we import ours
         if args.workers > 1 and args.no_cache:  # a pool will grade: its server can start too
-            from . import pool_server
+            from .engine import pool_server
 
             pool_server.prestart()
     from . import commands

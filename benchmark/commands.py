@@ -15,22 +15,24 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from . import spawner, untrusted, warmup
-from .options import GradeOptions, default_test_data, has_internal_error
-from .manifest import build_manifest
+from . import untrusted
+from .engine import warmup
+from .sandbox import spawner
+from .engine.options import GradeOptions, default_test_data, has_internal_error
+from .engine.manifest import build_manifest
 from .reporting import terminal
 from .reporting.banner import format_banner
 from .reporting.excerpts import attach_excerpts
 from .reporting.results_json import model_to_dict, run_to_dict
 from .reporting.saved_runs import compare_files, models_under, rebuild_reports
 from .reporting.writer import write_run
-from .cache import ResultCache
-from .isolation import detect
+from .engine.cache import ResultCache
+from .sandbox.isolation import detect
 from .reporting.progress import Progress
 from .runner import BenchmarkRunner, DiscoveryError, ModelEntry, RejectedModel
-from .sandbox_report import measured_isolation, missing_layers
+from .sandbox.sandbox_report import measured_isolation, missing_layers
 from .secure_runner import SecureRunner
-from .self_check import format_table, run_self_check, verdicts
+from .sandbox.self_check import format_table, run_self_check, verdicts
 from .types import ModelResult, RunConfig, RunResult
 from .untrusted import NAME_LIMIT, for_stream, text
 from .console import (EXIT_ERROR, EXIT_FAIL_UNDER, EXIT_MISSING_MODEL, EXIT_NOT_FOUND, EXIT_OK,

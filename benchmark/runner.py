@@ -19,9 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import bandit_process, isolation, limits, pids_cgroup, pool_server, spawner, untrusted
-from .cache import ResultCache, model_key, run_context
-from .options import GradeOptions, cacheable, default_test_data
+from . import untrusted
+from .engine import pool_server
+from .sandbox import bandit_process, isolation, limits, pids_cgroup, spawner
+from .engine.cache import ResultCache, model_key, run_context
+from .engine.options import GradeOptions, cacheable, default_test_data
 from .reporting.results_json import load_schema
 from .rubric import RUBRIC
 from .types import ModelResult
@@ -120,7 +122,7 @@ def _init_worker(support: isolation.KernelSupport | None, idle_mb: int,
 
 def _grade_unit(entry: ModelEntry, test_data: Path, options: GradeOptions,
                 packs: tuple[str, ...] = (), core: bool = True) -> ModelResult:
-    from .grading import grade_model
+    from .engine.grading import grade_model
     from .packs.suite import load_suite
 
     suite = load_suite(packs, core=core) if packs or not core else None  # loaded once a worker
@@ -196,7 +198,7 @@ class BenchmarkRunner:
         if not entries:
             return []
         if workers <= 1:
-            from .grading import grade_model
+            from .engine.grading import grade_model
 
             done = []
             suite = self.suite() if self.extended else None
@@ -244,7 +246,7 @@ class BenchmarkRunner:
     def run_test(self, test_name: str) -> dict[str, Any]:
         """Grade one task (``"prompt_1"``, ``"prompt_1_refactoring"`` or a pack's
         ``"<pack>.<task>"``); returns its dict."""
-        from .grading import grade_prompt
+        from .engine.grading import grade_prompt
         from .reporting.results_json import prompt_to_dict
 
         key = test_name if "." in test_name else "_".join(test_name.split("_")[:2])

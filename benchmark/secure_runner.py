@@ -1,13 +1,13 @@
 """SecureRunner: the only place RubricBench starts a process for submission code.
 
 Every piece of submission code runs in a child process started here: harness runs in a
-child forked by the zygote (``benchmark.spawner``), ``run_python_sandboxed`` in a fresh
+child forked by the zygote (``benchmark.sandbox.spawner``), ``run_python_sandboxed`` in a fresh
 exec'd Python. Three layers apply:
 
 - process (always): a fresh private folder (work dir, HOME and TMP of its own), an
   allow-listed environment, a new session, resource limits, captured output with a size cap,
   and a wall-clock timeout that kills the process group and sweeps every descendant;
-- kernel (where ``benchmark.isolation.detect()`` finds it, unless ``unsafe``): user, network
+- kernel (where ``benchmark.sandbox.isolation.detect()`` finds it, unless ``unsafe``): user, network
   and pid namespaces, Landlock and a seccomp deny list, applied in the child before the
   harness (or the exec'd Python) starts;
 - guard (unless ``unsafe``): the harness's audit hook and a no-new-process seccomp filter in
@@ -33,9 +33,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from . import bandit_process, isolation, pids_cgroup, spawner
-from . import process_tools as pt
-from .limits import GUARD_OFF_ENV, address_space_mb, idle_child_mb, zygote_idle_mb  # noqa: F401
+from .sandbox import bandit_process, isolation, pids_cgroup, spawner
+from .sandbox import process_tools as pt
+from .sandbox.limits import GUARD_OFF_ENV, address_space_mb, idle_child_mb, zygote_idle_mb  # noqa: F401
 from .types import ExecResult
 
 HARNESS_DIR = Path(__file__).resolve().parent / "harness"
@@ -164,7 +164,7 @@ class SecureRunner:
     def _spawn(self, request_path: Path, cwd: Path, env: dict[str, str], timeout: float | None, *,
                policy: isolation.KernelPolicy | None) -> ExecResult:
         """Run the harness on ``request_path`` in a child forked by the zygote (see
-        ``benchmark.spawner``): the same process layer as an exec'd child, the kernel policy
+        ``benchmark.sandbox.spawner``): the same process layer as an exec'd child, the kernel policy
         applied in the child before the harness starts."""
         timeout = float(timeout or self.timeout_s)
         zygote = spawner.get()
@@ -237,8 +237,8 @@ class SecureRunner:
         return _exec_result(readers, status, usage_tuple, timed_out, wall)
 
     def isolation_report(self) -> dict[str, Any]:
-        """What this runner applies, layer by layer (see ``benchmark.sandbox_report``)."""
-        from .sandbox_report import isolation_report
+        """What this runner applies, layer by layer (see ``benchmark.sandbox.sandbox_report``)."""
+        from .sandbox.sandbox_report import isolation_report
 
         return isolation_report(self)
 

@@ -126,7 +126,7 @@ class RunConfig:
     no_cache: bool = False
     packs: tuple[str, ...] = ()  # --pack: task-pack folders or installed pack names, in order
     core: bool = True  # --no-core: grade only the --pack packs
-    seed: int = 20261121  # --seed: the seed of every perturbed input (benchmark.options.DEFAULT_SEED)
+    seed: int = 20261121  # --seed: the seed of every perturbed input (benchmark.engine.options.DEFAULT_SEED)
 
 
 # ---- JSON shapes (what results.json holds) -------------------------------------------

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .analyzers.legacy import MaintainabilityAnalyzer, PerformanceAnalyzer, SecurityAnalyzer
-from .grading import GradeOptions, default_test_data, grade_prompt
+from .engine.grading import GradeOptions, default_test_data, grade_prompt
 from .prompts import module_for
 from .reporting.results_json import prompt_to_dict
 from .types import PromptResult

@@ -189,7 +189,9 @@ def phases_child(results_json: str, out_dir: str) -> None:
     phases: dict[str, float] = {}
     children: dict[str, list[float]] = {}
     _timed(phases, "import benchmark.commands (the grader)", lambda: __import__("benchmark.commands"))
-    from benchmark import grading, isolation, sandbox_report, secure_runner, spawner
+    from benchmark.engine import grading
+    from benchmark.sandbox import isolation, sandbox_report, spawner
+    from benchmark import secure_runner
     from benchmark.prompts import PROMPT_MODULES
     from benchmark.reporting.writer import write_run
 
@@ -315,7 +317,7 @@ def time_section(m: dict[str, Any]) -> list[str]:
             f"{m['cold'] * 1000:.0f} ms. In a real run they overlap: the zygote starts on the other "
             "core while the grader imports, the network probe runs beside grading (with `-q`), "
             "and the four prompts are graded side by side, so the rows do not add up to the run. "
-            "Alone, the first prompt also waits for the bandit process (`benchmark/bandit_process.py`) "
+            "Alone, the first prompt also waits for the bandit process (`benchmark/sandbox/bandit_process.py`) "
             "to start and import bandit, and `write_run` pays for importing Jinja2 and compiling the "
             "results-schema check and the report template; a real run starts the one and does the "
             "others on its warm-up thread while it waits for the zygote and for children.", "",

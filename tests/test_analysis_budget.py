@@ -85,10 +85,10 @@ def test_past_the_time_budget_the_check_is_the_submissions_error_and_is_cached(t
     """A shape the size budget misses (here: its limits lifted) costs the bandit deadline:
     the check is an error saying so, the submission's doing as over the size budget is (so
     it is cached, and not a grader failure), and only that check is affected."""
-    from benchmark import bandit_process
+    from benchmark.sandbox import bandit_process
     from benchmark.analyzers import budget
-    from benchmark.grading import grade_model
-    from benchmark.options import cacheable
+    from benchmark.engine.grading import grade_model
+    from benchmark.engine.options import cacheable
 
     monkeypatch.setattr(budget, "MAX_STRING_CHARS", 10**7)
     monkeypatch.setattr(budget, "MAX_TOTAL_CHARS", 10**8)

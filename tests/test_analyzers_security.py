@@ -182,7 +182,7 @@ def test_bandit_past_its_deadline_is_stopped_and_the_next_scan_starts_afresh(mon
     the deadline, not bandit's 74 s, and the grader's own thread never runs bandit."""
     import psutil
 
-    from benchmark import bandit_process
+    from benchmark.sandbox import bandit_process
     from benchmark.analyzers import budget
 
     monkeypatch.setattr(budget, "MAX_STRING_CHARS", 10**7)

@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from benchmark import cleanup
-from benchmark import process_tools as pt
-from benchmark.grading import INTERNAL_ERROR, grade_prompt
+from benchmark.sandbox import cleanup
+from benchmark.sandbox import process_tools as pt
+from benchmark.engine.grading import INTERNAL_ERROR, grade_prompt
 from benchmark.prompts import module_for
 from benchmark.secure_runner import SecureRunner
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "submissions" / "reference_implementations" / "example_model"
-CLEANUP = ROOT / "benchmark" / "cleanup.py"
+CLEANUP = ROOT / "benchmark" / "sandbox" / "cleanup.py"
 NOBODY = 65534
 
 
@@ -134,7 +134,7 @@ def _unprivileged_python() -> str | None:
 
 
 def _remove_as_nobody(sandbox: Path) -> dict:
-    """Run ``benchmark/cleanup.py`` (standard library only) on ``sandbox`` as user nobody."""
+    """Run ``benchmark/sandbox/cleanup.py`` (standard library only) on ``sandbox`` as user nobody."""
     python = _unprivileged_python() if os.geteuid() == 0 else sys.executable
     if python is None:
         pytest.skip("no Python that user nobody can run")

@@ -116,12 +116,12 @@ def test_a_run_served_from_the_cache_never_loads_the_grading_engine(tree):
                "example_model", "-q"]
     first = subprocess.run(command, cwd=tree, capture_output=True, text=True, timeout=120)
     assert first.returncode == 0, first.stderr
-    assert "benchmark.grading" in first.stderr  # the importtime log does list what is loaded
+    assert "benchmark.engine.grading" in first.stderr  # the importtime log does list what is loaded
     second = subprocess.run(command, cwd=tree, capture_output=True, text=True, timeout=120)
     assert second.returncode == 0, second.stderr
     loaded = {line.rsplit("|", 1)[-1].strip() for line in second.stderr.splitlines() if "|" in line}
     assert json.loads((tree / "results/latest_results.json").read_text())["models"]["example_model"]["cached"]
-    assert not {"benchmark.grading", "benchmark.prompts", "radon", "yaml"} & loaded
+    assert not {"benchmark.engine.grading", "benchmark.prompts", "radon", "yaml"} & loaded
 
 
 def test_rubric_and_prompt_modules_name_the_same_files():

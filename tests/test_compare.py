@@ -13,7 +13,7 @@ from benchmark import cli
 from benchmark.reporting.diff_html import render_diff_html
 from benchmark.reporting.diff_text import render_diff_text, signed
 from benchmark.reporting.results_json import run_to_dict, validate_results
-from benchmark.run_diff import diff_runs, regressions
+from benchmark.reporting.run_diff import diff_runs, regressions
 from result_fakes import make_model, make_run
 
 

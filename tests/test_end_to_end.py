@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.grading import grade_model
+from benchmark.engine.grading import grade_model
 from benchmark.reporting.results_json import model_to_dict
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,7 +9,7 @@ import dataclasses
 
 import pytest
 
-from benchmark.grading import GradeOptions, grade_model, grade_prompt
+from benchmark.engine.grading import GradeOptions, grade_model, grade_prompt
 from benchmark.packs import registry
 from benchmark.prompts import PROMPT_MODULES, module_for
 from benchmark.prompts.base import Outcome
@@ -135,7 +135,7 @@ def test_a_utf7_coding_declaration_is_refused_naming_the_codec(tmp_path):
 
 
 def test_the_child_runs_exactly_the_bytes_that_were_graded(tmp_path, monkeypatch):
-    import benchmark.grading as grading
+    import benchmark.engine.grading as grading
     from benchmark.secure_runner import SecureRunner
 
     model = _model_with(tmp_path, "prompt_3_transform.py",

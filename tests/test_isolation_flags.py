@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from benchmark import cli, isolation
-from benchmark.grading import GradeOptions, grade_model
-from benchmark.sandbox_report import probe_network
+from benchmark import cli
+from benchmark.sandbox import isolation
+from benchmark.engine.grading import GradeOptions, grade_model
+from benchmark.sandbox.sandbox_report import probe_network
 from benchmark.secure_runner import SecureRunner
 
 ROOT = Path(__file__).resolve().parent.parent

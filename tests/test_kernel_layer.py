@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmark import cli, isolation, pids_cgroup
+from benchmark import cli
+from benchmark.sandbox import isolation, pids_cgroup
 from benchmark.harness import child, mounts, seccomp
 from benchmark.secure_runner import GUARD_OFF_ENV, PIDS_MAX, SecureRunner
 
@@ -247,8 +248,8 @@ def test_the_pids_limit_bounds_the_tasks_of_a_run(namespaces):
 
 
 def test_the_cache_key_says_whether_the_guard_was_on(monkeypatch):
-    from benchmark.cache import run_context
-    from benchmark.options import GradeOptions
+    from benchmark.engine.cache import run_context
+    from benchmark.engine.options import GradeOptions
 
     test_data = Path(__file__).resolve().parent.parent / "test_data"
     guarded = run_context(test_data, GradeOptions())

@@ -93,5 +93,64 @@ def test_the_cycle_finder_finds_a_cycle_hidden_in_a_function():
 def test_the_commands_never_import_the_command_line_that_calls_them():
     graph = import_graph()
     assert "benchmark.cli" not in graph["benchmark.commands"]
-    assert "benchmark.spawner" not in graph["benchmark.process_tools"]
-    assert "benchmark.secure_runner" not in graph["benchmark.sandbox_report"]
+    assert "benchmark.sandbox.spawner" not in graph["benchmark.sandbox.process_tools"]
+    assert "benchmark.secure_runner" not in graph["benchmark.sandbox.sandbox_report"]
+
+
+def _imports_of(package: str, graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    return {name: targets for name, targets in graph.items() if name.startswith(package + ".")}
+
+
+def _reaching(imports: dict[str, set[str]], layers: tuple[str, ...]) -> dict[str, set[str]]:
+    """Each module's imports that fall in one of ``layers`` (modules or packages)."""
+    found = {name: {t for t in targets if any(t == l or t.startswith(l + ".") for l in layers)}
+             for name, targets in imports.items()}
+    return {name: targets for name, targets in found.items() if targets}
+
+
+def test_the_sandbox_never_imports_the_layers_that_call_it():
+    sandbox = _imports_of("benchmark.sandbox", import_graph())
+    assert {"benchmark.sandbox.spawner", "benchmark.sandbox.isolation"} <= set(sandbox)
+    callers = ("benchmark.engine", "benchmark.reporting", "benchmark.packs", "benchmark.analyzers",
+               "benchmark.prompts")
+    assert _reaching(sandbox, callers) == {}
+
+
+def test_the_layers_the_engine_calls_never_import_the_engine_or_the_command_line():
+    graph = import_graph()
+    above = ("benchmark.engine", "benchmark.runner", "benchmark.grading", "benchmark.cli",
+             "benchmark.commands", "benchmark.console")
+    for layer in ("benchmark.sandbox", "benchmark.reporting", "benchmark.packs",
+                  "benchmark.analyzers", "benchmark.prompts"):
+        imports = _imports_of(layer, graph)
+        assert imports, layer
+        assert _reaching(imports, above) == {}, layer
+
+
+def test_the_engine_never_imports_the_command_line():
+    engine = _imports_of("benchmark.engine", import_graph())
+    assert _reaching(engine, ("benchmark.cli", "benchmark.commands", "benchmark.console")) == {}
+
+
+def test_benchmark_grading_re_exports_the_engine_public_names():
+    import benchmark.engine.grading as engine
+    import benchmark.grading as public
+
+    assert public.__all__ == engine.__all__
+    assert {"GradeOptions", "grade_model", "grade_prompt", "grade_task"} <= set(public.__all__)
+    assert all(getattr(public, name) is getattr(engine, name) for name in engine.__all__)
+
+
+def test_the_module_names_and_paths_written_as_strings_still_resolve():
+    """The forkserver ignores a preload name that fails to import, and the sandbox finds the
+    harness, the zygote and the bandit server by file path: a move must not break them silently."""
+    import importlib.util
+
+    from benchmark import secure_runner
+    from benchmark.engine import cache, pool_server
+    from benchmark.sandbox import bandit_process, spawner
+
+    assert all(importlib.util.find_spec(name) for name in pool_server.PRELOAD)
+    assert bandit_process.SERVER.is_file() and spawner.ZYGOTE.is_file()
+    assert spawner.ZYGOTE.parent == secure_runner.HARNESS_DIR == PACKAGE / "harness"
+    assert cache.PACKAGE == PACKAGE

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from benchmark.grading import GradeOptions, grade_task
-from benchmark.options import default_test_data
+from benchmark.engine.options import default_test_data
 from benchmark.packs import registry
 from benchmark.packs.loader import check_pack, load_pack
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchmark import cli
-from benchmark.packs.gates import behaviour_gates, run_gates
+from benchmark.engine.pack_gates import behaviour_gates, run_gates
 from benchmark.packs.loader import load_pack
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "data_pack"

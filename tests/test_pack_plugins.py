@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.grading import grade_task
+from benchmark.engine.grading import grade_task
 from benchmark.packs import registry
 from benchmark.packs.loader import check_pack
 from benchmark.packs.suite import build_suite

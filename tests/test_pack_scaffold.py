@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from benchmark import cli
-from benchmark.packs.gates import run_gates
+from benchmark.engine.pack_gates import run_gates
 from benchmark.packs.loader import check_pack
 from benchmark.packs.scaffold import ScaffoldError, scaffold
 from benchmark.packs.schema_check import SCHEMA_DIR

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from benchmark.grading import grade_task
-from benchmark.packs.gates import behaviour_gates
+from benchmark.engine.pack_gates import behaviour_gates
 from benchmark.packs.loader import load_pack
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from benchmark.grading import GradeOptions, grade_prompt
+from benchmark.engine.grading import GradeOptions, grade_prompt
 from benchmark.prompts import p1_refactoring as p1
 from benchmark.prompts import p1_refactoring_data as data
 from benchmark.prompts import p1_refactoring_judge as judge

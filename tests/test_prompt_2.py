@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchmark.grading import grade_prompt
+from benchmark.engine.grading import grade_prompt
 from benchmark.prompts import p2_yaml_json as m
 from benchmark.prompts import p2_yaml_json_data as data
 from benchmark.prompts.base import CheckContext

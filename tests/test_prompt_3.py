@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from benchmark.grading import GradeOptions, grade_prompt
+from benchmark.engine.grading import GradeOptions, grade_prompt
 from benchmark.prompts import p3_transform as P3
 from benchmark.prompts import p3_transform_data as D
 from benchmark.prompts import p3_transform_judge as J

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.grading import GradeOptions, grade_prompt
+from benchmark.engine.grading import GradeOptions, grade_prompt
 from benchmark.prompts import module_for
 from benchmark.prompts import p4_api_sync as p4
 from benchmark.prompts import p4_api_sync_data as data

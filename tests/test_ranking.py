@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.grading import grade_model
+from benchmark.engine.grading import grade_model
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = Path(__file__).parent / "models"

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from benchmark.cache import model_from_dict
+from benchmark.engine.cache import model_from_dict
 from benchmark.reporting.chart import render_comparison_chart
 from benchmark.reporting.html_report import render_html_report
 from benchmark.reporting.junit import render_junit
@@ -17,7 +17,7 @@ from benchmark.reporting.results_json import model_to_dict, run_to_dict, validat
 from benchmark.reporting.saved_runs import compare_files
 from benchmark.reporting.text_summary import render_summary
 from benchmark.reporting.writer import REPORTS, write_run
-from benchmark.run_diff import diff_runs, regressions
+from benchmark.reporting.run_diff import diff_runs, regressions
 from result_fakes import PACK_TASKS, SIX_TASKS, make_model, make_run, suite_meta
 
 LONG = "text_pack.a_rather_long_task_identifier_for_layout"

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from benchmark import grading as grading_module
-from benchmark import spawner
-from benchmark.cache import ResultCache
-from benchmark.grading import GradeOptions, has_internal_error
+from benchmark.engine import grading as grading_module
+from benchmark.sandbox import spawner
+from benchmark.engine.cache import ResultCache
+from benchmark.engine.grading import GradeOptions, has_internal_error
 from benchmark.reporting.progress import Progress
 from benchmark.runner import BenchmarkRunner
 

@@ -217,7 +217,7 @@ def test_run_python_sandboxed_requires_a_sandbox():
 
 
 def test_isolation_report_follows_detection_and_flags():
-    from benchmark import isolation
+    from benchmark.sandbox import isolation
 
     support = isolation.detect()
     report = SecureRunner("t").isolation_report()

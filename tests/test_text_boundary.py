@@ -25,8 +25,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmark import grading
-from benchmark.cache import ResultCache
+from benchmark.engine import grading
+from benchmark.engine.cache import ResultCache
 from benchmark.prompts.base import Outcome, raised
 from benchmark.reporting.failsafe import safe_key, schema_problems
 from benchmark.reporting.results_json import model_to_dict, run_to_dict, validate_results

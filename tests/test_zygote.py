@@ -1,4 +1,4 @@
-"""The sandbox zygote (benchmark/harness/zygote.py) and its grader-side client (benchmark/spawner.py).
+"""The sandbox zygote (benchmark/harness/zygote.py) and its grader-side client (benchmark/sandbox/spawner.py).
 
 Behaviour tests: no grader secret in the zygote or its children, a dead zygote is replaced,
 a run in flight when the zygote dies fails clearly and leaves nothing behind, concurrent
@@ -29,8 +29,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from benchmark import process_tools as pt
-from benchmark import spawner
+from benchmark.sandbox import process_tools as pt
+from benchmark.sandbox import spawner
 from benchmark.secure_runner import SecureRunner
 
 SCRIPT = {"mode": "script", "module": "main.py"}

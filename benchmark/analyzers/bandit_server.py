@@ -1,6 +1,6 @@
-"""The bandit process's side of ``benchmark.bandit_process``: run as a script
+"""The bandit process's side of ``benchmark.sandbox.bandit_process``: run as a script
 (``python -I bandit_server.py``), it reads one JSON request per line and answers each with
-bandit's findings (the protocol is in ``benchmark.bandit_process``). Nothing imports it."""
+bandit's findings (the protocol is in ``benchmark.sandbox.bandit_process``). Nothing imports it."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import bandit_process
+from ..sandbox import bandit_process
 from ..threads import released_while_waiting
 from ..decoding import source_bytes
 from .budget import bandit_budget_problem
@@ -58,7 +58,7 @@ _import_lock = threading.Lock()
 
 
 def bandit_modules() -> tuple[Any, Any]:
-    """(bandit.core.config, bandit.core.manager), imported on first use (see ``benchmark.warmup``)."""
+    """(bandit.core.config, bandit.core.manager), imported on first use (see ``benchmark.engine.warmup``)."""
     with _import_lock, warnings.catch_warnings():
         # bandit's extension loader passes an argument stevedore deprecated (a DeprecationWarning
         # at import); it is not ours to act on and must not reach output or fail strict runs.
@@ -161,7 +161,7 @@ def bandit_issues(text: str, name: str = "submission.py",
 
     Bandit scans a private temporary copy of the text (removed afterwards), written in the
     encoding its own coding declaration names, so bandit (which decodes the bytes as CPython
-    does) reads exactly ``text``, in a process of its own (``benchmark.bandit_process``).
+    does) reads exactly ``text``, in a process of its own (``benchmark.sandbox.bandit_process``).
     Raises :class:`AnalysisLimitError` before bandit runs when the text is over the analysis
     budget (``tree``, when given, is ``text`` parsed) or when bandit did not finish within
     its deadline (``bandit_process.DEADLINE_S``), :class:`BanditError` when bandit skips the file (e.g. a syntax error) or a plugin fails.

@@ -3,7 +3,7 @@ namespaces (user, network, pid, IPC, UTS, mount), pid 1, a pids limit, a private
 Landlock and seccomp. Grader-free (ctypes and the standard library only), so both the
 grader's pre-exec path and the zygote's forked children use it.
 
-The policy is a plain dict (``benchmark.isolation.KernelPolicy`` as a dict), so it crosses
+The policy is a plain dict (``benchmark.sandbox.isolation.KernelPolicy`` as a dict), so it crosses
 the zygote's socket as JSON.
 """
 

@@ -97,3 +97,17 @@ class Pack:
             if task_id in (task.id, task.key):
                 return task
         raise KeyError(f"pack {self.id} has no task {task_id!r}")
+
+
+_GRADED: dict[str, Task] = {}  # every task of every suite built in this process, by results key
+
+
+def remember(tasks: tuple[Task, ...]) -> None:
+    """Note the tasks of a suite about to be graded (``benchmark.packs.suite.build_suite``)."""
+    _GRADED.update((task.key, task) for task in tasks)
+
+
+def loaded_task(key: str) -> Task | None:
+    """A task this process has graded or is grading, by results key (for the writer's error
+    records, which must cover every task of the run)."""
+    return _GRADED.get(key)

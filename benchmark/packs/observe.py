@@ -1,7 +1,7 @@
 """The generic observe for task packs: run modes script, call, http and parse.
 
 ``make_observe(manifest, folder, pack_id)`` returns ``observe(files, run, test_data, seed)``
-for the engine (``benchmark.grading``). Submission code runs only in children, through
+for the engine (``benchmark.engine.grading``). Submission code runs only in children, through
 ``run(request, stage)``; the reference solution through ``run(..., reference=True)``
 (``benchmark.packs.reference``). Fixtures, answer keys, cases files and the reference are read
 as bytes in the parent from the task folder; only the fixtures a run stages (and inputs

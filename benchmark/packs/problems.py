@@ -53,8 +53,9 @@ class Problem:
 
 
 def sort_problems(problems: list[Problem]) -> list[Problem]:
-    """Sorted by file, then line and column; duplicates dropped."""
-    return sorted(set(problems), key=Problem.sort_key)
+    """Sorted by file, then line, column, path and message (the same order every run);
+    duplicates dropped."""
+    return sorted(set(problems), key=lambda p: (*p.sort_key(), p.message))
 
 
 def count(problems: list[Problem]) -> tuple[int, int]:

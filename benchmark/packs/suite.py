@@ -16,7 +16,7 @@ from types import MappingProxyType
 from ..rubric import GATES, PASS_FRACTION
 from ..types import CATEGORY_ORDER, Category
 from .compiled import CORE_DIR, load_compiled
-from .model import CORE_PACK, FileSpec, Pack, Task, TaskCheck
+from .model import CORE_PACK, FileSpec, Pack, Task, TaskCheck, remember
 
 
 @dataclass(frozen=True)
@@ -100,6 +100,7 @@ def build_suite(extra: Iterable[Pack] = (), *, core: bool = True) -> Suite:
             raise SuiteError(f"pack id '{pack.id}' is used twice ({seen[pack.id]} and {pack.folder})")
         seen[pack.id] = str(pack.folder)
     suite = Suite(packs)
+    remember(suite.tasks)
     files = suite.model_files()
     duplicates = sorted({name for name in files if files.count(name) > 1})
     if duplicates:
@@ -145,12 +146,3 @@ def load_suite(specs: Iterable[str] = (), *, core: bool = True) -> Suite:
         packs = [load_pack(resolve_pack_folder(spec)) for spec in key[0]]
         _LOADED[key] = build_suite(packs, core=core)
     return _LOADED[key]
-
-
-def loaded_task(key: str) -> Task | None:
-    """A task of any suite this process has loaded (the core pack included), by results key."""
-    for suite in [build_suite(), *_LOADED.values()]:
-        for task in suite.tasks:
-            if task.key == key:
-                return task
-    return None

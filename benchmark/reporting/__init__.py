@@ -10,6 +10,6 @@
 - ``html_report`` (+ ``svg``, ``templating``, ``templates/``): the self-contained report.html
 - ``junit``: junit.xml for CI; ``markdown_summary``: summary.md for a CI job summary
 - ``excerpts``: source lines around evidence, added to the results when a run is written
-- ``diff_text`` / ``diff_html``: the comparison of two runs (``benchmark.run_diff`` computes it)
+- ``diff_text`` / ``diff_html``: the comparison of two runs (``benchmark.reporting.run_diff`` computes it)
 - ``saved_runs``: ``--report-only`` and ``--compare`` over saved results files
 """

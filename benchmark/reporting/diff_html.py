@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..run_diff import CATEGORIES
+from .run_diff import CATEGORIES
 from .common import fixed, maximum
 from .diff_text import signed
 from .html_report import short

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from ..packs.model import loaded_task
 from ..rubric import PROMPT_POINTS, RUBRIC, PromptRubric
 from ..scoring import compare_models, score_model, score_prompt
 from ..types import INTERNAL_ERROR, Check, PromptResult
@@ -106,10 +107,9 @@ def _graded_tasks(suite: Any) -> list[Any]:
     process loaded (the writer runs where the grading ran)."""
     if not isinstance(suite, list):
         return list(RUBRIC)
-    from ..packs.suite import loaded_task
-
     keys = [key for pack in suite if isinstance(pack, Mapping) for key in pack.get("tasks", [])]
-    return [task for key in keys if (task := loaded_task(key)) is not None]
+    core = {rubric.id: rubric for rubric in RUBRIC}
+    return [task for key in keys if (task := core.get(key) or loaded_task(key)) is not None]
 
 
 def error_record(name: str, record: Any, reason: str, suite: Any = None) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..run_diff import diff_runs, regressions
+from .run_diff import diff_runs, regressions
 from .common import by_percentage, num
 from .diff_html import render_diff_html
 from .diff_text import render_diff_text

@@ -24,7 +24,7 @@ STYLESHEET = "report.css"
 
 @lru_cache(maxsize=1)
 def environment() -> Any:
-    """The Jinja2 environment (jinja2 is imported on first use; see ``benchmark.warmup``)."""
+    """The Jinja2 environment (jinja2 is imported on first use; see ``benchmark.engine.warmup``)."""
     from jinja2 import Environment, PackageLoader, StrictUndefined
 
     class _Environment(Environment):

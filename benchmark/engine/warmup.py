@@ -1,6 +1,6 @@
 """Warm-up: load the heavy libraries a run will need on a background thread, early.
 
-The bandit process (``benchmark.bandit_process``: a Python that imports bandit, about
+The bandit process (``benchmark.sandbox.bandit_process``: a Python that imports bandit, about
 100 ms, on the other core), the compiled results-schema check (about 40 ms to generate) and
 Jinja2 (15 ms, plus 30 ms to compile the HTML template) are needed by every graded run, but
 only after the sandboxed children have started. ``start()`` prepares them on a daemon
@@ -18,7 +18,7 @@ from __future__ import annotations
 import gc
 import threading
 
-from .threads import PYTHON_WORK
+from ..threads import PYTHON_WORK
 
 # Grading allocates syntax trees by the hundred thousand, almost none of them in reference
 # cycles. With CPython's default first threshold (700 allocations) the collector runs dozens
@@ -35,7 +35,7 @@ def tune_gc() -> None:
 
 
 def _start_bandit() -> None:
-    from . import bandit_process
+    from ..sandbox import bandit_process
 
     bandit_process.prestart()
 
@@ -61,7 +61,7 @@ class Warmup:
         self._thread.join(timeout)
 
     def _run(self) -> None:
-        from .reporting import results_json, templating
+        from ..reporting import results_json, templating
 
         steps = [results_json._fast_check, lambda: templating.environment().get_template("report.html.j2")]
         if self._grading_here:  # grading needs bandit first, the reports only at the end

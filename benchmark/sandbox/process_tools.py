@@ -1,5 +1,5 @@
 """Process plumbing for SecureRunner: capped pipe readers, resource limits, reaping, killing
-(and ``remove_tree`` from ``benchmark.cleanup``, for the sandbox folders).
+(and ``remove_tree`` from ``benchmark.sandbox.cleanup``, for the sandbox folders).
 
 Nothing here starts a process; ``benchmark.secure_runner`` is the only module that does.
 """
@@ -18,7 +18,7 @@ from typing import Any
 import psutil
 
 from .cleanup import CleanupError, remove_tree  # noqa: F401 (SecureRunner's clean-up)
-from .harness import confine
+from ..harness import confine
 
 FILE_SIZE_LIMIT = 32 * 1024 * 1024
 OPEN_FILES_LIMIT = 256

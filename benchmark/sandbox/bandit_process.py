@@ -31,7 +31,7 @@ from typing import Any
 DEADLINE_S = 20.0
 CPU_MARGIN_S = 10  # the process's own limit: DEADLINE_S plus this much CPU time per scan
 MAX_ANSWER = 64 << 20
-SERVER = Path(__file__).resolve().parent / "analyzers" / "bandit_server.py"  # what the process runs
+SERVER = Path(__file__).resolve().parents[1] / "analyzers" / "bandit_server.py"  # what the process runs
 
 
 class AnalysisTimeout(RuntimeError):

@@ -19,20 +19,20 @@ from typing import Any
 
 import orjson
 
-from . import __version__
-from .isolation import detect
+from .. import __version__
+from ..sandbox.isolation import detect
 from .manifest import fixture_hashes
 from .options import cacheable
-from .reporting.failsafe import schema_problems
-from .reporting.results_json import model_to_dict
-from .reporting.writer import atomic_write_text
-from .rubric import rubric_hash
-from .scoring import prompt_sort_key
-from .secure_runner import GUARD_OFF_ENV
-from .types import CATEGORY_ORDER, Category, CategoryScore, Check, Evidence, ModelResult, PromptResult
-from .untrusted import json_text_clean
+from ..reporting.failsafe import schema_problems
+from ..reporting.results_json import model_to_dict
+from ..reporting.writer import atomic_write_text
+from ..rubric import rubric_hash
+from ..scoring import prompt_sort_key
+from ..secure_runner import GUARD_OFF_ENV
+from ..types import CATEGORY_ORDER, Category, CategoryScore, Check, Evidence, ModelResult, PromptResult
+from ..untrusted import json_text_clean
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parent.parent  # the whole ``benchmark`` package
 _SOURCE_HASH: str | None = None
 
 

@@ -1,4 +1,4 @@
-"""The process pool's forkserver, with the grader preloaded (``benchmark/pool_preload.py``).
+"""The process pool's forkserver, with the grader preloaded (``benchmark.pool_preload.py``).
 
 Light to import, so the command line can start the server before it imports the grader
 itself when it already knows a pool will grade (``--workers N`` with ``--no-cache``): the
@@ -11,7 +11,7 @@ import multiprocessing
 import multiprocessing.forkserver
 from multiprocessing.context import BaseContext
 
-PRELOAD = ["benchmark.pool_preload"]
+PRELOAD = ["benchmark.engine.pool_preload"]
 
 
 def context() -> BaseContext:

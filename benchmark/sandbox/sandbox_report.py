@@ -15,8 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from .harness import landlock
-from .harness import seccomp
+from ..harness import landlock
+from ..harness import seccomp
 from .process_tools import FILE_SIZE_LIMIT, OPEN_FILES_LIMIT
 from .limits import GUARD_OFF_ENV, address_space_mb, idle_child_mb
 

@@ -1,5 +1,5 @@
 """What a grading run is configured with: light to import (a run whose models all come from
-the cache never loads the grading engine, ``benchmark.grading``, which re-exports these)."""
+the cache never loads the grading engine, ``benchmark.engine.grading``, which re-exports these)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .secure_runner import SecureRunner
-from .types import INTERNAL_ERROR, ModelResult, RunConfig
+from ..secure_runner import SecureRunner
+from ..types import INTERNAL_ERROR, ModelResult, RunConfig
 
 DEFAULT_SEED = RunConfig.seed  # one default, kept in benchmark.types
 
@@ -50,4 +50,4 @@ def default_test_data() -> Path:
     if env:
         return Path(env)
     local = Path.cwd() / "test_data"
-    return local if local.is_dir() else Path(__file__).resolve().parent.parent / "test_data"
+    return local if local.is_dir() else Path(__file__).resolve().parents[2] / "test_data"

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ZYGOTE = Path(__file__).resolve().parent / "harness" / "zygote.py"
+ZYGOTE = Path(__file__).resolve().parents[1] / "harness" / "zygote.py"
 START_TIMEOUT_S = 60.0
 KILL_GRACE_S = 10.0
 # The zygote ends a run at its deadline; the grader waits this much longer before it decides

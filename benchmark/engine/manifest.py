@@ -11,9 +11,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from . import __version__
-from .rubric import rubric_hash
-from .types import ModelResult, RunConfig
+from .. import __version__
+from ..rubric import rubric_hash
+from ..types import ModelResult, RunConfig
 
 DEPENDENCIES = ("PyYAML", "radon", "bandit", "jsonschema", "requests", "requests-mock", "psutil",
                 "Jinja2", "MarkupSafe")
@@ -80,5 +80,5 @@ def build_manifest(config: RunConfig, isolation: dict[str, Any], models: list[Mo
         manifest["suite"] = suite
     if not config.no_metadata:
         manifest["dependencies"] = dependency_versions()
-        manifest["git_commit"] = git_commit(Path(__file__).resolve().parent.parent)
+        manifest["git_commit"] = git_commit(Path(__file__).resolve().parents[2])
     return manifest

@@ -24,7 +24,7 @@ from typing import Callable
 
 import psutil
 
-from .secure_runner import SecureRunner
+from ..secure_runner import SecureRunner
 
 LAYERS = ("process", "kernel", "guard", "all")
 RUNNER_NAME = "self-check"

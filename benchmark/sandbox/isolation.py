@@ -14,7 +14,7 @@ process); only what was detected is applied, and ``KernelSupport.report()`` says
   gone with the run;
 - a mount namespace with a private root (``harness/mounts.py``): only the interpreter, the
   system libraries and the harness (read-only) and the sandbox, a size-limited tmpfs;
-- a pids limit: a cgroup per run where this process may make one (``benchmark.pids_cgroup``),
+- a pids limit: a cgroup per run where this process may make one (``benchmark.sandbox.pids_cgroup``),
   and ``RLIMIT_NPROC`` counted in the run's own user namespace;
 - Landlock: writes only inside the sandbox folder; reads only of the interpreter, the system
   libraries and the sandbox (the grader, other models, answer keys and results are out of
@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import pids_cgroup
-from .harness import confine, landlock, mounts, seccomp
+from ..harness import confine, landlock, mounts, seccomp
 
 enter_namespaces = confine.enter_namespaces
 
@@ -118,7 +118,7 @@ def _probe_private_root() -> None:
             code = 1
             try:
                 enter_namespaces(network=False, pid=False, mount=True)
-                reads, _ = default_paths(Path(sandbox), Path(__file__).parent / "harness")
+                reads, _ = default_paths(Path(sandbox), Path(__file__).resolve().parents[1] / "harness")
                 mounts.private_root(sandbox, list(reads), 1)
                 Path(sandbox, "written").write_text("x")
                 seen = Path(sandbox, "staged").read_text() == "ok"

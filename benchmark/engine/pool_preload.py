@@ -2,10 +2,11 @@
 
 Every worker then starts with the grader already loaded, and with those objects frozen out
 of the garbage collector's reach, instead of each worker paying for them again. Bandit is
-not among them: it runs in each worker's own bandit process (``benchmark.bandit_process``).
+not among them: it runs in each worker's own bandit process (``benchmark.sandbox.bandit_process``).
 """
 
-from . import grading, prompts  # noqa: F401  (loaded for the workers)
+from .. import prompts  # noqa: F401  (loaded for the workers)
+from . import grading  # noqa: F401
 from .warmup import tune_gc
 
 tune_gc()

@@ -5,7 +5,8 @@ per-category score deltas and the checks that flipped (status or earned points c
 or a check present in only one run), plus the models only in the new run (added) or only
 in the old one (removed), and the tasks only in one run (two runs of different suites: a task
 added or removed is a row with one side ``None``, never a crash; its checks are not listed as
-flips) with per-pack subtotals. ``regressions`` then weighs only the tasks graded in both runs. ``regressions`` applies ``--fail-on-regression``.
+flips) with per-pack subtotals. ``regressions`` applies ``--fail-on-regression``, weighing only
+the tasks graded in both runs.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .scoring import DIGITS, EPS, as_number, category_totals, pack_totals, prompt_sort_key
-from .types import CATEGORY_ORDER
+from ..scoring import DIGITS, EPS, as_number, category_totals, pack_totals, prompt_sort_key
+from ..types import CATEGORY_ORDER
 
 CATEGORIES: tuple[str, ...] = tuple(c.value for c in CATEGORY_ORDER)
 

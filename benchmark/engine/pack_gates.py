@@ -22,11 +22,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..options import GradeOptions, default_test_data
+from ..packs.model import Pack, Task
+from ..packs.problems import Problem
+from ..packs.semantics import number
+from .options import GradeOptions, default_test_data
 from ..types import PromptResult
-from .model import Pack, Task
-from .problems import Problem
-from .semantics import number
 
 EMPTY_LIMIT = 0.15  # share of a task's points an empty submission may earn
 FULL_TOLERANCE = 1e-6
@@ -75,7 +75,7 @@ def _write_empty(task: Task, model_dir: Path) -> None:
 
 def _grade(task: Task, root: Path, model: str, write, test_data: Path,
            options: GradeOptions) -> PromptResult:
-    from ..grading import grade_task  # the engine is heavy: imported only when gates run
+    from .grading import grade_task  # the engine is heavy: imported only when gates run
 
     model_dir = root / model
     write(task, model_dir)

@@ -3,7 +3,7 @@
 validate prints every problem (warnings too) one per line as ``file:line:col: json/path:
 message``, then ``PATH: N error(s), M warning(s)``; it exits 1 on any error, else 0 (2 for bad
 usage, as argparse does). Unless ``--no-behaviour``, a pack without errors then goes through the
-behavioural gates of ``benchmark.packs.gates`` (reference and empty submissions graded in the
+behavioural gates of ``benchmark.engine.pack_gates`` (reference and empty submissions graded in the
 sandbox), whose scores are printed one line per task before the problems. ``new`` scaffolds a
 task (``benchmark.packs.scaffold``); ``docs`` and ``catalogue`` print Markdown
 (``benchmark.packs.docs``). Pack files are the operator's, but every line still
@@ -16,8 +16,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from .. import untrusted
-from .problems import Problem, count, sort_problems
+from . import untrusted
+from .packs.problems import Problem, count, sort_problems
 
 
 def _print(line: str) -> None:
@@ -62,13 +62,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def _behaviour(pack) -> list[Problem]:
     """Print each task's gate scores; return the gates' problems (or [] with a note when that
     module is not installed)."""
-    try:
-        from .gates import run_gates
-    except ModuleNotFoundError as exc:
-        if exc.name != "benchmark.packs.gates":
-            raise
-        _print("note: behavioural gates skipped (benchmark.packs.gates is not installed)")
-        return []
+    from .engine.pack_gates import run_gates
+
     results = run_gates(pack)
     for result in results:
         _print(result.summary())
@@ -76,7 +71,7 @@ def _behaviour(pack) -> list[Problem]:
 
 
 def validate(path: Path, behaviour: bool) -> int:
-    from .loader import check_pack
+    from .packs.loader import check_pack
 
     pack, problems = check_pack(path)
     if pack is not None and behaviour:
@@ -93,8 +88,8 @@ def _first_line(doc: str) -> str:
 
 
 def list_all() -> int:
-    from . import registry
-    from .loader import _ensure_builtins, discover_installed_packs
+    from .packs import registry
+    from .packs.loader import _ensure_builtins, discover_installed_packs
 
     _ensure_builtins()
     _print("check types (built in):")
@@ -109,7 +104,7 @@ def list_all() -> int:
 
 
 def new_task(path: Path, task_id: str, mode: str, pack_id: str | None) -> int:
-    from .scaffold import ScaffoldError, scaffold
+    from .packs.scaffold import ScaffoldError, scaffold
 
     try:
         written = scaffold(path, task_id, mode, pack_id)
@@ -123,8 +118,8 @@ def new_task(path: Path, task_id: str, mode: str, pack_id: str | None) -> int:
 
 
 def docs(path: Path) -> int:
-    from .docs import pack_docs
-    from .loader import check_pack
+    from .packs.docs import pack_docs
+    from .packs.loader import check_pack
 
     pack, problems = check_pack(path)
     if pack is None:
@@ -144,7 +139,7 @@ def main(argv: list[str]) -> int:
     if args.command == "docs":
         return docs(Path(args.path))
     if args.command == "catalogue":
-        from .docs import catalogue
+        from .packs.docs import catalogue
 
         _print_lines(catalogue())
         return 0

@@ -1,0 +1,215 @@
+"""The grading engine: one task of one model, then one model across a suite of tasks.
+
+Submission code is never run here: behaviour runs go through ``SecureRunner`` in a child.
+An exception raised by a check becomes data in exactly one place (``_run_check``); with
+``debug`` it propagates instead. A grader failure while observing is recorded as an
+``internal error`` on the prompt (the CLI turns any of these into exit code 1).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from .. import scoring, untrusted
+from ..packs.local_plugins import resolve_check
+from ..packs.model import Task, TaskCheck
+from ..packs.suite import Suite, core_pack, default_suite
+from ..prompts.base import SANDBOX_EVENTS, CheckContext, Outcome
+from ..sandbox.cleanup import CleanupError
+from ..submission import SourceFile, load_source
+from ..threads import PYTHON_WORK, released
+from ..types import Check, Evidence, ExecResult, ModelResult, PromptResult
+from ..untrusted import NAME_LIMIT, NOTE_LIMIT, text
+from .options import DEFAULT_SEED, INTERNAL_ERROR, GradeOptions, default_test_data, has_internal_error
+
+# GradeOptions and the helpers beside it live in the light ``benchmark.engine.options``; they are
+# importable from here and from ``benchmark.grading``, where library users have always found them.
+__all__ = ["DEFAULT_SEED", "INTERNAL_ERROR", "GradeOptions", "blocking_problem", "default_test_data",
+           "grade_model", "grade_prompt", "grade_task", "has_internal_error", "load_files"]
+
+
+def as_task(task: Task | ModuleType) -> Task:
+    """A task; a core prompt module (the spec's way to name a prompt) becomes its core task."""
+    return task if isinstance(task, Task) else core_pack().task(task.PROMPT_ID)
+
+
+def load_files(task: Task | ModuleType, model_dir: Path) -> dict[str, SourceFile]:
+    task = as_task(task)
+    return {name: load_source(task.model_path(model_dir, name), python=name in task.python_files)
+            for name in task.file_names}
+
+
+def blocking_problem(task: Task | ModuleType, files: dict[str, SourceFile]) -> str | None:
+    """Why this task cannot be graded at all (their fault), or None. A file the task marks
+    ``required: false`` that is absent blocks nothing."""
+    task = as_task(task)
+    optional = {f.path for f in task.files if not f.required}
+    present = {name: f for name, f in files.items()
+               if not (name in optional and f.error == "file not found")}
+    python = [f for name, f in present.items() if name in task.python_files]
+    for source in python:
+        if not source.usable:
+            return f"{source.name}: {source.error}"
+        if not source.parsed:
+            return f"{source.name}: {source.syntax_error}"
+    if not python and not any(f.usable for f in present.values()):
+        return "; ".join(f"{f.name}: {f.error}" for f in present.values()) or "no file was submitted"
+    return None
+
+
+def _status(outcome: Outcome) -> str:
+    if outcome.status in ("error", "skipped"):
+        return outcome.status
+    if outcome.fraction >= 1 - 1e-9:
+        return "pass"
+    return "fail" if outcome.fraction <= 1e-9 else "partial"
+
+
+def _evidence(item: Evidence) -> Evidence:
+    line = item.line if type(item.line) is int and item.line >= 0 else None
+    return Evidence(text(item.file, NAME_LIMIT), line, text(item.note, NOTE_LIMIT))
+
+
+def _to_check(row: TaskCheck, outcome: Outcome) -> Check:
+    """The one place an Outcome becomes a Check: its rationale and every evidence field pass
+    the untrusted-text boundary here (they may quote a submission's output, names or data)."""
+    fraction = 0.0 if outcome.status in ("error", "skipped") else max(0.0, min(1.0, outcome.fraction))
+    return Check(row.id, row.category, row.points, round(row.points * fraction, 4),
+                 _status(outcome), row.method, text(outcome.rationale),
+                 tuple(_evidence(item) for item in outcome.evidence))
+
+
+def _run_check(row: TaskCheck, ctx: CheckContext, debug: bool) -> Check:
+    try:
+        outcome = resolve_check(ctx.task.pack, row.use).fn(ctx, **row.params)
+    except Exception as exc:  # the one place a check's exception becomes data
+        if debug:
+            raise
+        outcome = Outcome.error(f"{INTERNAL_ERROR}: check raised {type(exc).__name__}: {exc}")
+    return _to_check(row, outcome)
+
+
+def _exec_summary(request: dict[str, Any], result: ExecResult) -> dict[str, Any]:
+    """A child run as plain JSON for the results; its strings (``channel_error`` may quote
+    what the child wrote) pass the untrusted-text boundary."""
+    summary = {
+        "mode": request.get("mode"), "label": request.get("label"),
+        "returncode": result.returncode, "timed_out": result.timed_out,
+        "killed_by": result.killed_by, "wall_s": result.wall_s, "cpu_s": result.cpu_s,
+        "peak_rss_mb": result.peak_rss_mb, "channel_error": result.channel_error,
+        "output_truncated": result.output_truncated,
+        "blocked_events": len(result.blocked_events),
+    }
+    return untrusted.data(summary, NOTE_LIMIT)
+
+
+SKIPPED_RUN = "skipped: an earlier run of this prompt hit the time-out"
+
+
+def skipped_run() -> ExecResult:
+    """What a prompt's run is after one of its runs timed out: not started, and seen by the
+    prompt as a time-out (a hanging submission costs at most about one time-out a prompt)."""
+    return ExecResult(returncode=None, stdout="", stderr="", timed_out=True,
+                      killed_by="skipped", wall_s=0.0, cpu_s=0.0, peak_rss_mb=0.0,
+                      channel_error=SKIPPED_RUN)
+
+
+def _prompt_result(task: Task, checks, files, executions, error) -> PromptResult:
+    categories, score, passed = scoring.score_prompt(task, checks)
+    return PromptResult(
+        prompt_id=task.key, title=task.title, score=score, max_score=task.points,
+        passed=passed and error is None, status="error" if error else "ok",
+        categories=categories, execution=tuple(executions), error=None if error is None else text(error),
+        files={name: f.sha256 for name, f in files.items()},
+    )
+
+
+def _observe_failure(exc: Exception) -> str:
+    """The reason recorded when observing raised: always our fault (an internal error)."""
+    if isinstance(exc, CleanupError):
+        return f"{INTERNAL_ERROR}: sandbox clean-up failed: {exc.strerror}"
+    return f"{INTERNAL_ERROR}: observing failed: {type(exc).__name__}: {exc}"
+
+
+def grade_prompt(task: Task | ModuleType, model_dir: Path, *, test_data: Path,
+                 options: GradeOptions | None = None) -> PromptResult:
+    """Grade one task (or core prompt module); Python work holds ``threads.PYTHON_WORK``,
+    released while a child runs."""
+    with PYTHON_WORK:
+        return _grade_task(as_task(task), model_dir, test_data=test_data, options=options)
+
+
+grade_task = grade_prompt
+
+
+def _grade_task(task: Task, model_dir: Path, *, test_data: Path,
+                options: GradeOptions | None = None) -> PromptResult:
+    options = options or GradeOptions()
+    files = load_files(task, Path(model_dir))
+    problem = blocking_problem(task, files)
+    if problem:
+        checks = [_to_check(row, Outcome.error(problem)) for row in task.checks]
+        return _prompt_result(task, checks, files, [], problem)
+    runner = options.runner(Path(model_dir).name)
+    executions: list[dict[str, Any]] = []
+    blocked: list[dict[str, Any]] = []
+
+    def run(request: dict[str, Any], stage, *, reference: bool = False) -> ExecResult:
+        """A child run of the model's files plus ``stage``; with ``reference`` a run of the
+        task's own reference solution (``stage`` only), which spends none of the model's time
+        budget and whose blocked attempts are not the model's."""
+        if not reference and any(e["timed_out"] for e in executions):  # the budget is spent
+            result = skipped_run()  # seen by the prompt as a time-out; recorded as skipped
+            executions.append({**_exec_summary(request, result), "timed_out": False,
+                               "skipped": True})
+            return result
+        staged = {} if reference else {name: f.data for name, f in files.items() if f.usable}
+        staged.update(stage)  # the model's bytes, as graded, then what the task stages
+        timeout = options.timeout_s  # a task's own time-out may shorten it, never lengthen it
+        if isinstance(request.get("timeout_s"), (int, float)) and request["timeout_s"] > 0:
+            timeout = min(timeout, float(request["timeout_s"]))
+        with released(PYTHON_WORK):
+            result = runner.run_harness(request, staged, timeout=timeout)
+        if reference:
+            executions.append({**_exec_summary(request, result), "reference": True,
+                               "timed_out": False})
+            return result
+        executions.append(_exec_summary(request, result))
+        blocked.extend({**event, "file": request.get("module", "")} for event in result.blocked_events)
+        return result
+
+    try:
+        facts = task.observe(files, run, Path(test_data), options.seed)
+    except Exception as exc:
+        if options.debug:
+            raise
+        reason = _observe_failure(exc)
+        checks = [_to_check(row, Outcome.error(reason)) for row in task.checks]
+        return _prompt_result(task, checks, files, executions, reason)
+    ctx = CheckContext(files=files, facts={**facts, SANDBOX_EVENTS: blocked}, task=task)
+    checks = [_run_check(row, ctx, options.debug) for row in task.checks]
+    return _prompt_result(task, checks, files, executions, None)
+
+
+MAX_TASK_THREADS = 4
+
+
+def grade_model(model_dir: Path, tier: str, *, test_data: Path,
+                options: GradeOptions | None = None, suite: Suite | None = None) -> ModelResult:
+    """Grade a model on every task of ``suite`` (default: the core pack)."""
+    suite = suite or default_suite()
+    tasks = suite.tasks
+    # The tasks of one model are graded side by side: while one waits for its sandboxed
+    # children, another analyses source. Each task has its own files, runner and sandboxes;
+    # the results are assembled in key order, so threads change timings only.
+    with ThreadPoolExecutor(max_workers=min(len(tasks), MAX_TASK_THREADS),
+                            thread_name_prefix="prompt") as pool:
+        prompts = list(pool.map(lambda task: grade_prompt(task, model_dir, test_data=test_data,
+                                                          options=options), tasks))
+    prompts.sort(key=lambda p: scoring.prompt_sort_key(p.prompt_id))  # as a cached record reads back
+    if suite.has_core_only:  # the spec's call, out of 100
+        return scoring.score_model(Path(model_dir).name, tier, prompts)
+    return scoring.score_model(Path(model_dir).name, tier, prompts, max_score=suite.max_score)
