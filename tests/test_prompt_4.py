@@ -415,6 +415,15 @@ def test_hardcoded_credentials_fail(snippet):
     assert run_check("no_hardcoded_creds", text=text).fraction == 0
 
 
+def test_hardcoded_credential_rationale_names_every_finding():
+    text = "".join(f'TOKEN_{n} = "sk_live_9fA2kQ7xLm3vR8tZ1pW{n:02d}"\n' for n in range(12))
+    result = run_check("no_hardcoded_creds", text=text)
+    assert result.fraction == 0 and result.rationale.startswith(f"{result.rationale.split()[0]} hard-coded")
+    total = int(result.rationale.split()[0])
+    assert total >= 12 and result.rationale.count(" line ") == 10
+    assert result.rationale.endswith(f"... and {total - 10} more") and len(result.evidence) == 10
+
+
 def test_credentials_in_docstrings_and_comments_do_not_count():
     text = ('"""Example: API_KEY = "sk_live_9fA2kQ7xLm3vR8tZ1pW4"."""\n'
             '# token = "sk_live_9fA2kQ7xLm3vR8tZ1pW4"\n'

@@ -23,7 +23,7 @@ from ..submission import SourceFile
 from ..types import Evidence
 from . import p4_api_sync_data as data
 from . import p4_api_sync_judge as judge
-from .base import CheckContext, Outcome, RunFn, compiles, make_registry
+from .base import LIST_LIMIT, CheckContext, Outcome, RunFn, compiles, listed, make_registry
 
 PROMPT_ID = "prompt_4"
 TITLE = "API Integration"
@@ -272,7 +272,9 @@ def no_hardcoded_creds(ctx: CheckContext) -> Outcome:
     evidence += [Evidence(MAIN, line, "credential-like string constant")
                  for line in judge.secret_constant_lines(source.tree)]
     if evidence:
-        return Outcome.fail(f"{len(evidence)} hard-coded credential finding(s)", evidence)
+        notes = [f"{item.note} line {item.line}" for item in evidence]
+        return Outcome.fail(f"{len(evidence)} hard-coded credential finding(s): {listed(notes)}",
+                            evidence[:LIST_LIMIT])
     return Outcome.ok("no hard-coded credentials (bandit B105-B107 and credential-like constants)")
 
 
