@@ -26,7 +26,7 @@ from ..submission import SourceFile
 from ..types import Evidence
 from . import p2_yaml_json_data as data
 from .base import CheckContext, Outcome, RunFn, make_registry
-from .p2_yaml_json_parse import parse_json, parse_yaml
+from .p2_yaml_json_parse import parse_file
 from .p2_yaml_json_parse import yaml_indentation as yaml_layout
 
 PROMPT_ID = "prompt_2"
@@ -57,8 +57,8 @@ def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path, seed: 
     yaml_file, json_file = files.get(YAML_FILE), files.get(JSON_FILE)
     return {
         "expected": expected,
-        "yaml": parse_yaml(_text(yaml_file), _reason(yaml_file)),
-        "json": parse_json(_text(json_file), _reason(json_file)),
+        "yaml": parse_file("yaml", _text(yaml_file), _reason(yaml_file)),
+        "json": parse_file("json", _text(json_file), _reason(json_file)),
     }
 
 
