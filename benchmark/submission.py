@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .decoding import decode_for
+from .diagnosis import explained
 
 MAX_FILE_BYTES = 512 * 1024
 
@@ -92,8 +93,9 @@ def load_source(path: Path, *, python: bool) -> SourceFile:
     try:
         tree = ast.parse(text, filename=path.name)
         compile(tree, path.name, "exec")
-    except SyntaxError as exc:
-        message = f"syntax error: {exc.msg} (line {exc.lineno})"
+    except SyntaxError as exc:  # a chat reply (fences, prose) is named as such: same score
+        message = explained(text, exc.lineno, "Python", exc.msg) or \
+            f"syntax error: {exc.msg} (line {exc.lineno})"
         return SourceFile(path.name, path, text, None, digest, None, message, exc.lineno, data)
     except (ValueError, RecursionError, MemoryError) as exc:
         message = f"cannot compile: {type(exc).__name__}"

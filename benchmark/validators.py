@@ -101,7 +101,8 @@ def validate_prompt4_api_integration(api_path: str | Path, **kw: Any) -> dict[st
         "authentication": _passed(status, "bearer_auth"),
         "error_handling": {i: status.get(i) == "pass" for i in handling},
         "security": {i: status.get(i) == "pass"
-                     for i in ("bearer_auth", "no_token_leak", "explicit_timeout", "no_hardcoded_creds")},
+                     for i in ("bearer_auth", "no_token_leak", "explicit_timeout", "secure_transport",
+                               "no_hardcoded_creds")},
     })
 
 

@@ -55,7 +55,8 @@ def test_latin1_and_cp1252_cookies_decode_non_ascii_characters():
 def test_a_utf8_bom_is_removed_and_a_cookie_after_code_is_ignored():
     assert decoding.decode_python(BOM)[0] == "S = 'caf\u00e9'\n"
     text, error = decoding.decode_python(b"S = 1\n# coding: latin-1\nT = '\xe9'\n")
-    assert text is None and error == "not valid UTF-8 (byte 29)"  # line 3 is not UTF-8
+    assert text is None and error.startswith("not valid UTF-8 (byte 29): ")  # line 3 is not UTF-8
+    assert "('\u00e9' on line 3)" in error
 
 
 @pytest.mark.parametrize(("data", "named"), [
@@ -80,7 +81,15 @@ def test_a_coding_declaration_that_is_not_ascii_compatible_is_refused_naming_the
                                  "ASCII-compatible encoding"),
     (b"# coding: no-such-codec\nS = 1\n", "unknown source encoding (no-such-codec)"),
     (b"# coding: cp1252\nS = '\x81'\n", "not valid cp1252 (byte 22)"),
-    (b"S = '\xe9'\n", "not valid UTF-8 (byte 5)"),
+    (b"S = '\xe9'\n", "not valid UTF-8 (byte 5): it reads as Latin-1 (ISO-8859-1) or cp1252 text "
+                     "('\u00e9' on line 1); save it as UTF-8"),
+    (b"S = '\x93q\x94'\n", "not valid UTF-8 (byte 5): it reads as cp1252 (Windows-1252) text "
+                           "('\u201c' on line 1); save it as UTF-8"),
+    (b"S = '\xff\x00\x81\xfe'\n", "binary file (contains NUL bytes)"),
+    ("S = 1\n".encode("utf-16-le"), "UTF-16-LE text (no byte order mark): Python source must use "
+                                    "an ASCII-compatible encoding"),
+    ("S = 1\n".encode("utf-32-be"), "UTF-32-BE text (no byte order mark): Python source must use "
+                                    "an ASCII-compatible encoding"),
 ])
 def test_python_source_cpython_would_not_decode_is_an_error_saying_why(data, error):
     assert decoding.decode_python(data) == (None, error)
@@ -102,6 +111,14 @@ def test_yaml_reads_utf16_with_a_bom_as_pyyaml_does_and_json_names_utf16():
         None, "UTF-16 text (byte order mark): JSON must be UTF-8 (RFC 8259)")
     assert decoding.decode_yaml("a: 1\n".encode("utf-32"))[1].startswith("UTF-32 text")
     assert decoding.decode_json(codecs.BOM_UTF8 + b'{"a": 1}') == ('{"a": 1}', None)
+
+
+def test_utf16_without_a_byte_order_mark_is_named_not_called_binary():
+    assert decoding.decode_json('{"a": "caf\u00e9"}\n'.encode("utf-16-le")) == (
+        None, "UTF-16-LE text (no byte order mark): JSON must be UTF-8 (RFC 8259)")
+    assert decoding.decode_yaml("a: 1\n".encode("utf-16-be")) == (
+        None, "UTF-16-BE text (no byte order mark): YAML is read as UTF-8, or UTF-16 with a byte order mark")
+    assert decoding.decode_utf8(b"\x00\x01\x02\x03")[1] == "binary file (contains NUL bytes)"
 
 
 def test_load_source_keeps_the_exact_bytes_it_decoded(tmp_path):

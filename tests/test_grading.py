@@ -25,6 +25,24 @@ BAD_INPUTS = {
     "non_utf8": (b"def f():\n    return '\xff\xfe'\n", "not valid UTF-8"),
     "huge": (b"x = 1\n" * 200_000, "file too large"),
     "syntax": (b"def transform_and_enrich_users(users:\n    return users\n", "syntax error"),
+    "utf16_no_bom": ("def f():\n    return 1\n".encode("utf-16-le"), "UTF-16-LE text (no byte order mark)"),
+    "utf16_bom": ("def f():\n    return 1\n".encode("utf-16"), "UTF-16 text (byte order mark)"),
+    "latin1": ("def f():\n    return 'caf\u00e9'\n".encode("latin-1"),
+               "it reads as Latin-1 (ISO-8859-1) or cp1252 text ('\u00e9' on line 2)"),
+}
+REFERENCE_P3 = (REFERENCE / "prompt_3_transform.py").read_text(encoding="utf-8")
+CHAT_REPLIES = {  # a chat reply saved as the .py file -> what the reason must say
+    "fenced": ("Here is the refactored function:\n\n```python\n" + REFERENCE_P3 + "```\n\nHope this helps!\n",
+               f"the file is a chat reply: the code sits in a fenced block at lines 3-"
+               f"{REFERENCE_P3.count(chr(10)) + 4}; the grader scores files exactly as delivered "
+               "(Python stops at line 1: invalid syntax)"),
+    "bare_fence": ("```\n" + REFERENCE_P3 + "```\n",
+                   f"the code sits in a fenced block at lines 1-{REFERENCE_P3.count(chr(10)) + 2}"),
+    "prose": ("Sure! Here is the code you asked for.\n" + REFERENCE_P3,
+              "the file is a chat reply: line 1 is prose ('Sure! Here is the code you asked for.'), "
+              "not code; the grader scores files exactly as delivered"),
+    "prose_after": (REFERENCE_P3 + "\nThis version keeps the input list unchanged.\n",
+                    f"line {REFERENCE_P3.count(chr(10)) + 2} is prose"),
 }
 
 
@@ -47,6 +65,35 @@ def test_bad_python_input_is_an_error_naming_the_file(tmp_path, case):
     assert result.error.startswith("prompt_3_transform.py: ") and reason in result.error
     statuses = {c.status for cat in result.categories for c in cat.checks}
     assert statuses == {"error"}
+
+
+@pytest.mark.parametrize("case", sorted(CHAT_REPLIES))
+def test_a_chat_reply_is_diagnosed_as_one_everywhere_and_still_scored_as_delivered(tmp_path, case):
+    text, reason = CHAT_REPLIES[case]
+    model = _model_with(tmp_path, "prompt_3_transform.py", text.encode("utf-8"))
+    result = grade_prompt(module_for("prompt_3"), model, test_data=TEST_DATA)
+    assert result.status == "error" and result.score == 0  # nothing is extracted from the reply
+    assert result.error.startswith("prompt_3_transform.py: ") and reason in result.error, result.error
+    checks = [c for cat in result.categories for c in cat.checks]
+    assert all(c.status == "error" and reason in c.rationale for c in checks)
+
+
+def test_a_chat_reply_yaml_is_named_in_the_parse_check_and_earns_no_style(tmp_path):
+    model = _model_with(tmp_path, "prompt_2_config_fixed.yaml", b"")
+    yaml_text = (REFERENCE / "prompt_2_config_fixed.yaml").read_text(encoding="utf-8")
+    (model / "prompt_2_config_fixed.yaml").write_text(
+        "Here is the corrected configuration:\n\n```yaml\n" + yaml_text + "```\n", encoding="utf-8")
+    (model / "prompt_2_config.json").write_bytes(
+        (REFERENCE / "prompt_2_config.json").read_text(encoding="utf-8").encode("utf-16-le"))
+    result = grade_prompt(module_for("prompt_2"), model, test_data=TEST_DATA)
+    checks = {c.id: c for cat in result.categories for c in cat.checks}
+    fenced = f"the code sits in a fenced block at lines 3-{yaml_text.count(chr(10)) + 4}"
+    assert checks["yaml_parses"].earned == 0 and fenced in checks["yaml_parses"].rationale
+    assert "the YAML parser stops at line 3" in checks["yaml_parses"].rationale
+    assert "UTF-16-LE text (no byte order mark)" in checks["json_parses"].rationale
+    assert all(checks[i].earned == 0 and fenced in checks[i].rationale
+               for i in ("yaml_indentation", "json_literals", "formatting_style", "no_duplication"))
+    assert result.status == "ok" and result.score < 10
 
 
 def test_one_bad_prompt_does_not_stop_the_others(tmp_path):

@@ -391,6 +391,16 @@ def test_no_security_issues():
                     "eval(input())\n") < 0.5
 
 
+def test_a_bandit_rationale_lists_ten_findings_then_counts_the_rest():
+    text = "".join(f"eval(input())  # {n}\n" for n in range(12))
+    result = outcome("no_security_issues", text)
+    assert result.fraction == 0 and "12 finding(s)" in result.rationale
+    assert result.rationale.count("B307 line") == 10 and result.rationale.endswith("... and 2 more")
+    assert "B307 line 10" in result.rationale and "B307 line 11" not in result.rationale
+    seven = outcome("no_security_issues", "".join("eval(input())\n" for _ in range(7))).rationale
+    assert "7 finding(s)" in seven and seven.count("B307 line") == 7 and "more" not in seven
+
+
 @pytest.mark.parametrize(("check_id", "bad"), [
     ("no_nested_loops", "for a in 'xy':\n    for b in 'zw':\n        print(a, b)\n"),
     ("no_nested_loops", "for a in 'xy':\n    print([b for b in a])\n"),

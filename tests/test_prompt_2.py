@@ -403,7 +403,25 @@ def test_yaml_spellings_that_load_right_still_lose_literal_credit():
     assert parse_yaml(SPELLED_YAML)["data"] == parse_yaml(REF_YAML)["data"]
     assert scores["deep_equivalence"] == scores["partial_matches"] == 1.0
     assert scores["json_literals"] == pytest.approx((4 + 9) / 18)
-    assert fractions(REF_YAML, None)["json_literals"] == 0.5
+    assert fractions(REF_YAML, None)["json_literals"] == 0.0  # no style credit with a file missing
+
+
+STYLE_CHECKS = ("yaml_indentation", "json_literals", "formatting_style", "no_duplication")
+
+
+@pytest.mark.parametrize("yaml_text, json_text, broken", [
+    (FIXTURE, REF_JSON, m.YAML_FILE),  # the unrepaired original does not parse
+    (REF_YAML + "paths: [unclosed\n", REF_JSON, m.YAML_FILE),
+    (REF_YAML, REF_JSON.replace("}\n", "},\n", 1), m.JSON_FILE),
+    (REF_YAML, None, m.JSON_FILE),
+])
+def test_a_file_that_does_not_load_earns_zero_on_every_style_check(yaml_text, json_text, broken):
+    ctx = make_ctx(yaml_text, json_text)
+    for check_id in STYLE_CHECKS:
+        outcome = m.CHECKS[check_id](ctx)
+        assert outcome.fraction == 0 and outcome.status is None, (check_id, outcome.rationale)
+        assert outcome.rationale.startswith("no style credit while a file does not load: " + broken)
+    assert all(REF_FRACTIONS[check_id] == 1 for check_id in STYLE_CHECKS)  # the loading pair earns them
 
 
 def test_missing_json_still_grades_the_yaml():

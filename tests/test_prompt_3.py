@@ -445,6 +445,16 @@ def test_readable_loops():
     assert _static(indexed, "readable_loops") == 0.0
 
 
+def test_the_unsafe_constructs_rationale_lists_every_bandit_finding_it_counts():
+    text = "import pickle\ndef f(s):\n" + "".join(f"    pickle.loads(s{n})\n" for n in range(12))
+    tree = ast.parse(text)
+    rationale = P3.CHECKS["no_unsafe_constructs"](CheckContext(files={MAIN: SourceFile(
+        MAIN, Path(MAIN), text, None, None, tree)})).rationale
+    count = int(rationale.split(" bandit finding")[0])
+    shown = rationale.count("B301 line") + rationale.count("B403 line")
+    assert count == 13 and shown == 10 and "... and 3 more" in rationale
+
+
 def test_no_unsafe_constructs():
     assert _static(GOOD, "no_unsafe_constructs") == 1.0
     assert _static("def f(s):\n    return eval(s)\n", "no_unsafe_constructs") == 0.0

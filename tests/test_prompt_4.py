@@ -51,7 +51,7 @@ def ideal_request(scenario: dict) -> dict:
             "headers": {"User-Agent": "python-requests/2", "Authorization": f"Bearer {TOKEN}",
                         "Content-Type": "application/json"},
             "body": json.dumps(scenario["users"]), "json_body": copy.deepcopy(scenario["users"]),
-            "timeout": [5.0, 30.0]}
+            "timeout": [5.0, 30.0], "verify": True}
 
 
 def ideal_result(scenario: dict) -> dict:
@@ -376,22 +376,103 @@ def test_bearer_auth():
     assert run_check("bearer_auth", facts).fraction == pytest.approx((total - 1) / total)
 
 
-@pytest.mark.parametrize("where", ["url", "body", "output", "exception", "stream"])
-def test_no_token_leak(where):
+LEAKS = {  # where the token goes -> the place the rationale must name
+    "query": ("auth_401", "auth_401 request 1: URL query string"),
+    "path": ("auth_401", "auth_401 request 1: URL"),
+    "body": ("auth_401", "auth_401 request 1: body"),
+    "other_host": ("auth_401", "auth_401 request 2: headers sent to another host (evil.example)"),
+    "output": ("auth_401", "auth_401: output (print/logging)"),
+    "exception": ("auth_401", "auth_401: exception message"),
+    "value": ("ok_200", "ok_200: return value"),
+    "stream": (None, "the process's stderr"),
+}
+
+
+@pytest.mark.parametrize("where", sorted(LEAKS))
+def test_one_token_leak_anywhere_fails_the_leak_check_and_is_named(where):
     assert run_check("no_token_leak").fraction == 1
     facts = ideal_facts()
-    result = facts["results"]["auth_401"]
-    if where == "url":
+    label, place = LEAKS[where]
+    result = facts["results"][label] if label else None
+    if where == "query":
         result["requests"][0]["url"] += f"?api_key={TOKEN}"
+    elif where == "path":
+        result["requests"][0]["url"] += f"/{TOKEN}"
     elif where == "body":
         result["requests"][0]["body"] = json.dumps({"token": TOKEN})
+    elif where == "other_host":
+        result["requests"].append({**ideal_request(KIND["auth_401"]), "url": "https://evil.example/t"})
     elif where == "output":
-        result["output"] = f"401 for token {TOKEN}\n"
+        result["output"] = f"ERROR 401 for token {TOKEN}\n"
     elif where == "exception":
         result["exception"] = {"type": "RuntimeError", "message": f"bad token {TOKEN}"}
+    elif where == "value":
+        result["value"] = {"job": result["value"], "auth": f"Bearer {TOKEN}"}
     else:
         facts["streams"][1] = f"atexit: {TOKEN}"
-    assert run_check("no_token_leak", facts).fraction == pytest.approx(2 / 3)
+    outcome = run_check("no_token_leak", facts)
+    assert outcome.fraction == 0 and "1 place(s)" in outcome.rationale, outcome.rationale
+    assert outcome.rationale.endswith(place), outcome.rationale
+
+
+def test_the_leak_rationale_names_every_place_up_to_ten_then_counts():
+    facts = ideal_facts()
+    for result in facts["results"].values():
+        result["output"] += f"debug: token={TOKEN}\n"
+    outcome = run_check("no_token_leak", facts)
+    count = len(facts["results"])
+    assert count > 10 and outcome.fraction == 0
+    assert f"leaked in {count} place(s)" in outcome.rationale
+    assert outcome.rationale.count("output (print/logging)") == 10
+    assert outcome.rationale.endswith(f"... and {count - 10} more")
+
+
+def test_the_token_in_the_api_authorization_header_is_no_leak():
+    outcome = run_check("no_token_leak")
+    assert outcome.fraction == 1 and "only in the Authorization header" in outcome.rationale
+
+
+def test_secure_transport_passes_https_with_checks_on():
+    outcome = run_check("secure_transport")
+    assert outcome.fraction == 1 and outcome.status is None, outcome.rationale
+    assert run_check("secure_transport", each_request(ideal_facts(), verify="ca_bundle")).fraction == 1
+
+
+def test_an_observed_request_without_certificate_checks_fails_secure_transport():
+    facts = ideal_facts()
+    facts["results"]["ok_200"]["requests"][0]["verify"] = False
+    outcome = run_check("secure_transport", facts)
+    total = sum(len(r["requests"]) for r in facts["results"].values())
+    assert outcome.fraction == 0 and f"1/{total} requests sent with certificate checks off" in outcome.rationale
+
+
+def test_the_token_over_plain_http_fails_secure_transport():
+    facts = each_request(ideal_facts(), url=data.ENDPOINT.replace("https://", "http://"))
+    outcome = run_check("secure_transport", facts)
+    assert outcome.fraction == 0 and "carried the token over plain http" in outcome.rationale
+
+
+@pytest.mark.parametrize("snippet", [
+    "requests.post(URL, json=u, headers=h, timeout=5, verify=False)",
+    "session = requests.Session()\n    session.verify = False",
+    "context = ssl.create_default_context()\n    context.check_hostname = False\n"
+    "    context.verify_mode = ssl.CERT_NONE",
+    "ssl._create_default_https_context = ssl._create_unverified_context",
+    "urllib3.disable_warnings()\n    requests.post(URL, json=u, verify=0, timeout=5)",
+])
+def test_code_that_disables_certificate_checks_fails_secure_transport_even_unexercised(snippet):
+    text = (f"import ssl\nimport requests\nimport urllib3\nURL = 'https://x'\n\n"
+            f"def _unused(u, h):\n    {snippet}\n\n" + REFERENCE.read_text(encoding="utf-8"))
+    outcome = run_check("secure_transport", text=text)
+    assert outcome.fraction == 0 and "certificate checks disabled" in outcome.rationale, outcome.rationale
+    assert all(item.line and item.line >= 7 for item in outcome.evidence)
+
+
+def test_verify_true_and_comparisons_with_cert_none_are_fine():
+    text = ("import ssl\nimport requests\n\ndef f(u, ctx):\n"
+            "    if ctx.verify_mode == ssl.CERT_NONE:\n        raise ValueError('unverified')\n"
+            "    return requests.post('https://x', json=u, verify=True, timeout=5)\n")
+    assert run_check("secure_transport", text=text).fraction == 1
 
 
 def test_explicit_timeout():
@@ -413,6 +494,15 @@ def test_explicit_timeout():
 def test_hardcoded_credentials_fail(snippet):
     text = snippet + "def helper(user_data, api_token):\n    return None\n"
     assert run_check("no_hardcoded_creds", text=text).fraction == 0
+
+
+def test_hardcoded_credential_rationale_names_every_finding():
+    text = "".join(f'TOKEN_{n} = "sk_live_9fA2kQ7xLm3vR8tZ1pW{n:02d}"\n' for n in range(12))
+    result = run_check("no_hardcoded_creds", text=text)
+    assert result.fraction == 0 and result.rationale.startswith(f"{result.rationale.split()[0]} hard-coded")
+    total = int(result.rationale.split()[0])
+    assert total >= 12 and result.rationale.count(" line ") == 10
+    assert result.rationale.endswith(f"... and {total - 10} more") and len(result.evidence) == 10
 
 
 def test_credentials_in_docstrings_and_comments_do_not_count():
@@ -578,3 +668,40 @@ def test_endless_retries_cost_one_time_out_and_what_it_left_unobserved(tmp_path)
     assert earned["success_handling"] == 0 and earned["handle_400"] == 0
     assert result.status == "ok" and not result.passed
     assert [run["timed_out"] for run in result.execution] == [True]
+
+
+REFERENCE_TEXT = REFERENCE.read_text(encoding="utf-8")
+POST_CALL = "requests.post(CRM_SYNC_URL, json=user_data, headers=headers,\n"
+
+
+def _security(result) -> dict[str, tuple[float, str]]:
+    return {c.id: (c.earned, c.rationale) for cat in result.categories for c in cat.checks
+            if cat.category.value == "security"}
+
+
+def test_a_token_logged_once_in_an_error_path_fails_the_leak_check(tmp_path, reference_result):
+    logged = REFERENCE_TEXT.replace('logger.error("CRM sync failed after %d attempts", MAX_ATTEMPTS)',
+                                    'logger.error("CRM sync failed after %d attempts (token %s)", '
+                                    'MAX_ATTEMPTS, api_token)')
+    assert logged != REFERENCE_TEXT
+    earned, rationale = _security(_grade(tmp_path, "logs_token", logged))["no_token_leak"]
+    assert _security(reference_result)["no_token_leak"][0] == 2
+    assert earned == 0 and "unavailable_503: output (print/logging)" in rationale, rationale
+
+
+def test_verify_false_seen_only_at_run_time_costs_secure_transport(tmp_path, reference_result):
+    hidden = REFERENCE_TEXT.replace(POST_CALL, POST_CALL.replace("headers=headers,", "headers=headers, "
+                                                                 "**{'ver' + 'ify': False},"))
+    assert hidden != REFERENCE_TEXT
+    result = _grade(tmp_path, "unverified", hidden)
+    earned, rationale = _security(result)["secure_transport"]
+    assert _security(reference_result)["secure_transport"][0] == 1
+    assert earned == 0 and "sent with certificate checks off" in rationale, rationale
+    assert result.categories and _security(result)["bearer_auth"][0] == 1.5
+
+
+def test_the_token_sent_to_a_plain_http_url_costs_secure_transport(tmp_path):
+    plain = REFERENCE_TEXT.replace('CRM_SYNC_URL = "https://', 'CRM_SYNC_URL = "http://')
+    assert plain != REFERENCE_TEXT
+    earned, rationale = _security(_grade(tmp_path, "plain_http", plain))["secure_transport"]
+    assert earned == 0 and "over plain http (http://api.crm-provider.com" in rationale, rationale

@@ -188,3 +188,58 @@ def path_findings(tree: ast.Module) -> list[Finding]:
                 findings.append((node.lineno, "file opened on a path joined from a parameter "
                                  "without resolve()/is_relative_to() containment check"))
     return sorted(set(findings))
+
+
+# --- certificate verification turned off ------------------------------------------------
+_UNVERIFIED_CONTEXT = "_create_unverified_context"
+_UNVERIFIED = frozenset({_UNVERIFIED_CONTEXT, "CERT_NONE"})
+_OFF_SETTINGS = frozenset({"verify", "check_hostname"})  # ``x.verify = False`` and alike
+
+
+def _false(node: ast.AST | None) -> bool:
+    """The literal ``False`` or ``0``: what switches a setting such as ``verify`` off."""
+    return isinstance(node, ast.Constant) and type(node.value) in (bool, int) and node.value == 0
+
+
+def _unverified_names(tree: ast.Module) -> list[Finding]:
+    """Uses of ``ssl._create_unverified_context`` (also imported under another name) and
+    ``CERT_NONE`` (not comparisons with it); ``cert_reqs="CERT_NONE"`` as a keyword argument
+    (urllib3's spelling)."""
+    compared = {id(side) for node in all_nodes(tree) if isinstance(node, ast.Compare)
+                for side in (node.left, *node.comparators)}
+    found = []
+    for node in all_nodes(tree):
+        name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None) \
+            if isinstance(node, ast.Name) else None
+        if name in _UNVERIFIED and id(node) not in compared:
+            found.append((node.lineno, f"certificate checks disabled ({name})"))
+        elif isinstance(node, ast.ImportFrom) and any(a.name == _UNVERIFIED_CONTEXT and a.asname
+                                                      for a in node.names):  # renamed on import
+            found.append((node.lineno, f"certificate checks disabled ({_UNVERIFIED_CONTEXT})"))
+        elif isinstance(node, ast.keyword) and node.arg == "cert_reqs" and \
+                isinstance(node.value, ast.Constant) and node.value.value in ("CERT_NONE", "NONE"):
+            found.append((node.value.lineno, "certificate checks disabled (cert_reqs='CERT_NONE')"))
+    return found
+
+
+def tls_findings(tree: ast.Module) -> list[Finding]:
+    """Code that turns certificate verification off: ``verify=False`` in any call,
+    ``session.verify = False`` or ``ctx.check_hostname = False``, ``CERT_NONE``,
+    ``ssl._create_unverified_context``. ``urllib3.disable_warnings()`` (which hides the
+    warning an unverified request gives) is reported only beside one of those."""
+    found = _unverified_names(tree)
+    silenced = []
+    for node in all_nodes(tree):
+        if isinstance(node, ast.Call):
+            found += [(node.lineno, "certificate checks disabled (verify=False)")
+                      for item in node.keywords if item.arg == "verify" and _false(item.value)]
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "disable_warnings":
+                silenced.append((node.lineno, "the insecure-request warning silenced"))
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+        value = getattr(node, "value", None)
+        for target in targets:
+            if isinstance(target, ast.Attribute) and target.attr in _OFF_SETTINGS and _false(value):
+                found.append((node.lineno, f"certificate checks disabled (.{target.attr} = False)"))
+    return sorted(set(found + (silenced if found else [])))

@@ -180,6 +180,11 @@ def bandit_issues(text: str, name: str = "submission.py",
     return issues
 
 
+def notes(issues: Iterable[BanditIssue]) -> list[str]:
+    """One short note per finding, in order (``B307 line 12``), for a rationale to list."""
+    return [f"{issue.test_id} line {issue.line}" for issue in issues]
+
+
 def issue_weight(issue: BanditIssue) -> float:
     """Severity weight x confidence weight; 0 for unpenalised tests such as B101."""
     if issue.test_id in UNPENALISED:

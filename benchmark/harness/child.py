@@ -241,7 +241,17 @@ def _request_view(req):
     headers = {str(k): str(v) for k, v in req.headers.items()}
     return {"method": str(req.method), "url": str(req.url), "headers": headers,
             "body": body if isinstance(body, str) else None, "json_body": json_body,
-            "timeout": timeout}
+            "timeout": timeout, "verify": _verify_view(getattr(req, "verify", None))}
+
+
+def _verify_view(verify):
+    """requests' ``verify`` as sent: False when certificate checks were off (False, 0, ""),
+    "ca_bundle" for a CA bundle path, True; None for anything else (never evaluated)."""
+    if type(verify) not in (bool, int, str):
+        return None
+    if not verify:
+        return False
+    return "ca_bundle" if type(verify) is str else True
 
 
 def mode_http(request, record):

@@ -13,7 +13,7 @@ import io
 from pathlib import Path
 from typing import Any
 
-from ..prompts.p2_yaml_json_parse import parse_json, parse_yaml
+from ..prompts.p2_yaml_json_parse import parse_file, parse_json, parse_yaml
 
 PARSE_KINDS = ("json", "yaml", "csv", "text")
 ANSWER_KINDS = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".csv": "csv", ".txt": "text"}
@@ -58,7 +58,7 @@ def parse_text(text: str, kind: str) -> tuple[Any, str | None]:
 
 def document(text: str | None, kind: str, reason: str | None = None) -> dict[str, Any]:
     """Parse mode's entry for one submitted file: {kind, value, error, line}."""
-    parsed = (parse_json if kind == "json" else parse_yaml)(text, reason)
+    parsed = parse_file(kind, text, reason)
     return {"kind": kind, "value": parsed["data"] if parsed["status"] == "ok" else None,
             "error": parsed["error"], "line": parsed["line"]}
 

@@ -8,7 +8,7 @@ through the sandbox) and the fixture functions used by ``scripts/bootstrap_repo.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -73,6 +73,14 @@ class CheckContext:
 
 
 CheckFn = Callable[[CheckContext], Outcome]
+LIST_LIMIT = 10  # rationales list this many items, then "... and N more"
+
+
+def listed(items: Sequence[str], limit: int = LIST_LIMIT) -> str:
+    """``a, b, c`` for at most ``limit`` items, then ``... and N more`` (11 items: ten, then
+    "... and 1 more"); every finding a rationale counts is either shown or counted here."""
+    shown = ", ".join(items[:limit])
+    return shown + (f" ... and {len(items) - limit} more" if len(items) > limit else "")
 
 
 def strict_equal(a: Any, b: Any) -> bool:

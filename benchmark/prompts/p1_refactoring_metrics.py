@@ -12,7 +12,7 @@ import ast
 from ..analyzers.memo import all_nodes
 from ..analyzers import astfacts, maintainability, security
 from ..types import Evidence
-from .base import CheckContext, Outcome
+from .base import LIST_LIMIT, CheckContext, Outcome, listed
 from .p1_refactoring_source import MAIN, check, line_evidence, main_tree, per_finding
 
 MAX_FUNCTION_LINES = 40
@@ -82,10 +82,10 @@ def no_security_issues(ctx: CheckContext) -> Outcome:
     fraction = security.security_fraction(issues)
     if not issues:
         return Outcome.ok("bandit reports no issues")
-    listed = ", ".join(f"{i.test_id} line {i.line}" for i in issues[:6])
     evidence = tuple(Evidence(MAIN, i.line, f"{i.test_id} {i.test_name} ({i.severity})")
-                     for i in issues[:10])
-    return Outcome(fraction, f"bandit: {len(issues)} finding(s): {listed}", evidence)
+                     for i in issues[:LIST_LIMIT])
+    return Outcome(fraction, f"bandit: {len(issues)} finding(s): {listed(security.notes(issues))}",
+                   evidence)
 
 
 # ---- performance ---------------------------------------------------------------------

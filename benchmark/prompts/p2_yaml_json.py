@@ -10,7 +10,9 @@ execution: a leaf counts as matched or agreed only with a non-null value at its 
 path; unknown extra leaves dilute ``partial_matches``; ``deep_equivalence`` credits each
 exactly right top-level section, so one wrong value costs one section. YAML literal spellings
 come from parser events (``yes`` and ``true`` load alike). When the YAML holds several
-documents the first one is compared (what a reader taking one document sees).
+documents the first one is compared (what a reader taking one document sees). The style
+checks (indentation, literals, formatting, duplication) earn nothing while either file does
+not load: the layout of text that is not YAML/JSON is no style.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from ..submission import SourceFile
 from ..types import Evidence
 from . import p2_yaml_json_data as data
 from .base import CheckContext, Outcome, RunFn, make_registry
-from .p2_yaml_json_parse import parse_json, parse_yaml
+from .p2_yaml_json_parse import parse_file
 from .p2_yaml_json_parse import yaml_indentation as yaml_layout
 
 PROMPT_ID = "prompt_2"
@@ -55,8 +57,8 @@ def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path, seed: 
     yaml_file, json_file = files.get(YAML_FILE), files.get(JSON_FILE)
     return {
         "expected": expected,
-        "yaml": parse_yaml(_text(yaml_file), _reason(yaml_file)),
-        "json": parse_json(_text(json_file), _reason(json_file)),
+        "yaml": parse_file("yaml", _text(yaml_file), _reason(yaml_file)),
+        "json": parse_file("json", _text(json_file), _reason(json_file)),
     }
 
 
@@ -209,11 +211,26 @@ def _raw(ctx: CheckContext, name: str) -> str | None:
     return source.text if source is not None and source.usable else None
 
 
+def style_blocker(ctx: CheckContext) -> Outcome | None:
+    """Zero for every style check while either file does not load: the layout of text that is
+    not YAML/JSON is no style (no points for nothing). None when both files load."""
+    broken = [kind for kind in KINDS if _parsed(ctx, kind)["status"] != "ok"]
+    if not broken:
+        return None
+    why = "; ".join(f"{KINDS[kind]} does not load ({_parsed(ctx, kind)['status']}): "
+                    f"{_parsed(ctx, kind)['error']}" for kind in broken)
+    return Outcome.fail(f"no style credit while a file does not load: {why}",
+                        [item for kind in broken for item in _failure_evidence(ctx, kind)])
+
+
 @check("yaml_indentation")
 def yaml_indentation(ctx: CheckContext) -> Outcome:
     """YAML indented with spaces, two per nesting level, list items two deeper than their key.
 
     Read from raw lines; comment-only lines and the text of multi-line scalars are skipped."""
+    blocked = style_blocker(ctx)
+    if blocked:
+        return blocked
     text = _raw(ctx, YAML_FILE)
     if text is None:
         return Outcome.fail(f"{YAML_FILE} is not usable", _failure_evidence(ctx, "yaml"))
@@ -232,6 +249,9 @@ def json_literals(ctx: CheckContext) -> Outcome:
 
     YAML: plain, untagged `true`/`false` and decimal integers, from yaml's parser events (`yes`
     loads like `true` but fails); JSON: native booleans and integers. Half the points per file."""
+    blocked = style_blocker(ctx)
+    if blocked:
+        return blocked
     typed = {p: v for p, v in data.leaves(_expected(ctx)).items() if isinstance(v, (bool, int))}
     (y_loaded, _), (j_loaded, tree) = _data(ctx, "yaml"), _data(ctx, "json")
     spellings = {tuple(s["path"]): s for s in _parsed(ctx, "yaml").get("scalars") or []} if y_loaded else {}
@@ -253,6 +273,9 @@ def json_literals(ctx: CheckContext) -> Outcome:
 
 @check("formatting_style")
 def formatting_style(ctx: CheckContext) -> Outcome:
+    blocked = style_blocker(ctx)
+    if blocked:
+        return blocked
     loaded, tree = _data(ctx, "json")
     properties = data.style_properties(_raw(ctx, YAML_FILE), _raw(ctx, JSON_FILE), tree, loaded)
     held = [name for name, value in properties.items() if value is True]
@@ -265,6 +288,9 @@ def formatting_style(ctx: CheckContext) -> Outcome:
 
 @check("no_duplication")
 def no_duplication(ctx: CheckContext) -> Outcome:
+    blocked = style_blocker(ctx)
+    if blocked:
+        return blocked
     y, j = _parsed(ctx, "yaml"), _parsed(ctx, "json")
     y_ok, j_ok = y["status"] == "ok", j["status"] == "ok"
     properties = {

@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from ..diagnosis import explained
 from ..utils import MAX_DEPTH, LimitedSafeLoader, YAMLLimitError
 from .p2_yaml_json_data import json_line_depths
 
@@ -95,6 +96,17 @@ def _load_yaml_documents(text: str) -> tuple[list[Any], list[dict[str, Any]]]:
         return documents, loader.duplicates
     finally:
         loader.dispose()
+
+
+def parse_file(kind: str, text: str | None, reason: str | None = None) -> dict[str, Any]:
+    """A submitted ``kind`` ("yaml" or "json") file parsed as ``parse_yaml``/``parse_json``
+    do; when it fails because the file is a chat reply (fences, prose), the error says so
+    first (``benchmark.diagnosis``). Only the message differs: the data is the same."""
+    parsed = (parse_json if kind == "json" else parse_yaml)(text, reason)
+    if parsed["status"] != "syntax" or text is None:
+        return parsed
+    why = explained(text, parsed["line"], f"the {kind.upper()} parser", parsed["error"])
+    return parsed if why is None else {**parsed, "error": why}
 
 
 def parse_yaml(text: str | None, reason: str | None = None) -> dict[str, Any]:

@@ -36,7 +36,7 @@ from ..submission import SourceFile
 from ..types import Evidence
 from . import p3_transform_data as data
 from . import p3_transform_judge as judge
-from .base import CheckContext, Outcome, RunFn, compiles, make_registry
+from .base import LIST_LIMIT, CheckContext, Outcome, RunFn, compiles, listed, make_registry
 
 PROMPT_ID = "prompt_3"
 TITLE = "Data Transformation"
@@ -276,8 +276,9 @@ def no_unsafe_constructs(ctx: CheckContext) -> Outcome:
     evidence = ([Evidence(MAIN, line, f"call to {name}") for line, name in unsafe]
                 + [Evidence(MAIN, i.line, f"bandit {i.test_id} {i.severity}") for i in issues])
     names = ", ".join(sorted({name for _, name in unsafe})) or "none"
-    return Outcome(fraction, f"{len(issues)} bandit findings; unsafe calls: {names}",
-                   tuple(evidence[:10]))
+    found = f": {listed(security.notes(issues))}" if issues else ""
+    return Outcome(fraction, f"{len(issues)} bandit finding(s){found}; unsafe calls: {names}",
+                   tuple(evidence[:LIST_LIMIT]))
 
 
 @check("single_pass")

@@ -18,12 +18,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..analyzers import astfacts, maintainability, security
+from ..analyzers import astfacts, maintainability, rules_security, security
 from ..submission import SourceFile
 from ..types import Evidence
 from . import p4_api_sync_data as data
 from . import p4_api_sync_judge as judge
-from .base import CheckContext, Outcome, RunFn, compiles, make_registry
+from .base import LIST_LIMIT, CheckContext, Outcome, RunFn, compiles, listed, make_registry
 
 PROMPT_ID = "prompt_4"
 TITLE = "API Integration"
@@ -222,26 +222,45 @@ def bearer_auth(ctx: CheckContext) -> Outcome:
 
 @check("no_token_leak")
 def no_token_leak(ctx: CheckContext) -> Outcome:
-    """The token must not appear in URLs, bodies, or anything printed or logged."""
+    """The token appears nowhere but the API's Authorization header: any leak fails the check.
+
+    Looked for in every call's output (print, logging), escaping exception messages and return
+    values, in every request's URL and query string and body, in headers sent to any other
+    host, and in the process's own stdout and stderr. One leak anywhere earns nothing (a
+    secret is out once it is out); the rationale names every place (ten, then a count)."""
     blocked = judge.request_blocker(ctx)
     if blocked:
         return blocked
-    facts, token = ctx.facts, ctx.facts["token"]
-    requests = [request for _, request in judge.requests_of(facts)]
-    results = [judge.result_of(facts, s) or {} for s in judge.scenarios_of(facts)]
-    outputs = [r.get("output") or "" for r in results]
-    outputs += [(r.get("exception") or {}).get("message") or "" for r in results]
-    places = {
-        "request URLs": [request.get("url") or "" for request in requests],
-        "request bodies": [str(request.get("body") or "") for request in requests],
-        "output (calls, logs, exceptions, stdout/stderr)": outputs + list(facts.get("streams", [])),
-    }
-    leaked = [name for name, texts in places.items() if any(token in text for text in texts)]
-    clean = len(places) - len(leaked)
-    rationale = f"token absent from {clean}/{len(places)} places"
-    if leaked:
-        rationale += f"; leaked in {', '.join(leaked)}"
-    return Outcome.ratio(clean, len(places), rationale)
+    places = judge.leak_places(ctx.facts)
+    if places:
+        return Outcome.fail(f"the token leaked in {len(places)} place(s): {listed(places)}")
+    return Outcome.ok(f"the token appeared only in the Authorization header of the "
+                      f"{len(judge.requests_of(ctx.facts))} requests to {judge.API_HOST}: not in "
+                      "output, exceptions, return values, URLs, bodies or other hosts' headers")
+
+
+@check("secure_transport")
+def secure_transport(ctx: CheckContext) -> Outcome:
+    """Certificate checks stay on and the token travels only over https: anything else fails.
+
+    From the code (``ast``): ``verify=False`` in any call, ``session.verify = False``,
+    ``check_hostname = False``, ``CERT_NONE``, ``ssl._create_unverified_context`` (and
+    ``urllib3.disable_warnings()`` beside one of them). From the observed requests: one sent
+    with ``verify`` off, or one carrying the token over plain ``http://``. One such fact fails
+    the whole check; the rationale lists each (ten, then a count)."""
+    tree = judge.main_tree(ctx)
+    found = rules_security.tls_findings(tree) if tree is not None else []
+    problems = [f"{note} (line {line})" for line, note in found]
+    evidence = [Evidence(MAIN, line, note) for line, note in found[:LIST_LIMIT]]
+    blocked = judge.request_blocker(ctx)
+    if blocked and not problems:
+        return blocked
+    problems += [] if blocked else judge.transport_problems(ctx.facts)
+    if problems:
+        return Outcome.fail(f"{len(problems)} transport security problem(s): {listed(problems)}",
+                            evidence)
+    return Outcome.ok(f"all {len(judge.requests_of(ctx.facts))} requests used https with "
+                      "certificate checks on, and no code turns the checks off")
 
 
 @check("explicit_timeout")
@@ -272,7 +291,9 @@ def no_hardcoded_creds(ctx: CheckContext) -> Outcome:
     evidence += [Evidence(MAIN, line, "credential-like string constant")
                  for line in judge.secret_constant_lines(source.tree)]
     if evidence:
-        return Outcome.fail(f"{len(evidence)} hard-coded credential finding(s)", evidence)
+        notes = [f"{item.note} line {item.line}" for item in evidence]
+        return Outcome.fail(f"{len(evidence)} hard-coded credential finding(s): {listed(notes)}",
+                            evidence[:LIST_LIMIT])
     return Outcome.ok("no hard-coded credentials (bandit B105-B107 and credential-like constants)")
 
 

@@ -8,10 +8,12 @@ scenario label the harness result (``returned``, ``value``, ``exception``, ``req
 from __future__ import annotations
 
 import ast
+import json
 import math
 import re
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from ..analyzers.memo import all_nodes
 from ..untrusted import NAME_LIMIT, text
@@ -131,6 +133,88 @@ def secret_constant_lines(tree: ast.Module) -> list[int]:
     return sorted({node.lineno for node in all_nodes(tree)
                    if isinstance(node, ast.Constant) and isinstance(node.value, str)
                    and id(node) not in docstrings and looks_secret(node.value)})
+
+
+# ---- where the token went ---------------------------------------------------------------
+
+API_HOST = urlsplit(ENDPOINT).hostname
+STREAMS = ("the process's stdout", "the process's stderr", "output while importing")
+
+
+def _json_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _host(url: str) -> str | None:
+    try:
+        return urlsplit(url).hostname
+    except ValueError:
+        return None
+
+
+def request_leaks(request: Mapping[str, Any], token: str) -> list[str]:
+    """Where one request exposed the token: its URL (a query string is named as such; the
+    URL is also read percent-decoded), its body, or any header sent to a host that is not the
+    API's."""
+    url = str(request.get("url") or "")
+    places = []
+    if token in unquote(url):
+        query = url.partition("?")[2]
+        places.append("URL query string" if token in unquote(query) else "URL")
+    if token in str(request.get("body") or ""):
+        places.append("body")
+    host = _host(url)
+    if host != API_HOST and any(token in str(v) for v in (request.get("headers") or {}).values()):
+        places.append(f"headers sent to another host ({text(host or url, NAME_LIMIT)})")
+    return places
+
+
+def call_leaks(result: Mapping[str, Any], token: str) -> list[str]:
+    """Where one call exposed the token: its output (print, logging, warnings), the message
+    of an exception it let escape, its return value."""
+    exception = result.get("exception") or {}
+    texts = {"output (print/logging)": str(result.get("output") or ""),
+             "exception message": str(exception.get("message") or ""),
+             "return value": _json_text(result.get("value")) + str(result.get("unserializable") or "")}
+    return [where for where, said in texts.items() if token in said]
+
+
+def leak_places(facts: Mapping[str, Any]) -> list[str]:
+    """Every place the token showed up outside the API's own Authorization header, in order:
+    per scenario its call and each request, then the process's own streams."""
+    token = facts["token"]
+    places = []
+    for scenario in scenarios_of(facts):
+        label, result = scenario["label"], result_of(facts, scenario) or {}
+        places += [f"{label}: {where}" for where in call_leaks(result, token)]
+        for number, request in enumerate(result.get("requests", []), 1):
+            places += [f"{label} request {number}: {where}" for where in request_leaks(request, token)]
+    streams = list(facts.get("streams", []))
+    places += [name for name, said in zip(STREAMS, streams) if token in str(said or "")]
+    return places
+
+
+def transport_problems(facts: Mapping[str, Any]) -> list[str]:
+    """Observed requests sent with certificate checks off, or carrying the token over plain
+    http (URL, headers or body), each kind counted over all requests with an example."""
+    token, pairs = facts["token"], requests_of(facts)
+    unverified, plain = [], []
+    for scenario, request in pairs:
+        if request.get("verify") is False:
+            unverified.append(scenario["label"])
+        url = str(request.get("url") or "")
+        carried = token in url or token in str(request.get("body") or "") or any(
+            token in str(v) for v in (request.get("headers") or {}).values())
+        if url.lower().startswith("http://") and carried:
+            plain.append(text(url.split("?")[0], NAME_LIMIT))
+    problems = []
+    if unverified:
+        problems.append(f"{len(unverified)}/{len(pairs)} requests sent with certificate checks "
+                        f"off (verify=False; first in {unverified[0]})")
+    if plain:
+        problems.append(f"{len(plain)}/{len(pairs)} requests carried the token over plain http "
+                        f"({plain[0]})")
+    return problems
 
 
 # ---- shared check steps ---------------------------------------------------------------

@@ -19,11 +19,10 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ...prompts.base import CheckContext, Outcome, raised, strict_equal
+from ...prompts.base import LIST_LIMIT, CheckContext, Outcome, listed, raised, strict_equal
 from ...submission import SourceFile
 from ...types import Evidence
 
-LIST_LIMIT = 10  # rationales list this many items, then "... and N more"
 PERTURBED = "perturbed"
 _PERTURBED_LABEL = re.compile(r"^perturbed_([0-9]+)$")
 LABEL_PATTERN = "^[a-z0-9_]+$"
@@ -81,12 +80,6 @@ def python_tree(ctx: CheckContext, file: str | None) -> tuple[str, ast.Module | 
 
 
 # ---- findings ----------------------------------------------------------------------------
-
-
-def listed(items: Sequence[str], limit: int = LIST_LIMIT) -> str:
-    """``a, b, c`` for at most ``limit`` items, then ``... and N more``."""
-    shown = ", ".join(items[:limit])
-    return shown + (f" ... and {len(items) - limit} more" if len(items) > limit else "")
 
 
 def per_finding(name: str, found: Sequence[tuple[int, str]], cost: float, what: str) -> Outcome:
