@@ -145,7 +145,9 @@ class ClusterSession:
         finished = as_completed(list(pending), loop=self.client.loop)
         while pending:
             for future in finished.next_batch(block=False):
-                if future in pending:
+                if future in pending and future.status in ("lost", "pending"):
+                    finished.add(future)  # its worker died holding the result: recomputed
+                elif future in pending:
                     on_result(pending.pop(future), _outcome(future))
             self._expire(pending, started, deadline_s, on_result)
             if self.on_status:

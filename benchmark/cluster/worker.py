@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from distributed import WorkerPlugin, get_worker
+from distributed.core import Status
 
 from ..engine.grading import grade_model
 from ..engine.options import GradeOptions
@@ -60,14 +61,24 @@ class Admission(WorkerPlugin):
         self.name = f"{resource}-admission"
 
     async def setup(self, worker) -> None:
-        loop = asyncio.get_running_loop()
-        facts = await loop.run_in_executor(None, _admit_here, self.identity, self.files,
-                                           self.resource, self.core, self.memory_mb)
-        if not hasattr(worker, STATE):
-            setattr(worker, STATE, {})
-        getattr(worker, STATE)[self.resource] = facts
-        if facts["admitted"]:
-            await worker.set_resources(**{self.resource: 1})
+        # Paused while the preflight runs, so nothing is sent here meanwhile; resuming makes
+        # the scheduler look again at units no worker could run (granting a resource alone
+        # does not: a unit whose admitted workers had all died would wait for ever).
+        resume = worker.status == Status.running
+        if resume:
+            worker.status = Status.paused
+        try:
+            loop = asyncio.get_running_loop()
+            facts = await loop.run_in_executor(None, _admit_here, self.identity, self.files,
+                                               self.resource, self.core, self.memory_mb)
+            if not hasattr(worker, STATE):
+                setattr(worker, STATE, {})
+            getattr(worker, STATE)[self.resource] = facts
+            if facts["admitted"]:
+                await worker.set_resources(**{self.resource: 1})
+        finally:
+            if resume and worker.status == Status.paused:
+                worker.status = Status.running
 
     def teardown(self, worker) -> None:
         facts = getattr(worker, STATE, {}).pop(self.resource, None)
