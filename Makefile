@@ -1,5 +1,6 @@
 # Two entry points: `make run` grades the reference model, `make test` runs the suite
 # (after installing Debian's chromium for the report browser test when root and missing).
+# The venv has the [dask] extra too: tests/test_cluster.py grades on a local Dask cluster.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -10,7 +11,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,dask]'
 	touch $(STAMP)
 
 setup: $(STAMP)

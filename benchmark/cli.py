@@ -75,12 +75,53 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="fail when a kernel or guard isolation layer is unavailable")
     parser.add_argument("--self-check", action="store_true",
                         help="run canary submissions against each isolation layer and exit")
+    _add_cluster_flags(parser)
     _add_report_flags(parser)
     args = parser.parse_args(argv)
     if args.workers < 1:
         parser.error("--workers must be at least 1")
     _check_report_flags(parser, args)
+    _check_cluster_flags(parser, args)
     return args
+
+
+def _add_cluster_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("grading on a Dask cluster (docs/cluster.md; pip install rubricbench[dask])")
+    where = group.add_mutually_exclusive_group()
+    where.add_argument("--cluster", metavar="local:N",
+                       help="grade on an owned local Dask cluster of N worker processes (1 thread each)")
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="grade on an existing Dask cluster (tls://, or tcp:// on loopback only; "
+                            "default $RUBRICBENCH_SCHEDULER)")
+    where.add_argument("--scheduler-file", metavar="PATH",
+                       help="grade on the cluster whose scheduler wrote PATH (dask scheduler --scheduler-file)")
+    group.add_argument("--tls-ca", metavar="PEM", help="CA certificate for mutual TLS to the scheduler")
+    group.add_argument("--tls-cert", metavar="PEM", help="this client's certificate")
+    group.add_argument("--tls-key", metavar="PEM", help="this client's private key")
+
+
+def _check_cluster_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if not (args.cluster or args.scheduler_file or args.scheduler):
+        args.scheduler = _env("SCHEDULER") or None
+    clustered = bool(args.cluster or args.scheduler or args.scheduler_file)
+    tls = [flag for flag in ("tls_ca", "tls_cert", "tls_key") if getattr(args, flag)]
+    if tls and (args.cluster or not clustered):
+        parser.error("--tls-ca/--tls-cert/--tls-key apply to --scheduler and --scheduler-file")
+    if tls and len(tls) != 3:
+        parser.error("mutual TLS needs all three of --tls-ca, --tls-cert and --tls-key")
+    if not clustered:
+        return
+    if args.self_check or args.report_only or args.compare:
+        parser.error("a cluster flag applies to grading runs only")
+    if args.workers > 1:
+        parser.error("--workers N and a cluster flag cannot be combined (the cluster's workers grade)")
+    if args.cluster:
+        from .cluster.spec import ClusterConfigError, parse_local
+
+        try:
+            parse_local(args.cluster)
+        except ClusterConfigError as exc:
+            parser.error(str(exc))
 
 
 def _add_report_flags(parser: argparse.ArgumentParser) -> None:
@@ -121,6 +162,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         no_metadata=args.no_metadata, quiet=args.quiet, debug=args.debug,
         require_isolation=args.require_isolation, no_cache=args.no_cache,
         packs=tuple(args.pack or ()), core=not args.no_core, seed=args.seed,
+        cluster=args.cluster, scheduler=args.scheduler, scheduler_file=args.scheduler_file,
+        tls_ca=args.tls_ca, tls_cert=args.tls_cert, tls_key=args.tls_key,
     )
 
 
@@ -137,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     config = config_from_args(args)
     grading = not (args.self_check or args.report_only or args.compare)
-    if grading:
+    if grading and not (config.cluster or config.scheduler or config.scheduler_file):
         from .sandbox import spawner
 
         spawner.prestart()  # the zygote imports its libraries while we import ours

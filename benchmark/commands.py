@@ -11,6 +11,7 @@ import secrets
 import sys
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from .reporting.excerpts import attach_excerpts
 from .reporting.results_json import model_to_dict, run_to_dict
 from .reporting.saved_runs import compare_files, models_under, rebuild_reports
 from .reporting.writer import write_run
-from .engine.cache import ResultCache
+from .engine.cache import ResultCache, kernel_profile
 from .sandbox.isolation import detect
 from .reporting.progress import Progress
 from .runner import BenchmarkRunner, DiscoveryError, ModelEntry, RejectedModel
@@ -173,10 +174,21 @@ def self_check_command(config: RunConfig) -> int:
     return EXIT_ERROR if failed else EXIT_OK
 
 
+def _clustered(config: RunConfig) -> bool:
+    return bool(config.cluster or config.scheduler or config.scheduler_file)
+
+
 def run(config: RunConfig, *, fail_under: float | None = None) -> int:
-    spawner.prestart()  # the zygote imports its libraries on the other core meanwhile
+    if _clustered(config):
+        from .cluster_command import refused_options
+
+        if refused_options(config):
+            _error(refused_options(config))
+            return EXIT_ERROR
+    else:  # (on a cluster, the workers start their own zygotes)
+        spawner.prestart()  # the zygote imports its libraries on the other core meanwhile
     warmup.tune_gc()
-    warming = warmup.start(grading_here=config.workers <= 1)
+    warming = warmup.start(grading_here=config.workers <= 1 and not _clustered(config))
     try:
         return _run(config, warming, fail_under)
     finally:
@@ -201,9 +213,30 @@ def _run(config: RunConfig, warming: warmup.Warmup, fail_under: float | None) ->
     entries, skipped = chosen
     if not _confirm_unsafe(config):
         return EXIT_ERROR
-    # The isolation report and network probe run beside grading. Only --require-isolation
-    # waits for them before grading; otherwise the banner is printed as soon as they are back
-    # (from the probe's thread), and always before the first model's results.
+    with ExitStack() as stack:
+        begun = _begin(config, runner, stack)
+        if isinstance(begun, int):
+            return begun
+        probe, session = begun
+        return _grade_and_write(config, runner, entries, skipped, warming, fail_under, probe, session)
+
+
+def _begin(config: RunConfig, runner: BenchmarkRunner, stack: ExitStack) -> tuple[Future, Any] | int:
+    """(the isolation report as a future, the admitted cluster session or None), or an exit code.
+
+    Locally the report and network probe run beside grading; only --require-isolation waits
+    for them before grading; otherwise the banner is printed as soon as they are back (from
+    the probe's thread), and always before the first model's results. On a cluster the
+    report is the one an admitted worker made in its preflight."""
+    if _clustered(config):
+        from . import cluster_command
+
+        session = cluster_command.open_admitted(config, cluster_command.spec_of(config), runner, stack)
+        if isinstance(session, int):
+            return session
+        probe: Future = Future()
+        probe.set_result(cluster_command.isolation_of(session))
+        return probe, session
     probes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="isolation-probe")
     probe = probes.submit(lambda: measured_isolation(runner.options.runner("probe")))
     probes.shutdown(wait=False)
@@ -213,12 +246,20 @@ def _run(config: RunConfig, warming: warmup.Warmup, fail_under: float | None) ->
             _say(config, format_banner(probe.result()))
             _error(f"--require-isolation: not applied: {'; '.join(missing)}")
             return EXIT_ERROR
+    return probe, None
+
+
+def _grade_and_write(config, runner, entries, skipped, warming, fail_under, probe, session) -> int:
     started = _now()
     cache = ResultCache(Path(config.results_dir))  # --no-cache: graded afresh, then stored
     progress = Progress(len(entries), quiet=config.quiet)
     header = _Header(config, progress, probe,
                      f"🔍 Grading {len(entries)} model(s): {', '.join(e.name for e in entries)}")
     probe.add_done_callback(lambda done: done.exception() is None and header.show())
+    if session is not None:
+        admitted = sum(row["admitted"] for row in session.rows)
+        session.on_status = lambda flying, waiting: progress.note(
+            f"{admitted} worker(s) admitted, {flying} in flight, {waiting} waiting")
 
     def on_done(result: ModelResult) -> None:
         progress.done(result.model)
@@ -234,7 +275,7 @@ def _run(config: RunConfig, warming: warmup.Warmup, fail_under: float | None) ->
     try:
         models, cached = runner.grade(entries, workers=config.workers, on_done=on_done, cache=cache,
                                       on_plan=lambda fresh: warming.grading(fresh > 0),
-                                      refresh=config.no_cache)
+                                      refresh=config.no_cache, cluster=session)
     finally:
         progress.close()
     header.show()
@@ -242,6 +283,12 @@ def _run(config: RunConfig, warming: warmup.Warmup, fail_under: float | None) ->
     doc = attach_excerpts(_build_doc(config, runner, models, started, None, cached),
                           {entry.name: entry.path for entry in entries})
     doc["_metadata"]["isolation"] = probe.result()
+    if session is not None:
+        from .cluster_command import metadata
+
+        doc["_metadata"].update(metadata(session))
+    else:
+        doc["_metadata"]["kernel_profile"] = kernel_profile(runner.options)
     warming.join()  # its libraries are loaded and it compiles nothing while reports render
     paths, failures = _write(config, doc)
     _report(config, doc, paths)

@@ -164,18 +164,22 @@ class BenchmarkRunner:
               on_done: Callable[[ModelResult], None] | None = None,
               cache: ResultCache | None = None,
               on_plan: Callable[[int], None] | None = None,
-              refresh: bool = False) -> tuple[list[ModelResult], set[str]]:
+              refresh: bool = False, cluster: Any = None) -> tuple[list[ModelResult], set[str]]:
         """Grade entries (cached ones are not executed again). Returns the results sorted by
         model name and the names of the models that came from the cache. ``on_plan`` hears,
         before any grading, how many models are not served from the cache. ``refresh``
         (``--no-cache``): read nothing from the cache, grade every model and store the results.
-        Only a verified grading is stored (``options.cacheable``)."""
+        Only a verified grading is stored (``options.cacheable``), as soon as it is back, so an
+        interrupted run resumes where it stopped. ``cluster``: an admitted
+        ``benchmark.cluster.session.ClusterSession`` grades the misses instead of this
+        machine; the kernel profile its workers share is part of the keys."""
         keys: dict[str, str] = {}
         results: list[ModelResult] = []
-        if cache is not None:
+        if cache is not None or cluster is not None:
             suite = self.suite() if self.extended else None
             context = run_context(self.test_data, self.options,
-                                  suite.describe() if suite is not None else None)
+                                  suite.describe() if suite is not None else None,
+                                  kernel=cluster.kernel_profile if cluster is not None else None)
             files = suite.model_files() if suite is not None else _all_files()
             keys = {e.name: model_key(context, e.name, e.tier, e.path, files) for e in entries}
         reading = cache if not refresh else None
@@ -187,48 +191,68 @@ class BenchmarkRunner:
         todo = [e for e in entries if e.name not in hits]
         if on_plan:
             on_plan(len(todo))
-        for result in self._grade_fresh(todo, workers, on_done):
+
+        def finish(result: ModelResult) -> None:
             results.append(result)
             if cache is not None and cacheable(result):
                 cache.put(keys[result.model], result)
+            if on_done:
+                on_done(result)
+
+        if cluster is not None:
+            self._grade_cluster(todo, keys, cluster, finish)
+        else:
+            self._grade_fresh(todo, workers, finish)
         return sorted(results, key=lambda r: r.model), set(hits)
 
     def _grade_fresh(self, entries: list[ModelEntry], workers: int,
-                     on_done: Callable[[ModelResult], None] | None) -> list[ModelResult]:
+                     finish: Callable[[ModelResult], None]) -> None:
         if not entries:
-            return []
+            return
         if workers <= 1:
             from .engine.grading import grade_model
 
-            done = []
             suite = self.suite() if self.extended else None
             for entry in entries:
-                done.append(grade_model(entry.path, entry.tier, test_data=self.test_data,
-                                        options=self.options, suite=suite))
-                if on_done:
-                    on_done(done[-1])
-            return done
-        return self._grade_pool(entries, workers, on_done)
+                finish(grade_model(entry.path, entry.tier, test_data=self.test_data,
+                                   options=self.options, suite=suite))
+            return
+        self._grade_pool(entries, workers, finish)
 
     def _grade_pool(self, entries: list[ModelEntry], workers: int,
-                    on_done: Callable[[ModelResult], None] | None) -> list[ModelResult]:
+                    finish: Callable[[ModelResult], None]) -> None:
         context = pool_server.prestart()  # its imports overlap the waits for what workers inherit
         support = None if self.options.unsafe else isolation.detect()
         init_args = (support, limits.idle_child_mb(), spawner.get().door)
-        done: list[ModelResult] = []
         try:
             with ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                      initializer=_init_worker, initargs=init_args) as pool:
                 futures = [pool.submit(_grade_unit, entry, self.test_data, self.options,
                                        self.packs, self.core) for entry in entries]
                 for future in as_completed(futures):
-                    done.append(future.result())
-                    if on_done:
-                        on_done(done[-1])
+                    finish(future.result())
         finally:
             if support is not None and support.pids_cgroup:
                 pids_cgroup.sweep()  # the workers' folders: they end without their own clean-up
-        return done
+
+    def unit_deadline_s(self) -> float:
+        """A cluster unit's deadline once it runs: 10 x the child time-out per task graded."""
+        tasks = len(self.suite().tasks) if self.extended else len(RUBRIC)
+        return 10 * self.options.timeout_s * max(1, tasks)
+
+    def _grade_cluster(self, entries: list[ModelEntry], keys: dict[str, str], cluster: Any,
+                       finish: Callable[[ModelResult], None]) -> None:
+        """The misses as units on the cluster's admitted workers (see ``benchmark.cluster``)."""
+        if not entries:
+            return
+        from .cluster.units import make_unit, to_result
+
+        suite = self.suite() if self.extended else None
+        files = suite.model_files() if suite is not None else _all_files()
+        described = suite.describe() if suite is not None else None
+        units = [make_unit(e.name, e.tier, keys[e.name], e.path, files) for e in entries]
+        cluster.grade(units, deadline_s=self.unit_deadline_s(),
+                      on_result=lambda unit, outcome: finish(to_result(unit, outcome, described)))
 
     # ---- the spec's convenience API ------------------------------------------------------
     def _entry(self) -> ModelEntry:

@@ -127,6 +127,12 @@ class RunConfig:
     packs: tuple[str, ...] = ()  # --pack: task-pack folders or installed pack names, in order
     core: bool = True  # --no-core: grade only the --pack packs
     seed: int = 20261121  # --seed: the seed of every perturbed input (benchmark.engine.options.DEFAULT_SEED)
+    cluster: str | None = None  # --cluster local:N (an owned LocalCluster)
+    scheduler: str | None = None  # --scheduler ADDRESS (an existing Dask cluster)
+    scheduler_file: str | None = None  # --scheduler-file PATH
+    tls_ca: str | None = None  # --tls-ca/--tls-cert/--tls-key: mutual TLS to the scheduler
+    tls_cert: str | None = None
+    tls_key: str | None = None
 
 
 # ---- JSON shapes (what results.json holds) -------------------------------------------

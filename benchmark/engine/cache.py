@@ -56,16 +56,24 @@ def _file_hashes(model_dir: Path, names: list[str]) -> dict[str, str | None]:
     return out
 
 
-def run_context(test_data: Path, options: Any, suite: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The part of every key that is the same for the whole run; ``suite`` describes the
-    packs graded (their versions, content hashes and plugins) when not the core pack alone."""
+def kernel_profile(options: Any) -> dict[str, Any] | None:
+    """This machine's kernel mechanisms as detected (None with ``--unsafe``): the key's ``kernel``."""
     support = None if options.unsafe else detect()
+    return asdict(support) if support else None
+
+
+def run_context(test_data: Path, options: Any, suite: list[dict[str, Any]] | None = None, *,
+                kernel: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The part of every key that is the same for the whole run; ``suite`` describes the
+    packs graded (their versions, content hashes and plugins) when not the core pack alone;
+    ``kernel`` is the profile of the machines that grade (default: this one's; a cluster's
+    admitted workers share one)."""
     extra = {} if suite is None else {"suite": suite}
     return {**extra,
         "grader": __version__, "source": grader_source_hash(), "rubric": rubric_hash(),
         "fixtures": hashlib.sha256(json.dumps(fixture_hashes(test_data), sort_keys=True).encode()).hexdigest(),
         "options": {k: v for k, v in asdict(options).items() if k != "debug"},
-        "kernel": asdict(support) if support else None,
+        "kernel": kernel if kernel is not None else kernel_profile(options),
         "guard": not options.unsafe and os.environ.get(GUARD_OFF_ENV) != "1",
     }
 

@@ -15,6 +15,7 @@ from .. import __version__
 from ..rubric import rubric_hash
 from ..types import ModelResult, RunConfig
 
+CLUSTER_FLAGS = ("cluster", "scheduler", "scheduler_file", "tls_ca", "tls_cert", "tls_key")
 DEPENDENCIES = ("PyYAML", "radon", "bandit", "jsonschema", "requests", "requests-mock", "psutil",
                 "Jinja2", "MarkupSafe")
 
@@ -55,6 +56,9 @@ def _config(config: RunConfig) -> dict[str, Any]:
         flags["packs"] = list(config.packs)
     if config.seed == RunConfig.seed:
         del flags["seed"]
+    cluster = {name: flags.pop(name) for name in CLUSTER_FLAGS}
+    if any(cluster.values()):  # a cluster run records its flags under one key
+        flags["cluster"] = {name: value for name, value in cluster.items() if value}
     return flags
 
 

@@ -25,6 +25,11 @@ class Progress:
             self.bar.set_postfix_str(f"{model}{' (cached)' if cached else ''}", refresh=False)
             self.bar.update(1)
 
+    def note(self, status: str) -> None:
+        """Show ``status`` beside the bar (a cluster run: admitted workers, units in flight)."""
+        if self.bar is not None:
+            self.bar.set_postfix_str(status)
+
     def write(self, text: str) -> None:
         """Print above the bar (or plainly when there is none); what stdout cannot encode
         becomes a backslash escape instead of an exception."""

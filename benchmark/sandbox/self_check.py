@@ -160,7 +160,19 @@ def _runner(layer: str, memory_mb: int) -> SecureRunner:
                         unsafe=layer == "process", kernel=layer in ("kernel", "all"))
 
 
-def run_self_check(memory_mb: int = 256) -> list[dict]:
+QUICK_CANARIES = ("network to loopback", "write outside the sandbox", "read the grader's code",
+                  "start a process")
+
+
+def quick_check(memory_mb: int = 256) -> list[dict]:
+    """A few canaries (``QUICK_CANARIES``) against all layers together: the subset a cluster
+    worker runs before it is admitted (the full ``--self-check`` takes seconds more)."""
+    return run_self_check(memory_mb, only=QUICK_CANARIES, layers=("all",))
+
+
+def run_self_check(memory_mb: int = 256, *, only: tuple[str, ...] | None = None,
+                   layers: tuple[str, ...] = LAYERS) -> list[dict]:
+    """Each canary (or those named in ``only``) against each of ``layers``."""
     grader_file = str(Path(__file__).resolve())
     rows = []
     with socket.socket() as listener, tempfile.TemporaryDirectory(prefix="rubricbench-outside-") as out, \
@@ -170,12 +182,12 @@ def run_self_check(memory_mb: int = 256) -> list[dict]:
         datagrams.bind(str(Path(out) / "datagram.sock"))
         datagrams.setblocking(False)
         ctx = {"outside": Path(out), "port": listener.getsockname()[1], "datagram_socket": datagrams}
-        for canary in canaries():
+        for canary in (c for c in canaries() if only is None or c.name in only):
             code = textwrap.dedent(canary.code).format(
                 port=ctx["port"], outside=out, grader=grader_file, too_much=memory_mb + 200,
                 datagram=str(Path(out) / "datagram.sock"), shm_key=shm_key)
             row = {"canary": canary.name, "promised_by": canary.promised_by}
-            for layer in LAYERS:
+            for layer in layers:
                 runner = _runner(layer, memory_mb)
                 guard = layer in ("guard", "all")
                 result = runner.run_harness({"mode": "script", "module": "canary.py"},

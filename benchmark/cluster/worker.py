@@ -1,0 +1,117 @@
+"""What runs on a Dask worker: the admission plugin and ``grade_unit``.
+
+Dask runs tasks on a worker even when a plugin's ``setup`` raised (it is only logged), so
+admission is explicit: ``Admission`` materialises the fixtures and packs, runs the preflight
+(``preflight.run_preflight``) and only when it passes grants the worker the resource every
+unit requires. ``grade_unit`` checks again that this worker was admitted for this grader
+identity and kernel profile, and raises ``IsolationRefused`` (never retried) otherwise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from distributed import WorkerPlugin, get_worker
+from distributed.core import Status
+
+from ..engine.grading import grade_model
+from ..engine.options import GradeOptions
+from ..packs.suite import load_suite
+from ..reporting.results_json import model_to_dict
+from ..sandbox import isolation
+from .preflight import run_preflight
+from .units import materialise, safe_relative, write_tree
+
+STATE = "rubricbench_admission"  # the worker attribute: {resource: facts}
+
+
+class IsolationRefused(Exception):
+    """This worker may not grade this unit (not admitted, or its profile no longer matches)."""
+
+
+def _admit_here(identity: dict[str, Any], files: dict[str, bytes], resource: str, core: bool,
+                memory_mb: int) -> dict[str, Any]:
+    """Materialise the bundle, run the preflight; the facts (with the folders) either way."""
+    root = None
+    try:
+        root = materialise(files, f"rb-fixtures-{resource}-")
+        packs = sorted((p for p in (root / "packs").iterdir()), key=lambda p: int(p.name)) \
+            if (root / "packs").is_dir() else []
+        facts = run_preflight(identity, root / "fixtures", packs, core, memory_mb)
+        facts.update(root=str(root), fixtures=str(root / "fixtures"), packs=[str(p) for p in packs])
+        return facts
+    except Exception as exc:  # a preflight that cannot run refuses the worker, saying why
+        return {"admitted": False, "reason": f"preflight failed: {type(exc).__name__}: {exc}",
+                "kernel": None, "isolation": None, "root": str(root) if root else None}
+
+
+class Admission(WorkerPlugin):
+    """Admit a worker for one grader identity: the resource ``resource`` only after the
+    preflight passed. Registered by the client; runs on every current and future worker."""
+
+    def __init__(self, identity: dict[str, Any], files: dict[str, bytes], resource: str,
+                 core: bool, memory_mb: int) -> None:
+        self.identity, self.files, self.resource = identity, files, resource
+        self.core, self.memory_mb = core, memory_mb
+        self.name = f"{resource}-admission"
+
+    async def setup(self, worker) -> None:
+        # Paused while the preflight runs, so nothing is sent here meanwhile; resuming makes
+        # the scheduler look again at units no worker could run (granting a resource alone
+        # does not: a unit whose admitted workers had all died would wait for ever).
+        resume = worker.status == Status.running
+        if resume:
+            worker.status = Status.paused
+        try:
+            loop = asyncio.get_running_loop()
+            facts = await loop.run_in_executor(None, _admit_here, self.identity, self.files,
+                                               self.resource, self.core, self.memory_mb)
+            if not hasattr(worker, STATE):
+                setattr(worker, STATE, {})
+            getattr(worker, STATE)[self.resource] = facts
+            if facts["admitted"]:
+                await worker.set_resources(**{self.resource: 1})
+        finally:
+            if resume and worker.status == Status.paused:
+                worker.status = Status.running
+
+    def teardown(self, worker) -> None:
+        facts = getattr(worker, STATE, {}).pop(self.resource, None)
+        if facts and facts.get("root"):
+            shutil.rmtree(facts["root"], ignore_errors=True)
+
+
+def worker_facts(dask_worker, resource: str) -> dict[str, Any] | None:
+    """For ``client.run``: this worker's admission facts for ``resource`` (None: no preflight ran)."""
+    facts = getattr(dask_worker, STATE, {}).get(resource)
+    return None if facts is None else {k: v for k, v in facts.items() if k not in ("root", "packs")}
+
+
+def _admitted_facts(expected: dict[str, Any]) -> dict[str, Any]:
+    facts = getattr(get_worker(), STATE, {}).get(expected["resource"])
+    if not facts or not facts.get("admitted"):
+        raise IsolationRefused("this worker was not admitted for this grader identity")
+    if facts["kernel"] != expected["kernel_profile"] or asdict(isolation.detect()) != facts["kernel"]:
+        raise IsolationRefused("this worker's kernel profile differs from the one the run expects")
+    return facts
+
+
+def grade_unit(unit: dict[str, Any], expected: dict[str, Any]) -> dict[str, Any]:
+    """Grade one model on this worker, in a private temporary folder, with the same engine as
+    a local run (``grade_model``: threads and this process's zygote, no process pool);
+    returns ``model_to_dict`` of the result (plain JSON data)."""
+    facts = _admitted_facts(expected)
+    packs = facts["packs"]
+    suite = load_suite(packs, core=expected["core"]) if packs or not expected["core"] else None
+    with tempfile.TemporaryDirectory(prefix="rb-unit-") as folder:
+        model_dir = Path(folder, *safe_relative(f"{unit['tier']}/{unit['name']}").parts)
+        model_dir.mkdir(parents=True)
+        write_tree(model_dir, unit["files"])
+        result = grade_model(model_dir, unit["tier"], test_data=Path(facts["fixtures"]),
+                             options=GradeOptions(**expected["options"]), suite=suite)
+    return model_to_dict(result)

@@ -1,0 +1,91 @@
+"""The command-line side of a cluster run (``--cluster``, ``--scheduler``, ``--scheduler-file``):
+connect, admit the workers, show who was admitted and who was refused and why, and the
+manifest's cluster facts. Imported by ``benchmark.commands`` only when a cluster flag is given;
+the engine side is ``benchmark.cluster`` (which never prints).
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from typing import Any
+
+from .console import EXIT_ERROR, _error, _say
+from .types import RunConfig
+from .untrusted import text
+
+PER_WORKER = ("address", "hostname", "admitted", "reason", "idle_child_mb")
+
+
+def spec_of(config: RunConfig):
+    """The run's ``ClusterSpec``, or None when no cluster flag was given (nothing imported)."""
+    if not (config.cluster or config.scheduler or config.scheduler_file):
+        return None
+    from .cluster.spec import ClusterSpec, parse_local
+
+    return ClusterSpec(local_workers=parse_local(config.cluster) if config.cluster else None,
+                       address=config.scheduler, scheduler_file=config.scheduler_file,
+                       tls_ca=config.tls_ca, tls_cert=config.tls_cert, tls_key=config.tls_key)
+
+
+def refused_options(config: RunConfig) -> str | None:
+    """Why these options cannot run on a cluster: the sandbox's network namespace is what keeps
+    a submission away from the worker's Dask port, so neither layer may be dropped."""
+    if config.unsafe:
+        return "--unsafe cannot be used with a cluster (a submission could reach the Dask comm)"
+    if config.allow_network:
+        return "--allow-network cannot be used with a cluster (a submission could reach the Dask comm)"
+    return None
+
+
+def format_admission(rows: list[dict[str, Any]]) -> str:
+    """One line per worker: admitted, or refused with the reason."""
+    lines = [f"🖧 Cluster workers: {sum(r['admitted'] for r in rows)} admitted, "
+             f"{sum(not r['admitted'] for r in rows)} refused"]
+    for row in rows:
+        where = f"{row['address']} ({row.get('hostname') or '?'})"
+        lines.append(f"  ✅ admitted {where}" if row["admitted"]
+                     else f"  ❌ refused  {where}: {text(str(row.get('reason')))}")
+    return "\n".join(lines)
+
+
+def open_admitted(config: RunConfig, spec, runner, stack: ExitStack):
+    """An admitted ``ClusterSession`` (closed by ``stack``), or the exit code after saying why
+    there is none: Dask not installed, an address refused, no worker admitted, or admitted
+    workers that differ in kernel profile."""
+    try:
+        from .cluster.session import ClusterSession, shared_profile
+        from .cluster.spec import ClusterConfigError
+    except ImportError as exc:
+        _error(f"a cluster flag needs Dask: pip install 'rubricbench[dask]' ({exc})")
+        return EXIT_ERROR
+    try:
+        session = stack.enter_context(ClusterSession(spec))
+        suite = runner.suite() if runner.extended else None
+        rows = session.admit(runner.test_data, runner.options, suite, runner.core)
+    except ClusterConfigError as exc:
+        _error(str(exc))
+        return EXIT_ERROR
+    except (OSError, TimeoutError, ValueError) as exc:
+        _error(f"cannot use the cluster: {type(exc).__name__}: {exc}")
+        return EXIT_ERROR
+    _say(config, format_admission(rows))
+    _, problem = shared_profile(rows)
+    if problem:
+        for row in rows:
+            if not row["admitted"]:
+                _error(f"worker {row['address']} refused: {row.get('reason')}")
+        _error(f"{problem}; nothing was graded")
+        return EXIT_ERROR
+    return session
+
+
+def isolation_of(session) -> dict[str, Any]:
+    """The layer report (with its network probe) of the first admitted worker: what grading
+    applied, since every admitted worker shares its kernel profile."""
+    return next(row["isolation"] for row in session.rows if row["admitted"])
+
+
+def metadata(session) -> dict[str, Any]:
+    """``_metadata`` additions: the kernel profile the workers share, and per-worker facts."""
+    return {"kernel_profile": session.kernel_profile,
+            "workers": [{name: row.get(name) for name in PER_WORKER} for row in session.rows]}

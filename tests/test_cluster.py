@@ -1,0 +1,289 @@
+"""Grading on a Dask cluster (benchmark/cluster, docs/cluster.md): one module-scoped
+LocalCluster of two worker processes, closed explicitly, and a leak check at teardown."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+distributed = pytest.importorskip("distributed")
+import dask  # noqa: E402
+import psutil  # noqa: E402
+
+from benchmark.cluster.preflight import REFUSE_ENV  # noqa: E402
+from benchmark.cluster.session import ClusterSession  # noqa: E402
+from benchmark.cluster.spec import ClusterSpec, address_problem, is_loopback  # noqa: E402
+from benchmark.cluster.units import to_result  # noqa: E402
+from benchmark.cluster.worker import grade_unit  # noqa: E402
+from benchmark.engine.cache import ResultCache  # noqa: E402
+from benchmark.engine.options import GradeOptions, has_internal_error  # noqa: E402
+from benchmark.reporting.results_json import model_to_dict  # noqa: E402
+from benchmark.runner import BenchmarkRunner  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+from check_parallel import differences, normalise  # noqa: E402
+
+SOURCES = [ROOT / "submissions" / "reference_implementations" / "example_model",
+           *sorted((ROOT / "tests" / "models").iterdir())]
+PACK = ROOT / "examples" / "data_pack"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+        local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                         host="127.0.0.1", dashboard_address=None)
+    try:
+        yield local
+    finally:
+        local.close()
+        deadline = time.monotonic() + 15
+        while True:
+            left = [p for p in psutil.Process().children(recursive=True)
+                    if p.pid not in before | _ours() and p.status() != psutil.STATUS_ZOMBIE
+                    and "resource_tracker" not in " ".join(p.cmdline())]
+            if not left or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert not left, f"processes left over: {[(p.pid, p.cmdline()[:3]) for p in left]}"
+
+
+def _ours() -> set[int]:
+    """This process's own zygote and bandit server (the local runs here start them)."""
+    from benchmark.sandbox import bandit_process, spawner
+
+    ours = spawner.protected_pids() | {bandit_process.pid()} - {None}
+    return {c.pid for p in ours if psutil.pid_exists(p)
+            for c in [psutil.Process(p), *psutil.Process(p).children(recursive=True)]}
+
+
+@pytest.fixture()
+def session(cluster):
+    with ClusterSession(ClusterSpec(address=cluster.scheduler_address)) as opened:
+        yield opened
+
+
+@pytest.fixture(scope="module")
+def submissions(tmp_path_factory):
+    root = tmp_path_factory.mktemp("cluster-models") / "submissions"
+    for source in SOURCES:
+        shutil.copytree(source, root / "user_submissions" / source.name)
+    return root
+
+
+def _runner(submissions, results, **kwargs) -> BenchmarkRunner:
+    return BenchmarkRunner(submissions_dir=submissions, results_dir=results,
+                           options=GradeOptions(), **kwargs)
+
+
+def _docs(models) -> list:
+    return normalise([model_to_dict(m) for m in models])
+
+
+def _graded_where(unit, expected):
+    """A test task: grade as usual, then say which worker graded it."""
+    result = grade_unit(unit, expected)
+    return {"model": result["model_name"], "worker": distributed.get_worker().address}
+
+
+def _kills_its_worker(unit, expected):
+    """A test task: the unit named ``killer`` kills the worker process grading it."""
+    if unit["name"] == "killer":
+        os.kill(os.getpid(), 9)
+    return grade_unit(unit, expected)
+
+
+def test_cluster_results_are_identical_to_a_local_run(session, submissions, tmp_path):
+    runner = _runner(submissions, tmp_path)
+    entries = sorted(runner.discover().values(), key=lambda e: e.name)
+    rows = session.admit(runner.test_data, runner.options)
+    assert [row["admitted"] for row in rows] == [True, True], rows
+    remote, _ = runner.grade(entries, cluster=session)
+    local, _ = runner.grade(entries, workers=1)
+    assert session.submitted == len(entries) == 5
+    assert differences(_docs(remote), _docs(local)) == []
+
+
+def test_a_pack_graded_on_the_cluster_equals_the_local_result(session, tmp_path):
+    submissions = tmp_path / "submissions"
+    model = submissions / "user_submissions" / "pack_model"
+    shutil.copytree(SOURCES[0], model)
+    for task in ("sales_report", "slugify"):
+        for file in (PACK / task / "reference").iterdir():
+            (model / "data_pack").mkdir(exist_ok=True)
+            shutil.copy(file, model / "data_pack" / file.name)
+    runner = _runner(submissions, tmp_path / "results", packs=(str(PACK),))
+    rows = session.admit(runner.test_data, runner.options, runner.suite(), runner.core)
+    assert all(row["admitted"] for row in rows), rows
+    entries = list(runner.discover().values())
+    remote, _ = runner.grade(entries, cluster=session)
+    local, _ = runner.grade(entries)
+    assert {p.prompt_id for p in remote[0].prompts} >= {"data_pack.slugify", "data_pack.sales_report"}
+    assert differences(_docs(remote), _docs(local)) == []
+
+
+def test_cached_units_are_not_submitted_and_one_changed_byte_regrades_one_model(session, submissions, tmp_path):
+    runner = _runner(submissions, tmp_path)
+    entries = sorted(runner.discover().values(), key=lambda e: e.name)
+    session.admit(runner.test_data, runner.options)
+    cache = ResultCache(tmp_path)
+    first, cached = runner.grade(entries, cache=cache, cluster=session)
+    assert cached == set() and session.submitted == 5
+    again, cached = runner.grade(entries, cache=cache, cluster=session)
+    assert cached == {e.name for e in entries} and session.submitted == 5
+    assert differences(_docs(first), _docs(again)) == []
+    changed = tmp_path / "changed"
+    shutil.copytree(submissions, changed)
+    target = changed / "user_submissions" / "weak_model" / "prompt_3_transform.py"
+    target.write_bytes(target.read_bytes() + b"\n")
+    moved = [e.__class__(e.name, e.tier, changed / e.tier / e.name) for e in entries]
+    _, cached = runner.grade(moved, cache=cache, cluster=session)
+    assert session.submitted == 6 and cached == {e.name for e in entries} - {"weak_model"}
+
+
+def test_a_refused_worker_gets_no_units_and_says_why(cluster, session, submissions, tmp_path):
+    os.environ[REFUSE_ENV] = "1"  # inherited by the worker process started next only
+    try:
+        cluster.scale(3)
+        session.client.wait_for_workers(3, timeout=60)
+    finally:
+        del os.environ[REFUSE_ENV]
+    try:
+        runner = _runner(submissions, tmp_path)
+        rows = session.admit(runner.test_data, runner.options)
+        refused = [row for row in rows if not row["admitted"]]
+        assert len(rows) == 3 and len(refused) == 1
+        assert REFUSE_ENV in refused[0]["reason"]
+        entries = sorted(runner.discover().values(), key=lambda e: e.name)
+        from benchmark.cluster.units import make_unit
+
+        units = [make_unit(e.name, e.tier, f"where-{e.name}-{time.time_ns()}", e.path,
+                           [n for p in __import__("benchmark.rubric").rubric.RUBRIC for n in p.files])
+                 for e in entries]
+        seen = {}
+        session.grade(units, deadline_s=120, task=_graded_where,
+                      on_result=lambda unit, outcome: seen.__setitem__(unit["name"], outcome))
+        assert sorted(seen) == [e.name for e in entries]
+        assert all(isinstance(o, dict) for o in seen.values()), seen
+        assert refused[0]["address"] not in {o["worker"] for o in seen.values()}
+    finally:
+        cluster.scale(2)  # removes the worker added last: the refused one
+        deadline = time.monotonic() + 30
+        while len(session.client.scheduler_info()["workers"]) > 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+
+
+def test_a_worker_whose_profile_no_longer_matches_refuses_the_unit(session, submissions, tmp_path):
+    runner = _runner(submissions, tmp_path)
+    session.admit(runner.test_data, runner.options)
+    session.expected = {**session.expected, "kernel_profile": {"landlock_abi": -1}}
+    entry = runner.discover()["example_model"]
+    from benchmark.cluster.units import make_unit
+
+    seen = []
+    session.grade([make_unit(entry.name, entry.tier, f"guard-{time.time_ns()}", entry.path, ["x.py"])],
+                  deadline_s=60, on_result=lambda unit, outcome: seen.append(outcome))
+    assert len(seen) == 1 and "refused on the worker" in seen[0] and "kernel profile" in seen[0]
+
+
+def test_a_unit_that_keeps_killing_its_worker_is_recorded_and_the_others_are_graded(session, submissions, tmp_path):
+    runner = _runner(submissions, tmp_path)
+    session.admit(runner.test_data, runner.options)
+    entry = runner.discover()["example_model"]
+    from benchmark.cluster.units import make_unit
+
+    files = [n for p in __import__("benchmark.rubric").rubric.RUBRIC for n in p.files]
+    units = [make_unit(name, entry.tier, f"{name}-{time.time_ns()}", entry.path, files)
+             for name in ("killer", "example_model")]
+    seen = {}
+    session.grade(units, deadline_s=120, task=_kills_its_worker,
+                  on_result=lambda unit, outcome: seen.__setitem__(unit["name"], outcome))
+    assert isinstance(seen["example_model"], dict), seen["example_model"]
+    assert "worker lost" in seen["killer"]
+    recorded = to_result(units[0], seen["killer"], None)
+    assert has_internal_error(recorded) and recorded.score == 0
+    session.client.wait_for_workers(2, timeout=60)  # the nanny restarts the killed worker
+
+
+def _cli(*args, cwd=ROOT, env=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "run_benchmark.py"), *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120, env=env)
+
+
+def test_the_cli_on_an_owned_local_cluster_matches_a_local_pool(submissions, tmp_path):
+    pooled = _cli("-q", "--workers", "2", "--submissions-dir", str(submissions),
+                  "--results-dir", str(tmp_path / "pool"))
+    clustered = _cli("-q", "--cluster", "local:2", "--submissions-dir", str(submissions),
+                     "--results-dir", str(tmp_path / "cluster"))
+    assert clustered.returncode == pooled.returncode, clustered.stderr
+    docs = [json.loads((tmp_path / d / "latest_results.json").read_text()) for d in ("pool", "cluster")]
+    assert docs[1]["_metadata"]["config"]["cluster"] == {"cluster": "local:2"}
+    assert [w["admitted"] for w in docs[1]["_metadata"]["workers"]] == [True, True]
+    assert docs[0]["_metadata"]["kernel_profile"] == docs[1]["_metadata"]["kernel_profile"]
+    assert differences(normalise(docs[0]), normalise(docs[1])) == []
+
+
+def test_no_admitted_worker_exits_1_before_grading(cluster, submissions, tmp_path, monkeypatch, capsys):
+    from benchmark import cli
+    from benchmark.cluster import session as session_module
+
+    real = session_module.identity
+    monkeypatch.setattr(session_module, "identity", lambda *a: {**real(*a), "grader": "0.0.0-other"})
+    code = cli.main(["--scheduler", cluster.scheduler_address, "--submissions-dir", str(submissions),
+                     "--results-dir", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "grader identity differs" in err and "no worker was admitted" in err
+    assert not (tmp_path / "latest_results.json").exists()
+
+
+def test_a_normal_run_never_imports_dask(tmp_path):
+    code = ("import sys; from benchmark.cli import main; "
+            f"rc = main(['-q', '--model', 'example_model', '--results-dir', {str(tmp_path)!r}]); "
+            "print(rc, sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed', "
+            "'benchmark') and (m.startswith(('dask', 'distributed')) or 'cluster' in m)))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.stdout.split(None, 1) == ["0", "[]\n"], out.stderr
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--unsafe", "--trusted-model", "--cluster", "local:2"], "--unsafe cannot be used with a cluster"),
+    (["--allow-network", "--cluster", "local:2"], "--allow-network cannot be used with a cluster"),
+    (["--scheduler", "tcp://10.1.2.3:8786"], "plain tcp:// is accepted only on loopback"),
+    (["--scheduler", "tls://10.1.2.3:8786"], "tls:// needs --tls-ca, --tls-cert and --tls-key"),
+])
+def test_refused_cluster_options_exit_1_without_grading(flags, message, tmp_path):
+    out = _cli("--model", "example_model", "--results-dir", str(tmp_path), *flags)
+    assert out.returncode == 1 and message in out.stderr, out.stderr
+    assert not (tmp_path / "latest_results.json").exists()
+
+
+def test_workers_and_a_cluster_flag_cannot_be_combined():
+    out = _cli("--workers", "2", "--cluster", "local:2")
+    assert out.returncode == 2 and "cannot be combined" in out.stderr
+
+
+def test_only_loopback_may_use_plain_tcp():
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
+    assert not is_loopback("10.0.0.1") and not is_loopback("sched.example")
+    assert address_problem("tcp://127.0.0.1:8786", False) is None
+    assert address_problem("127.0.0.1:8786", False) is None
+    assert address_problem("tcp://[::1]:8786", False) is None
+    assert "only on loopback" in address_problem("tcp://sched.example:8786", False)
+    assert address_problem("tls://sched.example:8786", True) is None
+    assert "only tcp:// (loopback) and tls://" in address_problem("ws://127.0.0.1:8786", True)
+
+
+def test_tls_security_objects_work_when_cryptography_is_installed():
+    pytest.importorskip("cryptography")
+    security = distributed.security.Security.temporary()
+    assert security.require_encryption
