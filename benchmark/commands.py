@@ -27,7 +27,7 @@ from .reporting.excerpts import attach_excerpts
 from .reporting.results_json import model_to_dict, run_to_dict
 from .reporting.saved_runs import compare_files, models_under, rebuild_reports
 from .reporting.writer import write_run
-from .engine.cache import ResultCache, kernel_profile
+from .engine.cache import ResultCache
 from .sandbox.isolation import detect
 from .reporting.progress import Progress
 from .runner import BenchmarkRunner, DiscoveryError, ModelEntry, RejectedModel
@@ -283,12 +283,10 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
     doc = attach_excerpts(_build_doc(config, runner, models, started, None, cached),
                           {entry.name: entry.path for entry in entries})
     doc["_metadata"]["isolation"] = probe.result()
-    if session is not None:
+    if session is not None:  # (a local run's kernel profile is the isolation report's)
         from .cluster_command import metadata
 
         doc["_metadata"].update(metadata(session))
-    else:
-        doc["_metadata"]["kernel_profile"] = kernel_profile(runner.options)
     warming.join()  # its libraries are loaded and it compiles nothing while reports render
     paths, failures = _write(config, doc)
     _report(config, doc, paths)
