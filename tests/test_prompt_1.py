@@ -218,7 +218,7 @@ FORM_TABLE = {
 
 
 def test_the_form_table_lists_every_generated_kind():
-    assert FORM_TABLE == set(cases.FORMS)
+    assert FORM_TABLE == set(cases.FORMS) == set(p1.GENERATED_CASES)  # docs/prompts.md
 
 
 _BROKEN_FIELD = {

@@ -646,6 +646,7 @@ def test_differential_run_is_deterministic_per_seed_and_covers_every_class():
             seen[(column, name)] = seen.get((column, name), 0) + 1
     every = {(column, name) for column, names in C.CLASSES.items() for name in names}
     assert every - set(seen) == {("list", "non_dict_items")}  # judged on the list itself
+    assert {f"{column}.{name}" for column, name in every} == set(P3.GENERATED_CASES)  # the docs
     assert min(seen.values()) >= C.MIN_PER_CLASS
     facts = P3.observe({}, lambda request, stage: _dead(), TEST_DATA, 11)
     assert facts["classes"] == judged and facts["inputs"]["differential"] == users

@@ -57,6 +57,11 @@ HAZARDS: dict[str, str] = {
                      "email, a non-object entry and an impossible date (2024-02-30)",
 }
 
+GENERATED_BY = "`p1_refactoring_cases.perturbed_case`, judged by `perturbed_dataset`"
+GENERATED_CASES: dict[str, str] = {kind: ("kept: " if kept else "dropped: ") + text
+                                   for kind, (text, kept) in cases.FORMS.items()}
+
+
 def fixture_files() -> dict[str, bytes]:
     return {LEGACY_NAME: LEGACY_SCRIPT.encode("utf-8"), CONFIG_NAME: CONFIG_TEXT.encode("utf-8"),
             RECORDS_NAME: records_bytes(RECORDS)}

@@ -58,6 +58,9 @@ UNSAFE_CALLS = ("eval", "exec", "compile", "__import__", "pickle.load", "pickle.
                 "subprocess.Popen", "subprocess.check_call", "subprocess.check_output")
 HAZARDS: dict[str, str] = data.HAZARDS
 CHECKS, check = make_registry(sandboxed=True)
+GENERATED_BY = "`p3_transform_cases.differential_case`, judged by `differential_run`"
+GENERATED_CASES: dict[str, str] = {f"{column}.{name}": text for column, names in
+                                   cases.CLASSES.items() for name, text in names.items()}
 
 
 def fixture_files() -> dict[str, bytes]:
