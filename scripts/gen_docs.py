@@ -40,7 +40,13 @@ def scoring_doc() -> str:
     out += [f"| {c.value} | {GATE_TEXT[GATES[c]]} |" for c in CATEGORY_ORDER]
     out += ["", f"A prompt passes at {PASS_FRACTION:.0%} of its points. Comments, docstrings and "
             "strings never change a score: static metrics are computed on the source with them "
-            "removed, and bandit runs with `# nosec` ignored.", ""]
+            "removed, and bandit runs with `# nosec` ignored.", "",
+            "Behaviour checks also judge hidden cases generated from each prompt's evaluation "
+            "contract for the run's seed (one per form or value class the contract lists; "
+            "`docs/prompts.md` lists them), against the prompt's oracle: the core prompts keep "
+            "Python oracles, where a pack task would declare a generator plus "
+            "`expected: reference`. Such checks charge a fixed share per form answered wrongly, "
+            "so a one-line slip on a listed form costs real points.", ""]
     out += ["## Grades", "", "| minimum % | grade |", "| --- | --- |"]
     out += [f"| {low:g} | {grade} |" for low, grade in scoring.GRADE_THRESHOLDS]
     out += [f"| below | {scoring.FAIL_GRADE} |", "", "## Badges", "", "| minimum % | badge |", "| --- | --- |"]
@@ -71,7 +77,21 @@ def prompts_doc() -> str:
                 "", "Deliberate hazards in the fixtures (each is proven present by a test):", ""]
         out += [f"- `{key}`: {text}" for key, text in module.HAZARDS.items()] or ["- none"]
         out.append("")
+        out += _generated(module)
     return "\n".join(out)
+
+
+def _generated(module) -> list[str]:
+    """A prompt's hidden generated cases (``GENERATED_CASES``: name -> what the contract
+    says of it), each proven produced by its generator in the prompt's tests."""
+    cases = getattr(module, "GENERATED_CASES", {})
+    if not cases:
+        return []
+    out = [f"Hidden cases generated from the contract for every seed ({module.GENERATED_BY}; "
+           "expected answers from the prompt's oracle: in the pack format, a generator plus "
+           "`expected: reference`):", ""]
+    out += [f"- `{key}`: {text}" for key, text in cases.items()]
+    return out + [""]
 
 
 DOCS = {"docs/scoring.md": scoring_doc, "docs/prompts.md": prompts_doc, "docs/check-types.md": catalogue}

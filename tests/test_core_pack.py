@@ -11,9 +11,11 @@ from benchmark.rubric import RUBRIC, rubric_hash
 
 # The rubric hash, pinned so that a change of checks or points is deliberate (a new hash
 # invalidates every cached result). ed2b6b2949760571 was the table as it stood in
-# benchmark/rubric.py before the core pack existed; 80353edd4d222a61 adds prompt 4's
-# secure_transport (1 point: bearer_auth 2 -> 1.5, explicit_timeout 1.5 -> 1, issue 14).
-HASH_BEFORE_PACKS = "80353edd4d222a61"
+# benchmark/rubric.py before the core pack existed. Issue 14 then moved points: prompt 4's
+# secure_transport (2 points: bearer_auth 2 -> 1, explicit_timeout 1.5 -> 0.5); prompt 1's
+# generated contract forms (correct_filtering 2 -> 1.5, perturbed_dataset 1 -> 1.5); prompt 3's
+# differential run (six execution checks 2 -> 1.5, differential_run 3).
+HASH_BEFORE_PACKS = "d6c5c6eb2fb82907"
 
 
 def test_the_compiled_core_pack_is_current():

@@ -18,6 +18,7 @@ import yaml
 
 from benchmark.engine.grading import GradeOptions, grade_prompt
 from benchmark.prompts import p1_refactoring as p1
+from benchmark.prompts import p1_refactoring_cases as cases
 from benchmark.prompts import p1_refactoring_data as data
 from benchmark.prompts import p1_refactoring_judge as judge
 from benchmark.prompts.base import CheckContext
@@ -55,10 +56,12 @@ def run_fact(output: Any, expected: list[dict[str, Any]] | None = None, *, label
 
 
 def facts_with(fixture_output: Any = None, perturbed_output: Any = None, **fixture_kw) -> dict:
-    case = data.perturbed_case(7)
+    case = cases.perturbed_case(7)
+    perturbed = run_fact(case.expected if perturbed_output is None else perturbed_output,
+                         case.expected, label="perturbed")
+    perturbed["forms"] = [list(form) for form in case.forms]
     return {"fixture": run_fact(EXPECTED if fixture_output is None else fixture_output, **fixture_kw),
-            "perturbed": run_fact(case.expected if perturbed_output is None else perturbed_output,
-                                  case.expected, label="perturbed")}
+            "perturbed": perturbed}
 
 
 def legacy_tree() -> ast.Module:
@@ -142,7 +145,7 @@ def test_legacy_script_gets_the_fixture_wrong():
 
 
 def test_perturbed_cases_are_seeded_and_differ_from_the_fixture():
-    first, again, other = data.perturbed_case(11), data.perturbed_case(11), data.perturbed_case(12)
+    first, again, other = cases.perturbed_case(11), cases.perturbed_case(11), cases.perturbed_case(12)
     assert first == again and first.records != other.records
     config = yaml.safe_load(first.config)
     rules = config["validation_rules"]
@@ -171,24 +174,121 @@ def _kept(record: dict[str, Any], config: dict[str, Any], **fix: Any) -> bool:
     return data.normalise({**record, **fix}, config["validation_rules"], reference) is not None
 
 
+# Each form of the contract of prompt_1/prompt.md, line by line, and the generated kind of
+# record that covers it (cases.FORMS holds every kind with its description):
+#
+# | contract line                                              | kind(s)                               |
+# | ---------------------------------------------------------- | ------------------------------------- |
+# | entries that are not objects are dropped                   | junk_number, junk_text (fixture: null) |
+# | 1 six fields present, not null                             | missing_core, null_email               |
+# | 1 strings not empty or only whitespace                     | blank_name, blank_extra                |
+# | 1 required_fields naming other fields: presence only       | missing_extra, ok_falsy_extra          |
+# | 2 id a JSON integer, not true/false                        | ok, bool_id, float_id                  |
+# | 2 id string of ASCII digits, optionally spaces             | ok_strings, ok_padded_id, signed_id, bad_id |
+# | 2 id at least 1                                            | zero_id, negative_id                   |
+# | 2 digits outside ASCII make the id invalid                 | unicode_id (full-width)                |
+# | 3 name a string, output stripped                           | ok_strings, number_name                |
+# | 4 email: one @, text before it, a . after it               | bad_email, two_at_email, no_local_email, no_dot_email |
+# | 4 email stripped and lower-cased                           | ok_strings                             |
+# | 5 age int (not bool) or ASCII digit string, padded         | ok_strings, bool_age, bad_age, unicode_age |
+# | 5 floats 30.5 and 30.0 are invalid                         | float_age, integral_float_age          |
+# | 5 min_age <= age <= max_age, inclusive                     | ok_min_age, ok_max_age, too_young, too_old |
+# | 6 country stripped/upper-cased, one of allowed_countries   | ok_strings, bad_country                |
+# | 6 the config's codes stripped and upper-cased too          | ok_config_lower, ok_config_padded      |
+# | 7 Z or +HH:MM/-HH:MM offset                                | ok (all offsets), compact_offset, lower_z |
+# | 7 not stripped: surrounding whitespace, trailing newline   | padded_signup, newline_signup          |
+# | 7 no offset: plain, with microseconds, date only           | naive_time, naive_micro, naive_date    |
+# | 7 fractional seconds (with an offset or Z)                 | fraction_offset, fraction_z            |
+# | 7 a space instead of T                                     | space_signup                           |
+# | 7 ASCII digits                                             | unicode_signup                         |
+# | 7 impossible dates                                         | impossible_date                        |
+# | 8 duplicates: the first valid record, 8 and "8" the same   | duplicate, duplicate_string, ok_after_invalid |
+# | output days_since_signup rounded down (timedelta.days)     | future_signup (negative days)          |
+# | another config: countries, bounds, date, extra field       | every seed (_config)                   |
+FORM_TABLE = {
+    "junk_number", "junk_text", "missing_core", "null_email", "blank_name", "blank_extra",
+    "missing_extra", "ok_falsy_extra", "ok", "bool_id", "float_id", "ok_strings", "ok_padded_id",
+    "signed_id", "bad_id", "zero_id", "negative_id", "unicode_id", "number_name", "bad_email",
+    "two_at_email", "no_local_email", "no_dot_email", "bool_age", "bad_age", "unicode_age",
+    "float_age", "integral_float_age", "ok_min_age", "ok_max_age", "too_young", "too_old",
+    "bad_country", "ok_config_lower", "ok_config_padded", "compact_offset", "lower_z",
+    "padded_signup", "newline_signup", "naive_time", "naive_micro", "naive_date",
+    "fraction_offset", "fraction_z", "space_signup", "unicode_signup", "impossible_date",
+    "duplicate", "duplicate_string", "ok_after_invalid", "future_signup"}
+
+
+def test_the_form_table_lists_every_generated_kind():
+    assert FORM_TABLE == set(cases.FORMS) == set(p1.GENERATED_CASES)  # docs/prompts.md
+
+
+_BROKEN_FIELD = {
+    "too_young": "age", "too_old": "age", "float_age": "age", "integral_float_age": "age",
+    "bool_age": "age", "bad_age": "age", "unicode_age": "age", "bad_country": "country",
+    "null_email": "email", "bad_email": "email", "two_at_email": "email",
+    "no_local_email": "email", "no_dot_email": "email", "blank_name": "name",
+    "number_name": "name", "missing_extra": "extra", "blank_extra": "extra", "bad_id": "id",
+    "bool_id": "id", "zero_id": "id", "negative_id": "id", "float_id": "id", "signed_id": "id",
+    "unicode_id": "id", **{kind: "signup" for kind in (
+        "naive_time", "naive_micro", "naive_date", "fraction_offset", "fraction_z",
+        "space_signup", "padded_signup", "newline_signup", "compact_offset", "lower_z",
+        "unicode_signup", "impossible_date")}}
+
+
+def _repair(kind: str, record: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """The record with the one value its kind broke set right."""
+    rules = config["validation_rules"]
+    extra = rules["required_fields"][-1]
+    good = {"id": 5000, "name": "Fixed", "email": "fixed@example.com", "age": rules["min_age"],
+            "signup": "2024-01-01T00:00:00Z", "country": cases.canonical_countries(config)[2],
+            extra: "pro"}
+    if kind == "missing_core":
+        return {**good, **record}
+    field = _BROKEN_FIELD[kind].replace("extra", extra)
+    return {**record, field: good[field]}
+
+
 @pytest.mark.parametrize("seed", [7, 11, 20261121])
-def test_perturbed_cases_hold_the_edge_cases_lenient_parsers_keep(seed):
-    """Each edge case breaks only its own rule: with that value repaired the record is kept."""
-    case = data.perturbed_case(seed)
+def test_each_dropped_form_breaks_only_its_own_rule(seed):
+    """Every kind is generated; each dropped kind is dropped, and kept once the one value it
+    broke is repaired; each kept kind is in the expected output under its id."""
+    case = cases.perturbed_case(seed)
     config, records = yaml.safe_load(case.config), json.loads(case.records)
-    objects = [r for r in records if isinstance(r, dict)]
-    good_time = "2024-01-01T00:00:00Z"
-    naive = [r for r in objects if isinstance(r["signup"], str)
-             and re.fullmatch(r"[0-9-]{10}(T[0-9:]{8}(\.[0-9]{6})?)?", r["signup"])]
-    newline = [r for r in objects if r["signup"].endswith("\n")]
-    arabic = [r for r in objects if isinstance(r["age"], str) and r["age"].strip().isdigit()
-              and not r["age"].isascii()]
-    assert len(naive) == 3 and len(newline) == 1 and len(arabic) == 1
-    for record in naive + newline:
-        assert not _kept(record, config) and _kept(record, config, signup=good_time)
-    assert not _kept(arabic[0], config) and _kept(arabic[0], config, age=int(arabic[0]["age"]))
-    junk = [r for r in records if not isinstance(r, dict)]
-    assert len(junk) == 2 and None not in junk
+    assert {kind for kind, _ in case.forms} == set(cases.FORMS)
+    expected_ids = {row["id"] for row in case.expected}
+    for (kind, key), record in zip(case.forms, records):
+        described, kept = cases.FORMS[kind]
+        if kind.startswith("junk"):
+            assert not isinstance(record, dict) and record is not None
+        elif kept:
+            assert _kept(record, config) and key in expected_ids, kind
+        elif kind in ("duplicate", "duplicate_string"):
+            assert _kept(record, config) and key in expected_ids
+            first = next(r for r in records if isinstance(r, dict) and data.lenient_id(r["id"]) == key)
+            assert first is not record
+        else:
+            assert not _kept(record, config), kind
+            assert _kept(_repair(kind, record, config), config), (kind, record)
+
+
+def test_the_config_lists_countries_lower_case_and_padded():
+    config = yaml.safe_load(cases.perturbed_case(7).config)
+    codes = config["validation_rules"]["allowed_countries"]
+    assert codes[0] == codes[0].lower() and codes[1] == f" {codes[1].strip()} "
+    assert cases.canonical_countries(config) == [c.strip().upper() for c in codes]
+
+
+def test_perturbed_signups_hold_the_forms_lenient_parsers_accept():
+    """fromisoformat takes fractional seconds, a space for T and +HHMM; strptime's %Y takes
+    Arabic-Indic digits: the contract takes none of them."""
+    from datetime import datetime
+    case = cases.perturbed_case(11)
+    records = json.loads(case.records)
+    by_kind = {kind: r for (kind, _), r in zip(case.forms, records)}
+    for kind in ("fraction_offset", "space_signup", "compact_offset"):
+        assert datetime.fromisoformat(by_kind[kind]["signup"]).tzinfo is not None, kind
+        assert data.parse_timestamp(by_kind[kind]["signup"]) is None
+    year = by_kind["unicode_signup"]["signup"][:4]
+    assert not year.isascii() and datetime.strptime(year, "%Y").year > 2000
 
 
 # ---- judging helpers ----------------------------------------------------------------------------
@@ -218,7 +318,7 @@ def test_observe_stages_both_runs_and_keeps_only_json(tmp_path):
         return ExecResult(0, "[]", "log line\n", False, None, 0.1, 0.1, 10.0, (), record)
 
     facts = p1.observe({}, fake_run, TEST_DATA, 5)
-    case = data.perturbed_case(5)
+    case = cases.perturbed_case(5)
     assert seen[0] == ({"mode": "script", "module": p1.MAIN, "argv": [p1.CONFIG_NAME],
                         "label": "fixture"}, {p1.CONFIG_NAME, p1.RECORDS_NAME})
     assert seen[1][0]["argv"] == [case.config_name] and seen[1][1] == {case.config_name, case.data_name}
@@ -302,7 +402,7 @@ def test_json_output_validation():
 
 def test_correct_filtering():
     """Pooled over both data sets: n = the perturbed set's expected records, all right here."""
-    n = len(data.perturbed_case(7).expected)
+    n = len(cases.perturbed_case(7).expected)
     assert fraction("correct_filtering", facts=facts_with()) == 1
     fewer_plus_extra = EXPECTED[1:] + [dict(EXPECTED[0], id=99)]
     assert fraction("correct_filtering", facts=facts_with(fewer_plus_extra)) == pytest.approx((7 + n) / (9 + n))
@@ -314,7 +414,7 @@ def test_correct_filtering():
 
 
 def test_correct_values():
-    n = len(data.perturbed_case(7).expected)
+    n = len(cases.perturbed_case(7).expected)
     assert fraction("correct_values", facts=facts_with()) == 1
     typed = [dict(row, age=str(row["age"])) for row in EXPECTED]
     assert fraction("correct_values", facts=facts_with(typed)) == pytest.approx((6 * 8 + 7 * n) / (7 * (8 + n)))
@@ -323,15 +423,45 @@ def test_correct_values():
 
 
 def test_perturbed_dataset():
-    expected = data.perturbed_case(7).expected
+    case = cases.perturbed_case(7)
+    expected = case.expected
     assert fraction("perturbed_dataset", facts=facts_with()) == 1
     extra = expected + [dict(expected[0], id=5000)]
-    assert fraction("perturbed_dataset", facts=facts_with(perturbed_output=extra)) == pytest.approx(
-        len(expected) / (len(expected) + 1))
+    assert fraction("perturbed_dataset", facts=facts_with(perturbed_output=extra)) == pytest.approx(5 / 6)
     assert fraction("perturbed_dataset", facts=facts_with(perturbed_output=EXPECTED)) == 0
+    assert fraction("perturbed_dataset", facts=facts_with(perturbed_output=[])) == 0
     failed = facts_with()
     failed["perturbed"]["exit_code"] = 1
     assert fraction("perturbed_dataset", facts=failed) == 0
+    no_forms = facts_with()
+    no_forms["perturbed"]["forms"] = []
+    assert outcome("perturbed_dataset", facts=no_forms).status == "error"
+
+
+def _flip(kind: str, case) -> list[dict[str, Any]]:
+    """The expected output with every record of ``kind`` judged the other way: a kept one
+    left out, a dropped one kept (with the values a lenient reader would print)."""
+    records = json.loads(case.records)
+    config = yaml.safe_load(case.config)
+    keys = {key for (k, key), r in zip(case.forms, records) if k == kind}
+    output = [row for row in case.expected if row["id"] not in keys]
+    if cases.FORMS[kind][1]:
+        return output
+    wrongly_kept = [dict(case.expected[0], id=key) for key in keys]
+    return sorted(output + wrongly_kept, key=lambda row: row["id"])
+
+
+@pytest.mark.parametrize("kind", sorted(k for k in cases.FORMS if not k.startswith("junk")
+                                        and k not in ("bad_id",)))
+def test_each_form_judged_wrongly_costs_a_sixth_of_perturbed_dataset(kind):
+    """Accepting a form the contract rejects, or rejecting one it accepts, costs real points;
+    the rationale names the form (or the duplicate form that reuses its id: one charge)."""
+    case = cases.perturbed_case(7)
+    result = outcome("perturbed_dataset", facts=facts_with(perturbed_output=_flip(kind, case)))
+    shared = {key for k, key in case.forms if k in cases.REUSING}
+    keys = {key for k, key in case.forms if k == kind}
+    named = kind if kind in cases.REUSING or not keys <= shared else "ok_after_invalid"
+    assert result.fraction <= 5 / 6 + 1e-9 and named in result.rationale, result.rationale
 
 
 # ---- quality, security, performance, maintainability ----------------------------------------------
@@ -572,3 +702,37 @@ def test_canned_output_fails_the_perturbed_data(tmp_path):
     assert earned["correct_filtering"] < 1 and earned["perturbed_dataset"] == 0
     assert not _grade(tmp_path, CANNED).passed
     assert earned["safe_yaml_loading"] == 0 and earned["proper_file_handling"] == 0
+
+
+def _variant(old: str, new: str) -> str:
+    text = REFERENCE.read_text(encoding="utf-8")
+    assert old in text
+    return text.replace(old, new)
+
+
+# The reference with one contract form mishandled each: a one-line slip a strong model makes.
+VARIANTS = {
+    # fromisoformat: takes fractional seconds (with an offset or Z), a space for T and +HHMM
+    "fromisoformat": ('    if not isinstance(value, str) or not TIMESTAMP_PATTERN.fullmatch(value):\n'
+                      '        return None\n    try:\n'
+                      '        parsed = datetime.strptime(value, "%Y-%m-%dT%H:%M:%S%z")',
+                      '    if not isinstance(value, str) or not value.endswith(("Z", "0")):\n'
+                      '        return None\n    try:\n'
+                      '        parsed = datetime.fromisoformat(value)\n'
+                      '        if parsed.tzinfo is None:\n            return None'),
+    # the config's codes compared as written
+    "raw_config_codes": ("frozenset(code.strip().upper() for code in countries)",
+                         "frozenset(countries)"),
+    # str.isdigit() and int(): non-ASCII digits, in ids and ages
+    "isdigit": ("DIGITS_PATTERN.fullmatch(value.strip())", "value.strip().isdigit()"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_a_mishandled_contract_form_loses_real_points(tmp_path, name):
+    reference = _grade(tmp_path / "a", REFERENCE.read_text(encoding="utf-8"))
+    variant = _grade(tmp_path / "b", _variant(*VARIANTS[name]))
+    assert _earned(reference)["perturbed_dataset"] == 1.5
+    lost = reference.score - variant.score
+    assert lost >= 0.4, (name, lost, _earned(variant))
+    assert _earned(variant)["perturbed_dataset"] <= 1.25, _earned(variant)

@@ -14,6 +14,7 @@ import pytest
 
 from benchmark.engine.grading import GradeOptions, grade_prompt
 from benchmark.prompts import p3_transform as P3
+from benchmark.prompts import p3_transform_cases as C
 from benchmark.prompts import p3_transform_data as D
 from benchmark.prompts import p3_transform_judge as J
 from benchmark.prompts.base import CheckContext
@@ -49,15 +50,17 @@ def _result(label: str, value: Any, *, mutated: bool = False, exception: str | N
 
 
 def _facts(transform=D.expected_output, **overrides) -> dict[str, Any]:
-    """Facts as observe builds them, with each call's value computed by ``transform``."""
+    """Facts as observe builds them, with each call's value computed by ``transform`` (a deep
+    copy stands for the JSON round trip: json.dumps cannot write a 5,000-digit int)."""
+    differential, classes = C.differential_case(SEED)
     inputs = {"fixture": D.fixture_users(), "malformed": D.malformed_users(),
-              "perturbed": D.perturbed_users(SEED)}
+              "perturbed": D.perturbed_users(SEED), "differential": differential}
     expected = {label: D.expected_output(users) for label, users in inputs.items()}
-    results = {label: _result(label, json.loads(json.dumps(transform(copy.deepcopy(users)))))
+    results = {label: _result(label, copy.deepcopy(transform(copy.deepcopy(users))))
                for label, users in inputs.items()}
     results.update(overrides)
-    return {"seed": SEED, "inputs": inputs, "expected": expected, "results": results,
-            "problem": "", "import_error": None, "function_found": True}
+    return {"seed": SEED, "inputs": inputs, "expected": expected, "classes": classes,
+            "results": results, "problem": "", "import_error": None, "function_found": True}
 
 
 def _behaviour(check_id: str, facts: dict[str, Any]) -> float:
@@ -285,7 +288,8 @@ def test_basic_organization():
 FIELD_CHECKS = ("id_standardization", "email_provider", "age_normalization", "account_tiers")
 
 
-@pytest.mark.parametrize("check_id", ("function_runs", "error_handling", *FIELD_CHECKS))
+@pytest.mark.parametrize("check_id", ("function_runs", "error_handling", "differential_run",
+                                      *FIELD_CHECKS))
 def test_behaviour_checks_full_marks_for_the_oracle_and_none_for_identity(check_id):
     assert _behaviour(check_id, _facts()) == 1.0
     assert _behaviour(check_id, _facts(_identity)) == 0.0
@@ -386,7 +390,7 @@ def _dead(timed_out: bool = True) -> ExecResult:
     return ExecResult(None, "", "", timed_out, "timeout", 30.0, 30.0, 10.0)
 
 
-def test_observe_sends_three_calls_and_records_a_dead_child():
+def test_observe_sends_four_calls_and_records_a_dead_child():
     requests = []
 
     def run(request, stage):
@@ -396,9 +400,11 @@ def test_observe_sends_three_calls_and_records_a_dead_child():
     facts = P3.observe({}, run, TEST_DATA, SEED)
     (request, stage), retry = requests
     assert stage == {} and request["mode"] == "call" and request["function"] == P3.FUNCTION
-    assert [c["label"] for c in request["calls"]] == ["fixture", "malformed", "perturbed"]
+    assert [c["label"] for c in request["calls"]] == ["fixture", "malformed", "perturbed",
+                                                      "differential"]
     assert request["calls"][0]["args"][0] == D.fixture_users()
-    assert [c["label"] for c in retry[0]["calls"]] == ["fixture", "perturbed"]
+    assert request["calls"][3]["args"][0] == C.differential_case(SEED)[0]
+    assert [c["label"] for c in retry[0]["calls"]] == ["fixture", "perturbed", "differential"]
     assert "timed out" in facts["problem"]
     assert J.strict_equal(facts["expected"]["perturbed"], D.expected_output(D.perturbed_users(SEED)))
 
@@ -436,7 +442,7 @@ def test_specific_exceptions():
 def test_no_input_mutation():
     assert _behaviour("no_input_mutation", _facts()) == 1.0
     mutated = _facts(fixture=_result("fixture", [], mutated=True))
-    assert _behaviour("no_input_mutation", mutated) == pytest.approx(2 / 3)
+    assert _behaviour("no_input_mutation", mutated) == pytest.approx(3 / 4)  # 1 of 4 calls
 
 
 def test_readable_loops():
@@ -569,8 +575,9 @@ def test_canned_fixture_answer_fails_the_perturbed_parts(tmp_path):
               "\n\n\ndef transform_and_enrich_users(user_list):\n    return copy.deepcopy(EXPECTED)\n")
     result = _grade(tmp_path, "canned", canned)
     earned = _earned(result)
-    assert earned["function_runs"] == 2.0  # right on the fixture it was written for
+    assert earned["function_runs"] == 1.5  # right on the fixture it was written for
     assert all(earned[c] < 0.5 for c in FIELD_CHECKS) and earned["error_handling"] == 0
+    assert earned["differential_run"] == 0
     assert not result.passed
 
 
@@ -603,3 +610,187 @@ def test_a_real_hang_on_malformed_input_is_contained(tmp_path):
     assert earned["error_handling"] == 0 and _category(result, "execution") == 0.0
     assert [(run["timed_out"], run.get("skipped", False)) for run in result.execution] == [
         (True, False), (False, True)]
+
+
+# ---- reference fixes: one test per contract clause ------------------------------------------
+
+HUGE = "9" * 5000  # past int()'s default 4300-digit limit
+
+
+def test_oracle_rule_1_converts_an_id_of_5000_digits():
+    """Rule 1: an id of optional sign and ASCII digits is convertible, whatever its length."""
+    out = D.expected_output([{"id": f" {HUGE} "}, {"id": "-" + HUGE}, {"id": "+" + HUGE}])
+    assert [r["id"] for r in out] == [10 ** 5000 - 1, 1 - 10 ** 5000, 10 ** 5000 - 1]
+
+
+def test_oracle_rule_3_converts_an_age_of_5000_digits():
+    """Rule 3: the same integer conversion for stats.age."""
+    out = D.expected_output([{"stats": {"age": HUGE, "total_purchases": "0" * 5000 + "75"}}])
+    assert out[0]["stats"]["age"] == 10 ** 5000 - 1 and out[0]["account_tier"] == "Silver"
+
+
+def test_reference_never_raises_on_ids_and_ages_past_the_digit_limit():
+    """"The function must never raise": the reference, run in the sandbox, returns the
+    oracle's answer for 5,000-digit ids and ages (it raised ValueError before)."""
+    from benchmark.secure_runner import SecureRunner
+
+    users = [{"id": HUGE, "stats": {"age": "-" + HUGE}}, {"id": "1" + "0" * 6000}]
+    request = {"mode": "call", "module": MAIN, "function": P3.FUNCTION,
+               "calls": [{"label": "huge", "args": [users]}]}
+    res = SecureRunner("t").run_harness(request, {MAIN: (REFERENCE / MAIN).read_bytes()}, timeout=20)
+    result = res.observation["results"][0]
+    assert result["exception"] is None and J.strict_equal(result["value"], D.expected_output(users))
+
+
+# ---- the differential run -----------------------------------------------------------------
+
+
+def test_differential_run_is_deterministic_per_seed_and_covers_every_class():
+    first, again, other = C.differential_case(11), C.differential_case(11), C.differential_case(12)
+    assert first == again and first[0] != other[0]
+    users, judged = first
+    assert 200 <= len(judged) <= 500 and len(judged) == sum(isinstance(u, dict) for u in users)
+    seen: dict[tuple[str, str], int] = {}
+    for classes in judged:
+        for column, name in classes.items():
+            seen[(column, name)] = seen.get((column, name), 0) + 1
+    every = {(column, name) for column, names in C.CLASSES.items() for name in names}
+    assert every - set(seen) == {("list", "non_dict_items")}  # judged on the list itself
+    assert {f"{column}.{name}" for column, name in every} == set(P3.GENERATED_CASES)  # the docs
+    assert min(seen.values()) >= C.MIN_PER_CLASS
+    facts = P3.observe({}, lambda request, stage: _dead(), TEST_DATA, 11)
+    assert facts["classes"] == judged and facts["inputs"]["differential"] == users
+
+
+def _wrong_on(column: str, name: str):
+    """The oracle, except on the records of one value class (their judged value changed)."""
+    judged = C.differential_case(SEED)[1]
+
+    def transform(users):
+        out = D.expected_output(users)
+        if len(out) != len(judged):  # not the differential list
+            return out
+        for record, classes in zip(out, judged):
+            # a stale provider is judged by its contact class too: leave those records alone
+            if classes.get(column) == name and classes["contact"] != "stale_provider":
+                _spoil(column, record)
+        return out
+    return transform
+
+
+def _spoil(column: str, record: dict[str, Any]) -> None:
+    if column == "id":
+        record["id"] = "spoiled"
+    elif column == "email":
+        record["contact"]["email_provider"] = "spoiled"
+    elif column == "age":
+        record["stats"]["age"] = "spoiled"
+    elif column == "count":
+        record["account_tier"] = "Platinum"
+    elif column in ("contact", "stats"):
+        record[column]["spoiled"] = True
+    else:
+        record["spoiled"] = True
+
+
+@pytest.mark.parametrize("column, name", [
+    ("id", "huge"), ("id", "foreign"), ("id", "underscore"), ("age", "signed"),
+    ("email", "leading_at"), ("email", "quoted_at"), ("contact", "string"), ("stats", "list"),
+    ("count", "text_dot"), ("count", "inf_nan"), ("record", "other_keys")])
+def test_each_value_class_answered_wrongly_costs_a_sixth(column, name):
+    outcome = P3.CHECKS["differential_run"](CheckContext(files={}, facts=_facts(_wrong_on(column, name))))
+    assert outcome.fraction == pytest.approx(5 / 6) and f"{column} {name}" in outcome.rationale
+
+
+def test_differential_run_fails_closed():
+    raised = _facts(differential=_result("differential", None, exception="ValueError"))
+    outcome = P3.CHECKS["differential_run"](CheckContext(files={}, facts=raised))
+    assert outcome.fraction == 0 and "ValueError" in outcome.rationale
+    lost = dict(_facts(), unobserved={"differential": "the child run failed (timed out)"})
+    assert P3.CHECKS["differential_run"](CheckContext(files={}, facts=lost)).fraction == 0
+    short = _facts(differential=_result("differential", D.expected_output(C.differential_case(SEED)[0])[:-1]))
+    outcome = P3.CHECKS["differential_run"](CheckContext(files={}, facts=short))
+    assert outcome.fraction < 1 and "non_dict_items" in outcome.rationale
+
+
+# A one-pass answer a strong general model writes: clean, logged, specific exceptions, right
+# on the fixture and the malformed list, but with int()/float() for the conversions (which
+# take other scripts' digits, "1_000", "1e3" and "inf", and raise past 4300 digits, caught
+# here) and a decimal pattern that wants digits after the dot.
+SUBTLY_WRONG = '''
+"""Clean and enrich user records."""
+import copy
+import logging
+import re
+
+logger = logging.getLogger(__name__)
+_SIGNED = re.compile(r"\\s*[+-]?\\d+\\s*")
+_NUMBER = re.compile(r"\\s*[+-]?\\d*\\.?\\d+\\s*")
+
+
+def to_int(value):
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None
+    if isinstance(value, str) and _SIGNED.fullmatch(value):
+        try:
+            return int(value)
+        except ValueError:
+            logger.warning("cannot convert %.20r", value)
+    return None
+
+
+def to_number(value):
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, str) and _NUMBER.fullmatch(value):
+        return float(value)
+    return None
+
+
+def provider(email):
+    if isinstance(email, str) and "@" in email:
+        return email.rsplit("@", 1)[1].strip().lower() or None
+    return None
+
+
+def tier(stats):
+    count = to_number(stats.get("total_purchases"))
+    if count is None:
+        return "Bronze"
+    return "Gold" if count >= 100 else "Silver" if count >= 50 else "Bronze"
+
+
+def transform_user(user):
+    out = copy.deepcopy(user)
+    if "id" in user and to_int(user["id"]) is not None:
+        out["id"] = to_int(user["id"])
+    contact = out.get("contact") if isinstance(out.get("contact"), dict) else {}
+    contact["email_provider"] = provider(contact.get("email"))
+    stats = out.get("stats") if isinstance(out.get("stats"), dict) else {}
+    out["account_tier"] = tier(stats)
+    stats["age"] = to_int(stats.get("age"))
+    out["contact"], out["stats"] = contact, stats
+    return out
+
+
+def transform_and_enrich_users(user_list):
+    if not isinstance(user_list, list):
+        return []
+    return [transform_user(user) for user in user_list if isinstance(user, dict)]
+'''
+
+
+def test_a_strong_but_subtly_wrong_answer_scores_clearly_below_the_reference(tmp_path):
+    reference = grade_prompt(P3, REFERENCE, test_data=TEST_DATA)
+    subtle = _grade(tmp_path, "subtle", SUBTLY_WRONG)
+    earned = _earned(subtle)
+    assert earned["function_runs"] == 1.5 and earned["error_handling"] == 1.5  # fixture-perfect
+    assert earned["differential_run"] <= 1.5, [c.rationale for cat in subtle.categories
+                                               for c in cat.checks if c.id == "differential_run"]
+    assert reference.score - subtle.score >= 2.0, (reference.score, subtle.score, earned)

@@ -43,6 +43,22 @@ def test_call_returns_json_round_tripped_value_and_output():
     assert res.stdout == "" and res.channel_error is None
 
 
+def test_ints_past_pythons_digit_limit_cross_the_channel_exactly():
+    """A 5,000-digit id converted as prompt 3's contract says comes back as that int
+    (int.__repr__ and json.loads alone stop at 4300 digits); an absurdly long one is reported
+    as not plain JSON, without a crash on either side."""
+    res = call("""
+        import decimal
+        def f(text):
+            return [int(decimal.Decimal(text)), -int(decimal.Decimal(text)), 10 ** 4300, 7]
+    """, args=["9" * 5000])
+    result = res.observation["results"][0]
+    assert result["returned"] and result["unserializable"] is None
+    assert result["value"] == [10 ** 5000 - 1, 1 - 10 ** 5000, 10 ** 4300, 7]
+    huge = call("def f(x):\n    return 10 ** 30000\n").observation["results"][0]
+    assert huge["returned"] and huge["value"] is None and "too long" in huge["unserializable"]
+
+
 def test_object_with_forged_eq_does_not_cross_the_channel():
     res = call("""
         class Liar:

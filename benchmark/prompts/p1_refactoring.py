@@ -2,7 +2,8 @@
 
 ``observe`` runs ``prompt_1_solution.py <config>`` twice in a child: on the fixture (config
 and records from ``test_data/``) and on a seeded perturbed data set with another config and
-other file names (``p1_refactoring_data.perturbed_case``). Stdout is parsed in the parent
+other file names, and one record per form the contract lists (``p1_refactoring_cases``). Stdout
+is parsed in the parent
 (``p1_refactoring_judge``) and compared, type-strictly, with the answer key / the oracle.
 Source checks read the parsed tree through the shared analyzers; comments, docstrings and
 strings never change a result.
@@ -18,6 +19,7 @@ from typing import Any
 import yaml
 
 from ..submission import SourceFile
+from . import p1_refactoring_cases as cases
 from . import p1_refactoring_data as data
 from . import p1_refactoring_judge as judge
 from .base import CheckContext, Outcome, RunFn, compiles, raised
@@ -32,6 +34,7 @@ FILES = ("prompt_1_solution.py",)
 PYTHON_FILES = frozenset(FILES)
 MAIN = FILES[0]
 ANSWER_KEY = "prompt_1_expected.json"
+FORM_COST = 1 / 6  # of perturbed_dataset, per contract form kept or dropped wrongly
 HAZARDS: dict[str, str] = {
     "unsafe_yaml_load": "process_records.py loads its config with yaml.load(..., "
                         "Loader=yaml.Loader), which can build arbitrary Python objects",
@@ -54,6 +57,11 @@ HAZARDS: dict[str, str] = {
                      "email, a non-object entry and an impossible date (2024-02-30)",
 }
 
+GENERATED_BY = "`p1_refactoring_cases.perturbed_case`, judged by `perturbed_dataset`"
+GENERATED_CASES: dict[str, str] = {kind: ("kept: " if kept else "dropped: ") + text
+                                   for kind, (text, kept) in cases.FORMS.items()}
+
+
 def fixture_files() -> dict[str, bytes]:
     return {LEGACY_NAME: LEGACY_SCRIPT.encode("utf-8"), CONFIG_NAME: CONFIG_TEXT.encode("utf-8"),
             RECORDS_NAME: records_bytes(RECORDS)}
@@ -75,10 +83,11 @@ def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path,
     expected = json.loads((test_data / "answer_keys" / ANSWER_KEY).read_text(encoding="utf-8"))
     request = {"mode": "script", "module": MAIN, "argv": [CONFIG_NAME], "label": "fixture"}
     fixture = judge.summarise_run("fixture", run(request, stage), expected)
-    case = data.perturbed_case(seed)
+    case = cases.perturbed_case(seed)
     request = {"mode": "script", "module": MAIN, "argv": [case.config_name], "label": "perturbed"}
     result = run(request, {case.config_name: case.config, case.data_name: case.records})
     perturbed = judge.summarise_run("perturbed", result, case.expected)
+    perturbed["forms"] = [list(form) for form in case.forms]
     return {"seed": seed, "fixture": fixture, "perturbed": perturbed}
 
 
@@ -202,16 +211,22 @@ def correct_values(ctx: CheckContext) -> Outcome:
 
 @check("perturbed_dataset")
 def perturbed_dataset(ctx: CheckContext) -> Outcome:
-    """Other records and another config: expected records reproduced exactly, extras cost."""
+    """Other data with one record per form the contract lists: each form kept or dropped
+    wrongly (a kept record not reproduced exactly included) costs a sixth of the check, and
+    so do records of ids the data does not hold."""
     output, blocked = _output(ctx, "perturbed")
     if blocked:
         return blocked
     run = _run(ctx, "perturbed")
     if run.get("exit_code") != 0:
         return Outcome.fail(f"exited with {run.get('exit_code')} ({_failure_note(run)})")
-    expected = run["expected"]
-    correct, notes = judge.exact(expected, output)
-    denominator = max(len(expected), len(output))
-    detail = judge.summary(notes) or "all exact"
-    return Outcome.ratio(correct, denominator, f"{correct}/{denominator} records exact on "
-                         f"other data ({len(expected)} expected, {len(output)} printed; {detail})")
+    forms = [tuple(form) for form in run.get("forms", ())]
+    if not forms:
+        return Outcome.error("the perturbed run carries no contract forms to judge")
+    wrong = judge.form_verdicts(forms, run["expected"], output, cases.FORMS, cases.REUSING)
+    fraction = max(0.0, 1.0 - FORM_COST * len(wrong))
+    judged = len({kind for kind, _ in forms})
+    detail = judge.summary(wrong) or "every form right"
+    return Outcome(fraction, f"{judged - len(wrong)} of {judged} contract forms judged right on "
+                   f"other data ({len(run['expected'])} records expected, {len(output)} printed; "
+                   f"{detail})")

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..types import ExecResult
 from .base import strict_equal as same_json
-from .p1_refactoring_data import OUTPUT_KEYS, OUTPUT_TYPES
+from .p1_refactoring_data import OUTPUT_KEYS, OUTPUT_TYPES, lenient_id
 
 MAX_DEPTH = 50
 STDERR_TAIL = 600
@@ -181,3 +181,35 @@ def summary(notes: Iterable[str]) -> str:
         return ""
     more = f"; and {len(items) - NOTE_LIMIT} more" if len(items) > NOTE_LIMIT else ""
     return "; ".join(items[:NOTE_LIMIT]) + more
+
+
+def form_verdicts(forms: list[tuple[str, int | None]], expected: list[dict[str, Any]],
+                  output: list[Any], described: dict[str, tuple[str, bool]],
+                  reusing: frozenset[str] = frozenset()) -> list[str]:
+    """One note per contract form judged wrongly. ``forms`` gives each input record's kind and
+    the id a lenient reader reports it under; a form is right when, for every record of it,
+    the first output record with that id (read as leniently) equals the expected one, both
+    absent included. An id that a ``reusing`` kind (a duplicate) shares with other records is
+    judged for that kind only, so one mistake costs one form. Output ids that no input record
+    has are one more wrong "form"."""
+    wanted = {row["id"]: row for row in expected}
+    shared = {key for kind, key in forms if kind in reusing}
+    forms = [(kind, key) for kind, key in forms if kind in reusing or key not in shared]
+    first: dict[int, Any] = {}
+    for item in output:
+        key = lenient_id(item.get("id")) if isinstance(item, dict) else None
+        if key is not None:
+            first.setdefault(key, item)
+    wrong: dict[str, str] = {}
+    for kind, key in forms:
+        if key is None or kind in wrong or same_json(first.get(key), wanted.get(key)):
+            continue
+        verdict = "kept" if key in first else "dropped"
+        if key in first and key in wanted:
+            verdict = (field_errors(wanted[key], first[key]) or ["extra keys"])[0]
+        wrong[kind] = f"{kind} ({described.get(kind, ('', True))[0]}): {verdict}"
+    unknown = sorted(set(first) - {key for _, key in forms})
+    if unknown:
+        wrong["unknown ids"] = f"records for ids no input has: {unknown[:5]}"
+    return list(wrong.values())
+

@@ -1,10 +1,11 @@
 """Prompt 3, Data Transformation: ``transform_and_enrich_users(user_list)`` on user records.
 
-``observe`` calls the function in one ``call`` child on three lists: the fixture
+``observe`` calls the function in one ``call`` child on four lists: the fixture
 (``test_data/user_data.json``, loaded here with ``utf-8-sig``), a malformed list (non-dict
-items, null/odd ``contact`` and ``stats``, unconvertible ids) and a list generated from the
-seed. Expected answers come from the answer key (fixture) and the oracle in
-``p3_transform_data`` (the others); the child never sees them.
+items, null/odd ``contact`` and ``stats``, unconvertible ids), a list generated from the
+seed, and the differential run: a few hundred records whose values are drawn from the
+contract's value classes (``p3_transform_cases``). Expected answers come from the answer key
+(fixture) and the oracle in ``p3_transform_data`` (the others); the child never sees them.
 
 Scoring choices, so that returning the input unchanged (or ``[]``/None) earns ~nothing:
 
@@ -17,7 +18,10 @@ Scoring choices, so that returning the input unchanged (or ``[]``/None) earns ~n
   so a list returned without work, or a skeleton of new keys, earns 0;
 * ``error_handling`` is half "the malformed call returned exactly one dict per dict input"
   and half "share of those records equal to the oracle's", all halved if the perturbed call
-  did not return a list.
+  did not return a list;
+* ``differential_run`` judges each value class of the contract on its own (every record
+  drawn from it right on the field it feeds); each class answered wrongly costs a sixth of
+  the check, and a call that raises (on a 5,000-digit id, say) earns none of it.
 
 Output records are matched to input records by position when the counts agree, else by id.
 """
@@ -34,6 +38,7 @@ from ..analyzers.memo import all_nodes
 from ..analyzers import astfacts, maintainability, security
 from ..submission import SourceFile
 from ..types import Evidence
+from . import p3_transform_cases as cases
 from . import p3_transform_data as data
 from . import p3_transform_judge as judge
 from .base import LIST_LIMIT, CheckContext, Outcome, RunFn, compiles, listed, make_registry
@@ -43,7 +48,8 @@ TITLE = "Data Transformation"
 FILES = ("prompt_3_transform.py",)
 PYTHON_FILES = frozenset(FILES)
 MAIN, FUNCTION = judge.MAIN, judge.FUNCTION
-LABELS = ("fixture", "malformed", "perturbed")
+LABELS = ("fixture", "malformed", "perturbed", judge.DIFFERENTIAL)
+RETRY_LABELS = (*judge.SCORED_LABELS, judge.DIFFERENTIAL)  # all but the malformed list
 MAX_FUNCTION_LINES = 40
 MAX_COMPLEXITY = 10
 MI_FULL, MI_ZERO = maintainability.MI_FULL, maintainability.MI_ZERO
@@ -52,6 +58,9 @@ UNSAFE_CALLS = ("eval", "exec", "compile", "__import__", "pickle.load", "pickle.
                 "subprocess.Popen", "subprocess.check_call", "subprocess.check_output")
 HAZARDS: dict[str, str] = data.HAZARDS
 CHECKS, check = make_registry(sandboxed=True)
+GENERATED_BY = "`p3_transform_cases.differential_case`, judged by `differential_run`"
+GENERATED_CASES: dict[str, str] = {f"{column}.{name}": text for column, names in
+                                   cases.CLASSES.items() for name, text in names.items()}
 
 
 def fixture_files() -> dict[str, bytes]:
@@ -76,21 +85,22 @@ def _run_calls(run: RunFn, inputs: dict[str, Any], labels: tuple[str, ...]) -> t
 
 
 def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path, seed: int) -> dict[str, Any]:
-    """Run the three calls in one child; if that child dies (a crash on the malformed list,
-    say), run the fixture and perturbed calls again without it, so only it is lost. After a
-    time-out the retry is skipped by the engine: a prompt's time budget is one time-out."""
+    """Run the four calls in one child; if that child dies (a crash on the malformed list,
+    say), run the others again without it, so only it is lost. After a time-out the retry is
+    skipped by the engine: a prompt's time budget is one time-out."""
     users = json.loads((test_data / data.FIXTURE_PATH).read_bytes().decode("utf-8-sig"))
     key = (test_data / "answer_keys" / data.ANSWER_KEY_PATH).read_text(encoding="utf-8")
+    differential, classes = cases.differential_case(seed)
     inputs = {"fixture": users, "malformed": data.malformed_users(),
-              "perturbed": data.perturbed_users(seed)}
-    expected = {"fixture": json.loads(key), "malformed": data.expected_output(inputs["malformed"]),
-                "perturbed": data.expected_output(inputs["perturbed"])}
+              "perturbed": data.perturbed_users(seed), judge.DIFFERENTIAL: differential}
+    expected = {"fixture": json.loads(key)}
+    expected.update({label: data.expected_output(inputs[label]) for label in LABELS[1:]})
     facts: dict[str, Any] = {"seed": seed, "inputs": inputs, "expected": expected,
-                             "results": {}, "problem": "", "unobserved": {}}
+                             "classes": classes, "results": {}, "problem": "", "unobserved": {}}
     observation, problem = _run_calls(run, inputs, LABELS)
     if observation is None:
         facts["unobserved"] = {"malformed": problem}
-        observation, problem = _run_calls(run, inputs, judge.SCORED_LABELS)
+        observation, problem = _run_calls(run, inputs, RETRY_LABELS)
     if observation is None:
         facts["problem"] = problem
         return facts
@@ -208,6 +218,15 @@ def account_tiers(ctx: CheckContext) -> Outcome:
 @check("error_handling")
 def error_handling(ctx: CheckContext) -> Outcome:
     return judge.judge_malformed(ctx)
+
+
+@check("differential_run")
+def differential_run(ctx: CheckContext) -> Outcome:
+    """A few hundred generated records, every value class the contract lists (ids and ages
+    as ints, floats, padded/signed/huge/non-ASCII/garbage text; odd emails; missing, null
+    and non-dict contact/stats; purchase counts at the limits and in forms float() takes but
+    the contract does not): each class answered wrongly costs a sixth of the check."""
+    return judge.judge_differential(ctx)
 
 
 # ---- quality ------------------------------------------------------------------------

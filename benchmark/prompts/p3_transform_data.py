@@ -20,6 +20,7 @@ The rules here are the prompt's evaluation contract, written as code:
 from __future__ import annotations
 
 import copy
+import decimal
 import json
 import random
 import re
@@ -76,8 +77,18 @@ def as_int(value: Any) -> int | None:
     if isinstance(value, float):
         return int(value) if value.is_integer() else None
     if isinstance(value, str) and _INT_TEXT.fullmatch(value.strip()):
-        return int(value.strip())
+        return digits_value(value.strip())
     return None
+
+
+def digits_value(text: str) -> int:
+    """``int(text)`` for an optional sign and ASCII digits of any length: ``int()`` alone
+    raises past ``sys.get_int_max_str_digits()`` (4300 digits), and the contract sets no
+    length limit and says the function never raises."""
+    try:
+        return int(text)
+    except ValueError:
+        return int(decimal.Decimal(text))
 
 
 def as_count(value: Any) -> float | int | None:
@@ -123,10 +134,12 @@ def transform_record(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def expected_output(users: Any) -> list[dict[str, Any]]:
-    """The oracle: what ``transform_and_enrich_users(users)`` must return (JSON-shaped)."""
+    """The oracle: what ``transform_and_enrich_users(users)`` must return (JSON-shaped: the
+    records are deep copies of JSON data; no JSON round trip, which cannot write an int of
+    more than 4300 digits)."""
     if not isinstance(users, list):
         return []
-    return json.loads(json.dumps([transform_record(u) for u in users if isinstance(u, dict)]))
+    return [transform_record(u) for u in users if isinstance(u, dict)]
 
 
 # ---- the fixture --------------------------------------------------------------------------

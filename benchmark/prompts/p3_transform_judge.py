@@ -7,15 +7,21 @@ the oracle's expected answers), numbers or an ``Outcome`` out.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..untrusted import text
 from .base import CheckContext, Outcome, load_problem, raised, strict_equal
+from .p3_transform_cases import CLASSES
 from .p3_transform_data import MISSING
 
 MAIN = "prompt_3_transform.py"
 FUNCTION = "transform_and_enrich_users"
 SCORED_LABELS = ("fixture", "perturbed")
+DIFFERENTIAL = "differential"
+CLASS_COST = 1 / 6  # of the differential check, per contract value class answered wrongly
+NOTE_COUNT = 4
 MAX_OUTPUT_ITEMS = 10_000  # more items than this for a <= 40-record input is not an answer
 
 
@@ -187,3 +193,86 @@ def judge_malformed(ctx: CheckContext) -> Outcome:
     return Outcome(fraction,
                    f"the malformed call {malformed}; {exact} of {len(expected)} records match the "
                    f"contract exactly; the perturbed call {how_it_went(results.get('perturbed'))}")
+
+
+# ---- the differential run -------------------------------------------------------------
+
+_COLUMN_FIELD = {"id": "id", "email": "email_provider", "age": "age", "count": "account_tier"}
+
+
+_JUDGED_INSIDE = {("contact", "dict"): "email_provider", ("stats", "dict"): "age"}
+
+
+def class_value(column: str, name: str, record: Any) -> Any:
+    """What a class is judged on: the field a value class feeds; for a ``contact``/``stats``
+    shape the whole object (less the field its value class judges, for a plain dict: one
+    mistake, one class); for ``other_keys`` every other top-level key."""
+    if not isinstance(record, dict):
+        return MISSING
+    if column in _COLUMN_FIELD:
+        return FIELDS[_COLUMN_FIELD[column]](record)
+    if column in ("contact", "stats"):
+        value = record.get(column, MISSING)
+        inner = _JUDGED_INSIDE.get((column, name))
+        return {k: v for k, v in value.items() if k != inner} if inner and isinstance(value, dict) else value
+    return {k: v for k, v in record.items() if k not in ("id", "contact", "stats", "account_tier")}
+
+
+def show(value: Any) -> str:
+    """A short, safe rendering of a JSON value (ints past the digit limit by their size)."""
+    if value is MISSING:
+        return "nothing"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"an int of about {int(value.bit_length() * 0.30103) + 1} digits"
+    try:
+        rendered = json.dumps(value, ensure_ascii=False)
+    except ValueError:
+        rendered = f"a {type(value).__name__} holding a very long int"
+    return text(rendered, 60)
+
+
+def class_failures(judged: list[dict[str, str]], expected: list[Any], inputs: list[Any],
+                   output: Any) -> dict[tuple[str, str], str]:
+    """(column, class) -> the first wrong record, for each class some record got wrong."""
+    failures: dict[tuple[str, str], str] = {}
+    if not isinstance(output, list) or len(output) != len(expected):
+        count = len(output) if isinstance(output, list) else 0
+        failures[("list", "non_dict_items")] = f"{count} items back for {len(expected)} dicts"
+    for index, (classes, want, got) in enumerate(zip(judged, expected, align(inputs, expected, output))):
+        for column, name in classes.items():
+            if (column, name) in failures:
+                continue
+            if got is None:
+                failures[(column, name)] = f"dict #{index + 1} not returned"
+                continue
+            got_value, want_value = class_value(column, name, got), class_value(column, name, want)
+            if not strict_equal(got_value, want_value):
+                failures[(column, name)] = (f"dict #{index + 1}: got {show(got_value)}, "
+                                            f"expected {show(want_value)}")
+    return failures
+
+
+def judge_differential(ctx: CheckContext) -> Outcome:
+    """Each contract value class answered wrongly costs CLASS_COST of the check."""
+    blocked = blocker(ctx)
+    if blocked:
+        return blocked
+    facts = ctx.facts
+    if DIFFERENTIAL in facts.get("unobserved", {}):
+        return Outcome.fail(f"the differential call was lost: {facts['unobserved'][DIFFERENTIAL]}")
+    result = facts["results"].get(DIFFERENTIAL)
+    total = sum(len(classes) for classes in CLASSES.values())
+    if not returned_list(result):
+        return Outcome.fail(f"the differential call over {len(facts['expected'][DIFFERENTIAL])} "
+                            f"records {how_it_went(result)}: none of {total} value classes judged")
+    failures = class_failures(facts["classes"], facts["expected"][DIFFERENTIAL],
+                              facts["inputs"][DIFFERENTIAL], result["value"])
+    notes = [f"{column} {name} ({CLASSES[column][name]}): {why}"
+             for (column, name), why in failures.items()]
+    more = f"; and {len(notes) - NOTE_COUNT} more" if len(notes) > NOTE_COUNT else ""
+    detail = "; ".join(notes[:NOTE_COUNT]) + more if notes else "every class exact"
+    return Outcome(max(0.0, 1.0 - CLASS_COST * len(failures)),
+                   f"{total - len(failures)} of {total} contract value classes right over "
+                   f"{len(facts['expected'][DIFFERENTIAL])} generated records (seed "
+                   f"{facts.get('seed')}); each wrong class costs {CLASS_COST:.3g} of the check; "
+                   f"{detail}")
