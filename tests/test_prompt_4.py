@@ -695,9 +695,9 @@ def test_verify_false_seen_only_at_run_time_costs_secure_transport(tmp_path, ref
     assert hidden != REFERENCE_TEXT
     result = _grade(tmp_path, "unverified", hidden)
     earned, rationale = _security(result)["secure_transport"]
-    assert _security(reference_result)["secure_transport"][0] == 1
+    assert _security(reference_result)["secure_transport"][0] == 2
     assert earned == 0 and "sent with certificate checks off" in rationale, rationale
-    assert result.categories and _security(result)["bearer_auth"][0] == 1.5
+    assert result.categories and _security(result)["bearer_auth"][0] == 1
 
 
 def test_the_token_sent_to_a_plain_http_url_costs_secure_transport(tmp_path):
