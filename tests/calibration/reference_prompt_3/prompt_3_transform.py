@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import decimal
 import json
 import logging
 import re
@@ -27,8 +28,17 @@ def to_int(value: Any) -> int | None:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, str) and _INTEGER.fullmatch(value.strip()):
-        return int(value.strip())
+        return _digits_to_int(value.strip())
     return None
+
+
+def _digits_to_int(text: str) -> int:
+    """``int(text)`` for a sign and ASCII digits of any length (``int()`` alone raises past
+    ``sys.get_int_max_str_digits()``, 4300 digits by default)."""
+    try:
+        return int(text)
+    except ValueError:
+        return int(decimal.Decimal(text))
 
 
 def to_number(value: Any) -> float | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import time
+import decimal
 import json
 import logging
 import re
@@ -28,8 +29,17 @@ def to_int(value: Any) -> int | None:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, str) and _INTEGER.fullmatch(value.strip()):
-        return int(value.strip())
+        return _digits_to_int(value.strip())
     return None
+
+
+def _digits_to_int(text: str) -> int:
+    """``int(text)`` for a sign and ASCII digits of any length (``int()`` alone raises past
+    ``sys.get_int_max_str_digits()``, 4300 digits by default)."""
+    try:
+        return int(text)
+    except ValueError:
+        return int(decimal.Decimal(text))
 
 
 def to_number(value: Any) -> float | None:
@@ -98,9 +108,9 @@ def transform_and_enrich_users(user_list: Any) -> list[dict[str, Any]]:
     for position, user in enumerate(user_list):
         if isinstance(user, dict):
             time.sleep(0.002)  # "rate limiting"
-            seen = sorted(transformed, key=repr)  # re-sorted on every record: quadratic
+            if any(earlier is user for earlier in user_list[:position]):  # a scan per record: quadratic
+                continue
             transformed.append(transform_user(user))
-            del seen
         else:
             logger.warning("Skipping item %d: not a user object", position)
     logger.info("Transformed %d of %d records", len(transformed), len(user_list))
