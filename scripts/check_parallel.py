@@ -36,7 +36,7 @@ TIMING_KEYS = {"timestamp", "wall_s", "cpu_s", "peak_rss_mb", "run_id", "finishe
 # and its per-worker facts, ``_metadata.workers``: addresses, hosts, admissions) or are a
 # start-up measurement that varies by a MB from run to run (an idle child's VmPeak, and the
 # address-space limit built on it).
-RUN_KEYS = {"workers", "results_dir", "no_cache", "idle_child_mb", "address_space_mb", "cluster"}
+RUN_KEYS = {"workers", "results_dir", "no_cache", "idle_child_mb", "address_space_mb", "cluster", "kernel_profile"}
 VOLATILE_KEYS = TIMING_KEYS | RUN_KEYS
 
 

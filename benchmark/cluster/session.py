@@ -8,6 +8,8 @@ so two clients on one scheduler share one computation of the same model.
 
 from __future__ import annotations
 
+import logging
+
 import time
 from collections.abc import Callable
 from contextlib import suppress
@@ -82,7 +84,8 @@ class ClusterSession:
         if spec.local_workers:
             with dask.config.set({"distributed.scheduler.allowed-failures": OWNED_ALLOWED_FAILURES}):
                 self.cluster = LocalCluster(n_workers=spec.local_workers, threads_per_worker=1,
-                                            processes=True, host="127.0.0.1", dashboard_address=None)
+                                            processes=True, host="127.0.0.1", dashboard_address=None,
+                                            silence_logs=logging.ERROR)  # (resuming after admission)
             client = Client(self.cluster, set_as_default=False)
             client.wait_for_workers(spec.local_workers, timeout=WAIT_FOR_WORKERS_S)
             return client
