@@ -29,8 +29,10 @@ Output records are matched to input records by position when the counts agree, e
 from __future__ import annotations
 
 import ast
+import copy
 import json
 from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -84,17 +86,25 @@ def _run_calls(run: RunFn, inputs: dict[str, Any], labels: tuple[str, ...]) -> t
     return result.observation, ""
 
 
+@lru_cache(maxsize=4)
+def _generated(seed: int) -> tuple[dict[str, Any], dict[str, Any], Any]:
+    """The seed's generated call inputs, their expected outputs (the oracle's) and the
+    differential run's value classes: the same for every model, so made once per process."""
+    differential, classes = cases.differential_case(seed)
+    inputs = {"malformed": data.malformed_users(), "perturbed": data.perturbed_users(seed),
+              judge.DIFFERENTIAL: differential}
+    return inputs, {label: data.expected_output(inputs[label]) for label in LABELS[1:]}, classes
+
+
 def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path, seed: int) -> dict[str, Any]:
     """Run the four calls in one child; if that child dies (a crash on the malformed list,
     say), run the others again without it, so only it is lost. After a time-out the retry is
     skipped by the engine: a prompt's time budget is one time-out."""
     users = json.loads((test_data / data.FIXTURE_PATH).read_bytes().decode("utf-8-sig"))
     key = (test_data / "answer_keys" / data.ANSWER_KEY_PATH).read_text(encoding="utf-8")
-    differential, classes = cases.differential_case(seed)
-    inputs = {"fixture": users, "malformed": data.malformed_users(),
-              "perturbed": data.perturbed_users(seed), judge.DIFFERENTIAL: differential}
-    expected = {"fixture": json.loads(key)}
-    expected.update({label: data.expected_output(inputs[label]) for label in LABELS[1:]})
+    generated, answers, classes = copy.deepcopy(_generated(seed))  # each grading its own copy
+    inputs = {"fixture": users, **generated}
+    expected = {"fixture": json.loads(key), **answers}
     facts: dict[str, Any] = {"seed": seed, "inputs": inputs, "expected": expected,
                              "classes": classes, "results": {}, "problem": "", "unobserved": {}}
     observation, problem = _run_calls(run, inputs, LABELS)
