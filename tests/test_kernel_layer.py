@@ -255,3 +255,23 @@ def test_the_cache_key_says_whether_the_guard_was_on(monkeypatch):
     guarded = run_context(test_data, GradeOptions())
     monkeypatch.setenv(GUARD_OFF_ENV, "1")
     assert run_context(test_data, GradeOptions()) != guarded
+
+
+def test_the_supervisor_waits_for_an_exiting_worker_without_polling():
+    """At end of file on the report pipe the worker is waited for, not polled: a worker that
+    closes the pipe and then takes a while to end costs the supervisor no CPU meanwhile."""
+    import time as _time
+
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the "worker": one line, the pipe closed, then a slow end
+        os.close(read_fd)
+        os.write(write_fd, b'{"result": {}}\n')
+        os.close(write_fd)
+        _time.sleep(0.4)
+        os._exit(3)
+    os.close(write_fd)
+    started = _time.process_time()
+    text, status = child._collect(read_fd, pid)
+    assert text == '{"result": {}}\n' and os.WEXITSTATUS(status) == 3
+    assert _time.process_time() - started < 0.1  # polling spun here for the whole 0.4 s

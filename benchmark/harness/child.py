@@ -514,24 +514,33 @@ def worker(request, report_fd):
 
 def _collect(fd, pid):
     """Read the worker's lines until the worker has exited (not until EOF: a process the
-    submission forked may hold the pipe open). Returns (text, wait status)."""
+    submission forked may hold the pipe open). Returns (text, wait status).
+
+    At end of file nothing more can arrive, so the worker is waited for without polling (it
+    closed the pipe, or is exiting: its exit unmaps its memory after closing its files, and
+    a poll would spin through that)."""
     import select
 
     os.set_blocking(fd, False)
     chunks, size, status = [], 0, None
     while True:
         ready, _, _ = select.select([fd], [], [], 0.05)
+        ended = False
         while ready:
             try:
                 chunk = _read(fd, 65536)
             except BlockingIOError:
                 break
             if not chunk:
+                ended = True
                 break
             if size < WORKER_CAP:
                 chunks.append(chunk)
                 size += _len(chunk)
         if status is not None:
+            break
+        if ended:  # the run's deadline still holds: the zygote kills the whole run
+            status = os.waitpid(pid, 0)[1]
             break
         done, wait_status = os.waitpid(pid, os.WNOHANG)
         if done:
