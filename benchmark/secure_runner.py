@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .sandbox import bandit_process, isolation, pids_cgroup, spawner
+from .sandbox import bandit_process, isolation, pids_cgroup, spawner, staging
 from .sandbox import process_tools as pt
 from .sandbox.limits import GUARD_OFF_ENV, address_space_mb, idle_child_mb, zygote_idle_mb  # noqa: F401
 from .types import ExecResult
@@ -69,9 +69,11 @@ class SecureRunner:
     def sandbox(self) -> Iterator[Path]:
         """A private directory tree (work/, home/, tmp/) removed on exit, never following a link
         the child planted in it; raises ``process_tools.CleanupError`` (naming what remains)
-        when it cannot be removed completely: a sandbox left behind is reported, not ignored."""
+        when it cannot be removed completely: a sandbox left behind is reported, not ignored.
+        Made on a tmpfs when the runs get a private root (``benchmark.sandbox.staging``)."""
         safe_name = "".join(c if c.isalnum() else "_" for c in self.model_name)[:40]
-        root = Path(tempfile.mkdtemp(prefix=f"rubricbench-{safe_name}-")).resolve()
+        base = staging.base(self.private_root)
+        root = Path(tempfile.mkdtemp(prefix=f"rubricbench-{safe_name}-", dir=base)).resolve()
         for sub in ("work", "home", "tmp"):
             (root / sub).mkdir()
         previous, self._sandbox = self._sandbox, root
@@ -91,6 +93,14 @@ class SecureRunner:
         }
 
     # ---- policies ----------------------------------------------------------------------
+    @property
+    def private_root(self) -> bool:
+        """The runs get a private root (``kernel_policy``): the child never writes to the
+        host's sandbox folder, it only copies what was staged there."""
+        support = self.support
+        return bool(support is not None and support.any and support.user_namespaces
+                    and support.private_root)
+
     def kernel_policy(self, root: Path, *, exec_rights: bool = True) -> isolation.KernelPolicy | None:
         """The kernel layer for a child in ``root``; ``exec_rights=False`` (the zygote's
         children, which never need to exec) leaves nothing executable."""
