@@ -819,3 +819,25 @@ def test_pool_workers_share_one_zygote(tmp_path):
         watcher.join(5)
     assert [r.model for r in results] == ["decent_model", "weak_model"]
     assert seen == {spawner.get().process.pid, -1}, seen
+
+
+# ---- preloads ---------------------------------------------------------------------------------
+
+LAZY_IMPORTS = ("_posixsubprocess", "pkgutil", "_strptime", "netrc", "shlex", "decimal")
+
+
+def test_what_runs_used_to_import_after_the_fork_is_loaded_in_the_zygote(healthy_zygote):
+    """The harness's own lazy imports (the guard's _posixsubprocess, runpy's pkgutil) and the
+    usual ones of submissions come from the zygote: present before the submission's first line
+    (the harness itself never imports _strptime, netrc, shlex or decimal), and the extension
+    module mapped in the zygote itself, not loaded by each run."""
+    res = script(SecureRunner("preload"), f"""
+        import json, sys
+        print(json.dumps([name in sys.modules for name in {list(LAZY_IMPORTS)!r}]))
+    """)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout) == [True] * len(LAZY_IMPORTS)
+    with open(f"/proc/{healthy_zygote.pid}/maps", encoding="ascii", errors="replace") as handle:
+        maps = handle.read()
+    if "_posixsubprocess" not in sys.builtin_module_names:
+        assert "_posixsubprocess" in maps
