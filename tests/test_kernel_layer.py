@@ -275,3 +275,94 @@ def test_the_supervisor_waits_for_an_exiting_worker_without_polling():
     text, status = child._collect(read_fd, pid)
     assert text == '{"result": {}}\n' and os.WEXITSTATUS(status) == 3
     assert _time.process_time() - started < 0.1  # polling spun here for the whole 0.4 s
+
+
+# ---- the harness's strict JSON encoder: fast path and checked path agree ----------------------
+
+
+def _encoded(value):
+    try:
+        return child._encode(value)
+    except TypeError as exc:
+        return ("TypeError", str(exc))
+
+
+def _checked(value):
+    try:
+        return child._encode_checked(value)
+    except TypeError as exc:
+        return ("TypeError", str(exc))
+
+
+def _nested(levels):
+    outer = inner = []
+    for _ in range(levels):
+        inner.append([])
+        inner = inner[0]
+    return outer
+
+
+class _Str(str):
+    pass
+
+
+class _Dict(dict):
+    def items(self):  # a forgery the C encoder would call for a dict subclass
+        return [("forged", 1)]
+
+
+class _Int(int):
+    def __repr__(self):
+        return "999"
+
+
+def _edge_cases():
+    cycle = []
+    cycle.append(cycle)
+    cycle.append(cycle)
+    return [
+        None, True, False, 0, -0.0, 1e300, 5e-324, 2 ** 63, -10 ** 40, "", "a\u00e9\"\n\t\ud800\x00",
+        [], {}, (), [1, (2, 3)], {"b": 1, "a": [None, {"é": 0.1}], "": "x"},
+        float("nan"), float("inf"), {"a": float("-inf")}, {1: 2}, {"a": {2: 1}}, [_Str("x")], {_Str("k"): 1},
+        _Dict(a=1), _Int(5), [True, _Int(1)], set(), b"x", object(), [float("nan"), {1: 2}],
+        [{1: 2}, float("nan")], 10 ** 5000, [10 ** 4299, -10 ** 4400], 2 ** 70_001,
+        _nested(199), _nested(200), _nested(201), [_nested(199), float("nan")], cycle,
+    ]
+
+
+def test_the_fast_encoder_writes_the_checked_encoders_text_and_errors():
+    import random
+
+    for value in _edge_cases():
+        assert _encoded(value) == _checked(value), repr(value)[:80]
+    rng = random.Random(7)
+    leaves = [None, True, False, 0, -5, 10 ** 30, 1.5, -0.0, "a\u00e9\"x", "", 2 ** 63]
+
+    def make(depth=0):
+        roll = rng.random()
+        if depth > 4 or roll < 0.4:
+            return rng.choice(leaves)
+        if roll < 0.7:
+            return [make(depth + 1) for _ in range(rng.randint(0, 4))]
+        return {rng.choice("abAB") + str(i): make(depth + 1) for i in range(rng.randint(0, 4))}
+
+    for _ in range(3000):
+        value = make()
+        assert _encoded(value) == _checked(value)
+
+
+def test_plain_values_take_the_fast_path_and_anything_else_the_checked_one():
+    plain = [{"id": i, "name": f"user {i}", "tags": ["a"], "score": i / 3, "ok": None} for i in range(50)]
+    assert child._fast_encode(plain) == child._encode_checked(plain)
+    for value in (_Dict(a=1), [_Int(5)], {1: 2}, float("nan"), _nested(201), 10 ** 5000):
+        assert child._fast_encode(value) is None
+
+
+def test_the_fast_encoder_follows_a_lowered_int_digit_limit_back_to_the_checked_one():
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(640)  # a submission may lower it in its worker
+    try:
+        value = [10 ** 1000]
+        assert child._encode(value) == "[" + "1" + "0" * 1000 + "]"
+    finally:
+        sys.set_int_max_str_digits(limit)
