@@ -183,9 +183,8 @@ class SecureRunner:
         limits = pt.limits(self.memory_mb + zygote_idle_mb(zygote), int(timeout) + 1)
         pipes = [os.pipe() for _ in range(3)]
         caps = (STDOUT_CAP, STDERR_CAP, CHANNEL_CAP)
-        readers = [pt.CappedReader(os.fdopen(read_fd, "rb"), cap) for (read_fd, _), cap in zip(pipes, caps)]
-        for reader in readers:
-            reader.start()
+        drain = pt.PipeDrain([(read_fd, cap) for (read_fd, _), cap in zip(pipes, caps)])
+        drain.start()
         request = {"cwd": str(cwd), "env": env, "request": str(request_path),
                    "limits": {str(k): v for k, v in limits.items()},
                    "policy": policy.as_dict() if policy else None}
@@ -200,12 +199,11 @@ class SecureRunner:
             for _, write_fd in pipes:
                 os.close(write_fd)
         wall = time.monotonic() - started if status.wall_s is None else status.wall_s
-        for reader in readers:
-            reader.join(timeout=2.0)
+        drain.join(timeout=2.0)
         if status.error:
             pt.sweep_orphans(before)
             raise spawner.ZygoteError(status.error)
-        return _exec_result(readers, status.status, status.usage, status.timed_out, wall)
+        return _exec_result(drain.buffers, status.status, status.usage, status.timed_out, wall)
 
     def _execute(self, cmd: list[str], cwd: Path, env: dict[str, str], timeout: float | None, *,
                  channel: bool, memory_mb: int | None = None,
@@ -254,7 +252,7 @@ class SecureRunner:
         return isolation_report(self)
 
 
-def _exec_result(readers: list[pt.CappedReader], status: int | None,
+def _exec_result(readers: list[pt.CappedBuffer], status: int | None,
                  usage: tuple[float, float, int] | None, timed_out: bool, wall: float) -> ExecResult:
     """An ExecResult from the finished readers (stdout, stderr and, when there is one, the
     result channel), the wait status and (user s, system s, maxrss kB)."""

@@ -71,3 +71,30 @@ def test_self_check_passes_on_this_machine(capsys):
                  "tasks past the pids limit", "start a process"):
         row = next(line for line in out.splitlines() if line.startswith(name) or name in line[:34])
         assert "PASS (must hold: kernel" in row, row
+
+
+def test_read_paths_looked_up_once_are_those_a_fresh_lookup_gives(tmp_path):
+    """``default_paths`` caches which interpreter and system paths exist; the answer, order
+    included, is what checking every path on each call gives, wherever the sandbox is."""
+    import os
+    import sys
+
+    harness = Path(isolation.__file__).resolve().parents[1] / "harness"
+
+    def fresh(sandbox):
+        interpreter, system, execs = isolation._interpreter_paths()
+        reads = [*interpreter, str(harness), str(sandbox), *system]
+        return tuple(p for p in dict.fromkeys(reads) if os.path.exists(p)), execs
+
+    for sandbox in (tmp_path, tmp_path / "missing", Path("/usr"), Path("/lib"), harness,
+                    Path(os.path.realpath(sys.prefix))):
+        assert isolation.default_paths(sandbox, harness) == fresh(sandbox), sandbox
+
+
+def test_the_policy_as_sent_to_the_zygote_keeps_every_field():
+    import dataclasses
+
+    policy = isolation.KernelPolicy(read_paths=("/a", "/b"), write_paths=("/w",), pids_cgroup="/g")
+    expected = {name: list(value) if isinstance(value, tuple) else value
+                for name, value in dataclasses.asdict(policy).items()}
+    assert policy.as_dict() == expected

@@ -257,3 +257,27 @@ def test_exec_path_enters_namespaces_with_unshare_and_a_pid_one_fork():
         res = runner.run_python_sandboxed(["m.py"], timeout=10)
     assert res.returncode == 0, res.stderr
     assert res.stdout.split() == ["1", "True"]  # pid 1, and the outer uid mapped to itself
+
+
+def test_one_drain_thread_keeps_each_pipes_first_cap_bytes_and_says_when_it_cut():
+    from benchmark.sandbox import process_tools as pt
+
+    sizes_and_caps = [(0, 10), (10, 10), (11, 10), (200_000, 70_000), (5, 100)]
+    pipes = [os.pipe() for _ in sizes_and_caps]
+    drain = pt.PipeDrain([(read_fd, cap) for (read_fd, _), (_, cap) in zip(pipes, sizes_and_caps)])
+    drain.start()
+    payloads = [bytes(range(256)) * (size // 256) + bytes(size % 256) for size, _ in sizes_and_caps]
+    for offset in range(0, 200_000, 4096):  # interleaved writes, as a run's streams arrive
+        for (_, write_fd), payload in zip(pipes, payloads):
+            if offset < len(payload):
+                os.write(write_fd, payload[offset:offset + 4096])
+    for _, write_fd in pipes:
+        os.close(write_fd)
+    drain.join(5)
+    assert not drain.is_alive(), "the drain did not end at end of file on every pipe"
+    for buffer, payload, (size, cap) in zip(drain.buffers, payloads, sizes_and_caps):
+        assert buffer.data() == payload[:cap]
+        assert buffer.truncated == (size > cap)
+    for read_fd, _ in pipes:  # each read end was closed by the drain
+        with pytest.raises(OSError):
+            os.fstat(read_fd)

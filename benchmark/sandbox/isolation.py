@@ -60,8 +60,9 @@ class KernelPolicy:
 
     def as_dict(self) -> dict[str, object]:
         """The plain form ``benchmark.harness.confine.apply`` takes (and the zygote receives)."""
-        return {name: list(value) if isinstance(value, tuple) else value
-                for name, value in dataclasses.asdict(self).items()}
+        return {field.name: list(value) if isinstance(value, tuple) else value
+                for field in dataclasses.fields(self)
+                for value in (getattr(self, field.name),)}
 
 
 def apply(policy: KernelPolicy) -> None:
@@ -188,9 +189,21 @@ def _detect() -> KernelSupport:
 
 def default_paths(sandbox: Path, harness_dir: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(read paths, exec paths) a child Python needs; everything else stays unreadable."""
+    before, after, execs = _existing_paths(str(harness_dir))
+    sandbox = str(sandbox)
+    if not os.path.exists(sandbox) or sandbox in before:
+        return before + after, execs
+    return (*before, sandbox, *(p for p in after if p != sandbox)), execs
+
+
+@functools.lru_cache(maxsize=4)
+def _existing_paths(harness_dir: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(the read paths before the sandbox's place, those after it, the exec paths): which of
+    them exist is looked up once per process, not twice per run."""
     interpreter, system, execs = _interpreter_paths()
-    reads = [*interpreter, str(harness_dir), str(sandbox), *system]
-    return tuple(p for p in dict.fromkeys(reads) if os.path.exists(p)), execs
+    before = tuple(p for p in dict.fromkeys([*interpreter, harness_dir]) if os.path.exists(p))
+    after = tuple(p for p in dict.fromkeys(system) if p not in before and os.path.exists(p))
+    return before, after, execs
 
 
 @functools.lru_cache(maxsize=1)

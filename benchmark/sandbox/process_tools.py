@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import resource
+import select
 import signal
 import threading
 import time
@@ -24,28 +25,69 @@ FILE_SIZE_LIMIT = 32 * 1024 * 1024
 OPEN_FILES_LIMIT = 256
 
 
-class CappedReader(threading.Thread):
-    """Drains a pipe, keeping at most ``cap`` bytes and discarding the rest."""
+class CappedBuffer:
+    """The first ``cap`` bytes of a stream, and whether there were more (``truncated``)."""
 
-    def __init__(self, stream, cap: int) -> None:
-        super().__init__(daemon=True)
-        self.stream, self.cap = stream, cap
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
         self.chunks: list[bytes] = []
         self.size = 0
         self.truncated = False
 
-    def run(self) -> None:
-        with self.stream:
-            while chunk := self.stream.read(65536):
-                room = self.cap - self.size
-                if room > 0:
-                    self.chunks.append(chunk[:room])
-                    self.size += min(room, len(chunk))
-                if len(chunk) > max(room, 0):
-                    self.truncated = True
+    def add(self, chunk: bytes) -> None:
+        room = self.cap - self.size
+        if room > 0:
+            self.chunks.append(chunk[:room])
+            self.size += min(room, len(chunk))
+        if len(chunk) > max(room, 0):
+            self.truncated = True
 
     def data(self) -> bytes:
         return b"".join(self.chunks)
+
+
+class CappedReader(CappedBuffer, threading.Thread):
+    """Drains a pipe, keeping at most ``cap`` bytes and discarding the rest."""
+
+    def __init__(self, stream, cap: int) -> None:
+        CappedBuffer.__init__(self, cap)
+        threading.Thread.__init__(self, daemon=True)
+        self.stream = stream
+
+    def run(self) -> None:
+        with self.stream:
+            while chunk := self.stream.read(65536):
+                self.add(chunk)
+
+
+class PipeDrain(threading.Thread):
+    """Drains several pipes (read descriptors, each closed at its end of file) in one thread,
+    keeping at most each one's cap: ``buffers``, in the order given. One thread per run
+    instead of one per pipe."""
+
+    def __init__(self, pipes: list[tuple[int, int]]) -> None:
+        super().__init__(daemon=True)
+        self.pipes = pipes
+        self.buffers = [CappedBuffer(cap) for _, cap in pipes]
+
+    def run(self) -> None:
+        poller = select.poll()
+        live = {}
+        for (fd, _), buffer in zip(self.pipes, self.buffers):
+            poller.register(fd, select.POLLIN)
+            live[fd] = buffer
+        while live:
+            for fd, _ in poller.poll():
+                try:
+                    chunk = os.read(fd, 65536)  # readable or hung up: it does not block
+                except OSError:
+                    chunk = b""
+                if chunk:
+                    live[fd].add(chunk)
+                    continue
+                poller.unregister(fd)
+                del live[fd]
+                os.close(fd)
 
 
 def limits(memory_mb: int, cpu_s: int) -> dict[int, int]:
