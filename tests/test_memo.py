@@ -79,3 +79,12 @@ def test_loop_facts_are_listed_once_per_tree_as_the_walk_yields_them():
     listed = walk_loops(tree)
     assert listed is walk_loops(tree) and listed == tuple(_walk_loops(tree))
     assert len(listed) == sum(1 for _ in ast.walk(tree))  # every node once
+
+
+def test_bindings_are_listed_once_per_tree_and_as_computed_afresh():
+    from benchmark.analyzers.bindings import bindings
+
+    tree = ast.parse(ALIASES)
+    listed = bindings(tree)
+    assert listed is bindings(tree) and listed == tuple(bindings.__wrapped__(tree))
+    assert [b.name for b in listed][:3] == ["yaml", "y", "L"] and isinstance(listed, tuple)
