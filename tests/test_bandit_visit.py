@@ -116,3 +116,42 @@ def test_other_bandit_versions_run_bandit_unchanged(monkeypatch):
     monkeypatch.setattr(bandit, "__version__", "0.0.1")
     module = manager.b_node_visitor
     assert bandit_visit.install() is False and manager.b_node_visitor is module
+
+
+def _rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+def test_the_bandit_process_answers_as_bandit_and_still_frees_its_cyclic_trees():
+    """The bandit process (lean visitor, frozen start-up heap, rarer collections) answers a
+    file as bandit's own visitor does, and the trees it scans (cyclic garbage: every node
+    links to its parent) are still collected: 300 scans do not grow it by 300 trees."""
+    import json
+    import subprocess
+    import sys
+
+    from benchmark.sandbox import bandit_process
+
+    text = TRIGGERS + (ROOT / "submissions" / "reference_implementations" / "example_model"
+                       / "prompt_1_solution.py").read_text(encoding="utf-8")
+    request = json.dumps({"text": text, "name": "p.py", "cpu_s": 60}).encode() + b"\n"
+    proc = subprocess.Popen([sys.executable, "-I", str(bandit_process.SERVER)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        answers, sizes = [], []
+        for count in range(300):
+            proc.stdin.write(request)
+            proc.stdin.flush()
+            answers.append(proc.stdout.readline())
+            if count in (30, 299):
+                sizes.append(_rss_kb(proc.pid))
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    assert len(set(answers)) == 1
+    expected = [list(issue.__dict__.values()) for issue in security._run_bandit(text, "p.py")]
+    assert json.loads(answers[0]) == {"issues": expected} and expected
+    assert sizes[1] - sizes[0] < 20_000  # kB; one uncollected tree per scan would be far more
