@@ -120,3 +120,38 @@ def test_fraction_within():
     assert M.fraction_within([], 10) == 1.0
     assert M.fraction_within([5, 10, 11, 30], 10) == 0.5
     assert M.fraction_within((x for x in [1, 2]), 0) == 0.0
+
+
+def _python_corpus() -> list[str]:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    texts = [SOURCE]
+    for path in sorted(p for folder in ("tests", "submissions", "benchmark")
+                       for p in (root / folder).rglob("*.py")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        try:
+            ast.parse(text)
+        except SyntaxError:
+            continue
+        texts.append(text)
+    return texts
+
+
+def test_each_function_complexity_is_radons_for_that_function_alone():
+    """The complexities taken from radon's one walk of the module are what radon gives each
+    function measured on its own (closures, methods, nested and local classes, async), on
+    every Python file of the repository."""
+    from benchmark.analyzers.normalize import normalized_functions
+
+    checked = fallback = 0
+    for text in _python_corpus():
+        tree = ast.parse(text)
+        _, pairs = normalized_functions(tree)
+        from_walk = [f.complexity for f in M.metrics(tree).functions]
+        alone = [M._complexity(pair.normalized) for pair in pairs]
+        assert from_walk == alone
+        measured = M._measured(M.ComplexityVisitor.from_ast(M.normalized_tree(tree)))
+        fallback += sum((p.normalized.lineno, p.normalized.col_offset) not in measured for p in pairs)
+        checked += len(pairs)
+    assert checked > 1000 and 0 < fallback < checked / 10  # both paths are exercised

@@ -21,7 +21,7 @@ from benchmark.prompts import p1_refactoring as p1
 from benchmark.prompts import p1_refactoring_cases as cases
 from benchmark.prompts import p1_refactoring_data as data
 from benchmark.prompts import p1_refactoring_judge as judge
-from benchmark.prompts.base import CheckContext
+from benchmark.prompts.base import CheckContext, strict_equal
 from benchmark.rubric import by_id
 from benchmark.submission import SourceFile
 from benchmark.types import ExecResult
@@ -142,6 +142,16 @@ def test_each_hazard_really_exists_in_the_fixtures(hazard):
 def test_legacy_script_gets_the_fixture_wrong():
     assert not judge.same_json(data.expected_output(yaml.safe_load(p1.CONFIG_TEXT), [
         {**r, "country": "US"} for r in fixture_records() if isinstance(r, dict)]), EXPECTED)
+
+
+def test_the_once_per_process_case_is_a_fresh_one_and_each_grading_owns_its_expected_records():
+    fresh = cases.perturbed_case(31)
+    first = p1.perturbed_case(31)
+    assert first == fresh and strict_equal(first.expected, fresh.expected)
+    first.expected[0]["changed"] = True
+    first.expected.append({})
+    second = p1.perturbed_case(31)
+    assert second == fresh and second.expected is not first.expected
 
 
 def test_perturbed_cases_are_seeded_and_differ_from_the_fixture():

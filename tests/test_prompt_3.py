@@ -221,6 +221,24 @@ def test_perturbed_sets_are_seeded_varied_and_cover_every_kind():
 # ---- comparison helpers -------------------------------------------------------------
 
 
+def test_each_grading_gets_an_exact_private_copy_of_the_generated_cases():
+    """The once-per-process cases equal a fresh computation, type for type (bool stays bool,
+    float stays float), and what one grading does to its copy never reaches the next."""
+    seed = 20240601
+    differential, classes = C.differential_case(seed)
+    inputs = {"malformed": D.malformed_users(), "perturbed": D.perturbed_users(seed),
+              J.DIFFERENTIAL: differential}
+    fresh = (inputs, {label: D.expected_output(inputs[label]) for label in P3.LABELS[1:]}, classes)
+    first = P3.generated(seed)
+    assert J.strict_equal(list(first), list(fresh))
+    first[0]["perturbed"].clear()
+    first[1][J.DIFFERENTIAL][0]["id"] = "changed"
+    first[2].append("changed")
+    second = P3.generated(seed)
+    assert J.strict_equal(list(second), list(fresh))
+    assert second[0] is not first[0] and second[1] is not first[1]
+
+
 def test_strict_equal_tells_types_apart():
     assert J.strict_equal({"a": [1, None, "x"]}, {"a": [1, None, "x"]})
     assert not J.strict_equal(True, 1) and not J.strict_equal(32, 32.0)

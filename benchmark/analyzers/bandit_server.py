@@ -20,11 +20,26 @@ def _cap_cpu(seconds: float) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (cap if hard == resource.RLIM_INFINITY else min(cap, hard), hard))
 
 
+GC_THRESHOLDS = (50_000, 20, 20)  # as a grading process's (``benchmark.engine.warmup``)
+
+
+def _tune_gc() -> None:
+    """Bandit and its plugins, loaded for good, out of the collector's reach, and collections
+    rarer: each scanned tree is garbage in reference cycles (bandit links every node to its
+    parent), still collected, in larger batches (about 8% less CPU per file)."""
+    import gc
+
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
 def serve() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
-    from benchmark.analyzers import security
+    from benchmark.analyzers import bandit_visit, security
 
     security.bandit_modules()
+    bandit_visit.install()  # bandit's visitor without the work no finding depends on
+    _tune_gc()
     for line in sys.stdin.buffer:
         request = json.loads(line)
         _cap_cpu(request["cpu_s"])

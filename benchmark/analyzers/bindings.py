@@ -6,7 +6,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .memo import all_nodes
+from .memo import all_nodes, per_tree
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -90,8 +90,9 @@ def _simple(node: ast.AST) -> Iterator[tuple[str, int, str]]:
         yield node.rest, node.lineno, "match"
 
 
-def bindings(tree: ast.Module) -> list[Binding]:
-    """All bindings in the module, sorted by (line, name)."""
+@per_tree
+def bindings(tree: ast.Module) -> tuple[Binding, ...]:
+    """All bindings in the module, sorted by (line, name); listed once per tree (read-only)."""
     in_class = class_body_ids(tree)
     found: list[Binding] = []
     for node in all_nodes(tree):
@@ -104,4 +105,4 @@ def bindings(tree: ast.Module) -> list[Binding]:
         for name, line, kind in _simple(node):
             class_level = direct and kind not in ("param", "lambda")
             found.append(Binding(name, line, kind, class_level, node))
-    return sorted(found, key=lambda b: (b.line, b.name))
+    return tuple(sorted(found, key=lambda b: (b.line, b.name)))

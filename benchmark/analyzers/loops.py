@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from .memo import all_nodes
+from .memo import all_nodes, per_tree
 from .resolve import ImportResolver, dotted_name, resolver_for
 
 LOOP_STATEMENTS = (ast.For, ast.AsyncFor, ast.While)
@@ -26,8 +26,14 @@ COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 Loops = tuple[ast.AST, ...]
 
 
-def walk_loops(tree: ast.AST) -> Iterator[tuple[ast.AST, Loops]]:
-    """Yield ``(node, enclosing_loops)`` for every node below and including ``tree``."""
+@per_tree
+def walk_loops(tree: ast.AST) -> tuple[tuple[ast.AST, Loops], ...]:
+    """``(node, enclosing_loops)`` for every node below and including ``tree``, in walk
+    order; listed once per tree (several rules ask), read-only like every memoized answer."""
+    return tuple(_walk_loops(tree))
+
+
+def _walk_loops(tree: ast.AST) -> Iterator[tuple[ast.AST, Loops]]:
     todo: list[tuple[ast.AST, Loops]] = [(tree, ())]
     while todo:
         node, loops = todo.pop()

@@ -53,11 +53,33 @@ def _complexity(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     return blocks[0].complexity
 
 
-def _metric(pair: NormalizedFunction) -> FunctionMetric:
-    return FunctionMetric(
-        pair.qualname, pair.original.lineno, span_length(pair.normalized),
-        _complexity(pair.normalized),
-    )
+def _measured(visitor: ComplexityVisitor) -> dict[tuple[int, int], int]:
+    """``(line, column) -> complexity`` of every function radon's module visitor measured:
+    functions, their closures, methods and methods of nested classes (radon computes each
+    from the function's own subtree, as :func:`_complexity` does). A position seen twice is
+    left out, so such functions are measured on their own."""
+    found: dict[tuple[int, int], int] = {}
+    twice: set[tuple[int, int]] = set()
+    todo: list[Any] = [*visitor.functions, *visitor.classes]
+    while todo:
+        block = todo.pop()
+        if hasattr(block, "methods"):  # a radon Class
+            todo += [*block.methods, *block.inner_classes]
+            continue
+        key = (block.lineno, block.col_offset)
+        if key in found:
+            twice.add(key)
+        found[key] = block.complexity
+        todo += block.closures
+    return {key: value for key, value in found.items() if key not in twice}
+
+
+def _metric(pair: NormalizedFunction, measured: dict[tuple[int, int], int]) -> FunctionMetric:
+    node = pair.normalized
+    complexity = measured.get((node.lineno, node.col_offset))
+    if complexity is None:  # e.g. a method of a class defined in a function: radon skips it
+        complexity = _complexity(node)
+    return FunctionMetric(pair.qualname, pair.original.lineno, span_length(node), complexity)
 
 
 @per_tree
@@ -65,24 +87,26 @@ def metrics(tree: ast.Module) -> CodeMetrics:
     """Radon cyclomatic complexity per function, MI and SLOC of the normalized source."""
     text, pairs = normalized_functions(tree)
     raw = _raw(text)
-    found = tuple(_metric(pair) for pair in pairs)
+    parsed = normalized_tree(tree)
+    visitor = ComplexityVisitor.from_ast(parsed)  # one walk: each function's and the total
+    measured = _measured(visitor)
+    found = tuple(_metric(pair, measured) for pair in pairs)
     values = [item.complexity for item in found]
     return CodeMetrics(
         functions=found,
         max_complexity=max(values, default=0),
         mean_complexity=sum(values) / len(values) if values else 0.0,
-        mi=_maintainability_index(raw, normalized_tree(tree)),
+        mi=_maintainability_index(raw, parsed, visitor.total_complexity),
         sloc=raw.sloc,
     )
 
 
-def _maintainability_index(raw: Any, parsed: ast.Module) -> float:
+def _maintainability_index(raw: Any, parsed: ast.Module, complexity: int) -> float:
     """radon's ``mi_visit(text, multi=True)`` of a normalized source, computed as radon's
-    ``mi_parameters`` does, from its raw metrics and parse already at hand (``mi_visit``
-    would parse and tokenize the text once more)."""
+    ``mi_parameters`` does, from its raw metrics, parse and total complexity already at hand
+    (``mi_visit`` would parse and tokenize the text once more)."""
     comments = (raw.comments + raw.multi) / raw.sloc * 100 if raw.sloc else 0
     volume = h_visit_ast(parsed).total.volume
-    complexity = ComplexityVisitor.from_ast(parsed).total_complexity
     return float(mi_compute(volume, complexity, raw.lloc, comments))
 
 

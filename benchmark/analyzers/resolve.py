@@ -121,7 +121,18 @@ def _resolved_calls(tree: ast.Module) -> tuple[tuple[ast.Call, frozenset[str]], 
     return tuple((node, resolver.resolve(node.func)) for node in calls)
 
 
+@per_tree
+def _calls_by_name(tree: ast.Module) -> dict[str, tuple[int, ...]]:
+    """``dotted name -> positions in _resolved_calls(tree)`` of the calls that may stand for it."""
+    index: dict[str, list[int]] = {}
+    for position, (_, names) in enumerate(_resolved_calls(tree)):
+        for name in names:
+            index.setdefault(name, []).append(position)
+    return {name: tuple(positions) for name, positions in index.items()}
+
+
 def find_calls(tree: ast.Module, dotted: str) -> list[ast.Call]:
-    """Calls to ``dotted`` (aliases resolved), in source order."""
-    wanted = wanted_names(dotted)
-    return [node for node, names in _resolved_calls(tree) if not wanted.isdisjoint(names)]
+    """Calls to ``dotted`` (aliases resolved), in source order (each once)."""
+    calls, index = _resolved_calls(tree), _calls_by_name(tree)
+    positions = {p for name in wanted_names(dotted) for p in index.get(name, ())}
+    return [calls[p][0] for p in sorted(positions)]

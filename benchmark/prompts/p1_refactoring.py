@@ -11,8 +11,11 @@ strings never change a result.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import marshal
 from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +78,21 @@ def answer_keys() -> dict[str, bytes]:
     return {ANSWER_KEY: records_bytes(fixture_expected())}
 
 
+@lru_cache(maxsize=4)
+def _perturbed(seed: int) -> tuple[cases.PerturbedCase, bytes]:
+    case = cases.perturbed_case(seed)
+    return case, marshal.dumps(case.expected)
+
+
+def perturbed_case(seed: int) -> cases.PerturbedCase:
+    """``cases.perturbed_case(seed)``, built once per process (the same for every model); each
+    grading gets its own copy of the expected records (bytes and tuples are immutable). The
+    expected output is plain JSON-like data, which ``marshal`` copies exactly; the bytes are
+    the grader's own, never a submission's."""
+    case, expected = _perturbed(seed)
+    return dataclasses.replace(case, expected=marshal.loads(expected))
+
+
 def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path,
             seed: int) -> dict[str, Any]:
     """Run the CLI on the fixture and on the seeded perturbed data set."""
@@ -83,7 +101,7 @@ def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path,
     expected = json.loads((test_data / "answer_keys" / ANSWER_KEY).read_text(encoding="utf-8"))
     request = {"mode": "script", "module": MAIN, "argv": [CONFIG_NAME], "label": "fixture"}
     fixture = judge.summarise_run("fixture", run(request, stage), expected)
-    case = cases.perturbed_case(seed)
+    case = perturbed_case(seed)
     request = {"mode": "script", "module": MAIN, "argv": [case.config_name], "label": "perturbed"}
     result = run(request, {case.config_name: case.config, case.data_name: case.records})
     perturbed = judge.summarise_run("perturbed", result, case.expected)

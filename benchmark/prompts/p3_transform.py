@@ -29,8 +29,8 @@ Output records are matched to input records by position when the counts agree, e
 from __future__ import annotations
 
 import ast
-import copy
 import json
+import marshal
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -87,13 +87,24 @@ def _run_calls(run: RunFn, inputs: dict[str, Any], labels: tuple[str, ...]) -> t
 
 
 @lru_cache(maxsize=4)
-def _generated(seed: int) -> tuple[dict[str, Any], dict[str, Any], Any]:
+def _generated(seed: int) -> bytes:
     """The seed's generated call inputs, their expected outputs (the oracle's) and the
-    differential run's value classes: the same for every model, so made once per process."""
+    differential run's value classes, marshalled: the same for every model, so made once per
+    process; each grading unmarshals its own copy (see ``generated``)."""
     differential, classes = cases.differential_case(seed)
     inputs = {"malformed": data.malformed_users(), "perturbed": data.perturbed_users(seed),
               judge.DIFFERENTIAL: differential}
-    return inputs, {label: data.expected_output(inputs[label]) for label in LABELS[1:]}, classes
+    answers = {label: data.expected_output(inputs[label]) for label in LABELS[1:]}
+    return marshal.dumps((inputs, answers, classes))
+
+
+def generated(seed: int) -> tuple[dict[str, Any], dict[str, Any], Any]:
+    """(inputs, expected outputs, value classes) for ``seed``: a fresh copy for each grading,
+    so no grading sees what another did to its copy. Plain JSON-like data only (dicts, lists,
+    tuples, str, int, float, bool, None), so ``marshal`` copies it exactly, shared parts
+    shared as ``copy.deepcopy`` would, at a sixth of deepcopy's cost; the bytes are the
+    grader's own, never a submission's."""
+    return marshal.loads(_generated(seed))
 
 
 def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path, seed: int) -> dict[str, Any]:
@@ -102,8 +113,8 @@ def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path, seed: 
     skipped by the engine: a prompt's time budget is one time-out."""
     users = json.loads((test_data / data.FIXTURE_PATH).read_bytes().decode("utf-8-sig"))
     key = (test_data / "answer_keys" / data.ANSWER_KEY_PATH).read_text(encoding="utf-8")
-    generated, answers, classes = copy.deepcopy(_generated(seed))  # each grading its own copy
-    inputs = {"fixture": users, **generated}
+    generated_inputs, answers, classes = generated(seed)  # each grading its own copy
+    inputs = {"fixture": users, **generated_inputs}
     expected = {"fixture": json.loads(key), **answers}
     facts: dict[str, Any] = {"seed": seed, "inputs": inputs, "expected": expected,
                              "classes": classes, "results": {}, "problem": "", "unobserved": {}}
