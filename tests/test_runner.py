@@ -129,3 +129,51 @@ def test_progress_is_silent_without_a_terminal(capsys):
     progress.close()
     assert capsys.readouterr().err == ""
     assert not Progress(3, quiet=True).enabled
+
+
+def _record_order(monkeypatch) -> list[str]:
+    """'grade <model>' and 'context' (the run's key context, which needs the kernel detection)
+    in the order they happen."""
+    import benchmark.runner as runner_module
+
+    events: list[str] = []
+    real_grade, real_context = grading_module.grade_model, runner_module.run_context
+    monkeypatch.setattr(grading_module, "grade_model",
+                        lambda path, *a, **k: events.append(f"grade {Path(path).name}") or real_grade(path, *a, **k))
+    monkeypatch.setattr(runner_module, "run_context",
+                        lambda *a, **k: events.append("context") or real_context(*a, **k))
+    return events
+
+
+def test_a_run_that_reads_nothing_from_the_cache_grades_before_making_its_keys(tree, monkeypatch):
+    bench = _runner(tree)
+    entries = [bench.discover()[name] for name in ("decent_model", "weak_model")]
+    events = _record_order(monkeypatch)
+    first, cached = bench.grade(entries, cache=ResultCache(tree / "results"))  # an empty cache
+    assert events == ["grade decent_model", "context", "grade weak_model"] and cached == set()
+    events.clear()
+    second, _ = bench.grade(entries, cache=ResultCache(tree / "results"), refresh=True)  # --no-cache
+    assert events[0] == "grade decent_model" and events.count("context") == 1
+    events.clear()
+    again, cached = bench.grade(entries, cache=ResultCache(tree / "results"))  # stored under the same keys
+    assert events == ["context"] and cached == {"decent_model", "weak_model"} and again == second
+    assert _stable(second) == _stable(first)
+
+
+def test_a_file_changed_while_its_model_is_graded_is_graded_again_next_time(tree, monkeypatch):
+    """The key holds the bytes as they were before grading, never bytes graded by nobody."""
+    bench = _runner(tree)
+    entries = [bench.discover()["decent_model"]]
+    target = tree / "submissions/user_submissions/decent_model/prompt_2_config_fixed.yaml"
+    real = grading_module.grade_model
+
+    def edit_while_grading(path, *args, **kwargs):
+        result = real(path, *args, **kwargs)
+        target.write_text(target.read_text() + "\n# edited during grading\n")
+        return result
+
+    with monkeypatch.context() as patched:
+        patched.setattr(grading_module, "grade_model", edit_while_grading)
+        bench.grade(entries, cache=ResultCache(tree / "results"))
+    _, cached = bench.grade(entries, cache=ResultCache(tree / "results"))
+    assert cached == set()
