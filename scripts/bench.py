@@ -39,7 +39,8 @@ import psutil
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_trees import CpuMeter, Tree, baseline_tree, import_probe, scratch  # noqa: E402
 from check_bytecode import compile_package, stale_modules  # noqa: E402
-from check_parallel import ROOT, SOURCES, compare_runs, generate_models, load_results  # noqa: E402
+from check_parallel import (ROOT, SOURCES, compare_runs, differences, generate_models,  # noqa: E402
+                            load_results, normalise)
 
 MODELS = 50
 REPEATS = 3  # timed runs per 50-model measure (the median is reported)
@@ -203,8 +204,18 @@ def measure_many(tmp: Path, trees: list[Tree], meter: CpuMeter) -> dict[str, dic
     # process every 20 ms) would otherwise slow the runs it times.
     out[head.label]["memory"] = run_cli(head.cmd(subs, tmp / "many_w2_memory", 2), head, sample=True)
     for tree in trees[1:]:
-        out[tree.label]["vs_head"] = compare_runs(tmp / f"many_{head.label}_w1_0", tmp / f"many_{tree.label}_w1_0")
+        out[tree.label]["vs_head"] = compare_commits(tmp / f"many_{head.label}_w1_0", tmp / f"many_{tree.label}_w1_0")
     return out
+
+
+def compare_commits(dir_a: Path, dir_b: Path) -> list[str]:
+    """:func:`compare_runs` for runs of two commits: their ``_metadata.git_commit`` differ too."""
+    docs = [load_results(dir_a), load_results(dir_b)]
+    if None in docs:
+        return compare_runs(dir_a, dir_b)
+    for doc in docs:
+        doc.get("_metadata", {}).pop("git_commit", None)
+    return differences(normalise(docs[0]), normalise(docs[1]))
 
 
 def import_cost() -> tuple[float, list[tuple[str, float]]]:
@@ -438,8 +449,8 @@ def time_section(m: dict[str, Any]) -> list[str]:
 
 def probe_note(label: str, probe: dict[str, Any]) -> str:
     missing = len(probe["no_pyc"])
-    return (f"{label} imported its grader from `{probe['package']}` ({probe['modules']} modules "
-            f"for `benchmark.commands`, {missing} of them without a cached `.pyc`)")
+    return (f"{label} imported its grader from its own folder's `benchmark/` ({probe['modules']} "
+            f"modules for `benchmark.commands`, {missing} of them without a cached `.pyc`)")
 
 
 def notes(m: dict[str, Any]) -> list[str]:
