@@ -177,8 +177,9 @@ class BenchmarkRunner:
         results: list[ModelResult] = []
         keys = self._keys(entries, cluster) if cache is not None or cluster is not None else None
         # Keys are made before grading only when the cache may serve a model: a run that reads
-        # nothing (--no-cache, or an empty cache) grades first, so the kernel detection the key
-        # holds runs beside grading instead of before it (the files are hashed here, either way).
+        # nothing (--no-cache, or an empty cache) grades first and makes the run's part of the
+        # keys (the grader's source hash, the kernel profile) at its first store; the files are
+        # hashed here, before grading, either way.
         reading = cache if not refresh and cache is not None and not cache.empty() else None
         hits = {e.name: hit for e in entries if reading and (hit := reading.get(keys()[e.name], e.name))}
         for name in sorted(hits):
