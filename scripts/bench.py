@@ -25,6 +25,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -46,6 +47,7 @@ MODELS = 50
 REPEATS = 3  # timed runs per 50-model measure (the median is reported)
 DOC = ROOT / "docs" / "performance.md"
 REPRODUCE = ".venv/bin/python scripts/bench.py"
+RUN_TIMEOUT_S = 600  # a run that takes longer is stuck: the bench stops, saying which
 OK_EXITS = (0, 3)  # 3: the copies of broken_model hold a file that cannot be graded
 RSS_PROBE = "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
 # The grader runs as on a normal machine: Python may write and use __pycache__ (a shell with
@@ -96,11 +98,17 @@ def run_cli(cmd: list[str], tree: Tree, *, sample: bool = False, meter: CpuMeter
     before = meter.read() if meter else 0.0
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=tree.root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            env=env or BENCH_ENV, preexec_fn=meter.preexec() if meter else None)
+                            env=env or BENCH_ENV, preexec_fn=meter.preexec() if meter else None,
+                            start_new_session=True)
     sampler = TreeSampler(proc.pid) if sample else None
     if sampler:
         sampler.start()
-    _, stderr = proc.communicate()
+    try:
+        _, stderr = proc.communicate(timeout=RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # (its zygote and bandit process die with it)
+        proc.communicate()
+        raise SystemExit(f"bench: no answer in {RUN_TIMEOUT_S} s from {' '.join(cmd)}") from None
     wall = time.perf_counter() - start
     if sampler:
         sampler.finish()
@@ -434,9 +442,9 @@ def time_section(m: dict[str, Any]) -> list[str]:
     return [f"The pieces of one single-model run, timed one after another in a fresh process in "
             f"this same run (`{REPRODUCE} --phases ...`), against the cold run's "
             f"{ms(median(m['trees']['HEAD']['cold']))}. In a real run they overlap: the zygote starts on the other "
-            "core while the grader imports, the kernel detection and the network probe run beside "
-            "grading (with `-q`), and the four prompts are graded side by side, so the rows do not "
-            "add up to the run. "
+            "core while the grader imports (the kernel detection comes first, before the CLI starts any "
+            "thread: its probes fork), the network probe runs beside grading (with `-q`), and the "
+            "four prompts are graded side by side, so the rows do not add up to the run. "
             "Alone, the first prompt also waits for the bandit process (`benchmark/sandbox/bandit_process.py`) "
             "to start and import bandit, and `write_run` pays for importing Jinja2 and compiling the "
             "results-schema check and the report template; a real run starts the one and does the "
