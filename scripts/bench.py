@@ -129,11 +129,20 @@ def cache_filled(results_dir: Path) -> bool:
     return cache.is_dir() and any(path.is_file() for path in cache.rglob("*"))
 
 
+FLOOR_WALLS: list[float] = []  # every floor sample of the run (see floor_sample)
+
+
+def floor_sample() -> None:
+    """Time ``python -c pass`` once more: samples are taken all through the run, beside the
+    single-model runs, so the floor sees the same spells of load as the runs it divides."""
+    FLOOR_WALLS.append(run_cli([sys.executable, "-c", "pass"], Tree("HEAD", ROOT))["wall"])
+
+
 def measure_floor() -> dict[str, float]:
-    here = Tree("HEAD", ROOT)
-    walls = [run_cli([sys.executable, "-c", "pass"], here)["wall"] for _ in range(5)]
+    for _ in range(5):
+        floor_sample()
     out = subprocess.run([sys.executable, "-c", RSS_PROBE], capture_output=True, text=True, check=True)
-    return {"floor": statistics.median(walls), "floor_rss_mb": int(out.stdout) / 1024}
+    return {"floor_rss_mb": int(out.stdout) / 1024}
 
 
 def single_tree(tmp: Path) -> Path:
@@ -150,6 +159,7 @@ def measure_no_bytecode(tmp: Path, trees: list[Tree]) -> dict[str, dict[str, Any
     for tree in trees:
         out[tree.label]["probe_nobc"] = import_probe(tree, NO_BYTECODE_ENV)
     for i in range(3):
+        floor_sample()
         for tree in trees:
             results = tmp / f"nobc_{tree.label}_{i}"
             run = run_cli(tree.cmd(subs, results, model="example_model"), tree, env=NO_BYTECODE_ENV)
@@ -161,6 +171,7 @@ def measure_single(tmp: Path, trees: list[Tree]) -> dict[str, dict[str, Any]]:
     """One model (a tree holding only example_model): cold, warm, then from the cache."""
     subs, out = single_tree(tmp), {tree.label: {"cold": [], "warm": []} for tree in trees}
     for i in range(3):
+        floor_sample()
         for tree in trees:
             results = tmp / f"single_{tree.label}_{i}"  # fresh results folder: empty cache
             out[tree.label]["cold"].append(run_cli(tree.cmd(subs, results, model="example_model"), tree)["wall"])
@@ -477,7 +488,8 @@ def method(m: dict[str, Any]) -> list[str]:
     lines = [
         "- Each figure is the wall time (`time.perf_counter()`) of `run_benchmark.py -q` run as a "
         "subprocess from the checkout with `--results-dir` in a temporary folder; single-model "
-        f"times are medians of 3, the floor a median of 5, and each {MODELS}-model rate the median "
+        f"times are medians of 3, the floor the median of {m['floor_samples']} samples taken all through "
+        f"the run (beside the single-model runs), and each {MODELS}-model rate the median "
         f"of {REPEATS} runs (all {REPEATS} listed, in models/s; the `--workers 1` and `--workers 2` "
         "runs alternate).",
         f"- CPU per graded model: user + sys CPU of the CLI's whole process tree (pool workers, "
@@ -557,6 +569,8 @@ def measure_all(tmp: Path, trees: list[Tree], meter: CpuMeter) -> dict[str, Any]
     merge(m, measure_single(tmp, trees))
     say(f"{MODELS} models: --workers 1, --workers 2 (CPU), memory sampled, cached re-run")
     merge(m, measure_many(tmp, trees, meter))
+    floor_sample()
+    m["floor"], m["floor_samples"] = statistics.median(FLOOR_WALLS), len(FLOOR_WALLS)
     say("profiling the phases of one single-model run")
     m["profile"] = profile(tmp, tmp / "single_HEAD_0" / "latest_results.json")
     return m
