@@ -1,5 +1,6 @@
-"""The CLI detects the kernel mechanisms before it starts any thread or the zygote (the probes
-fork without exec: a lock another thread holds at that moment would stay held in the child)."""
+"""The CLI detects the kernel mechanisms before the run starts its threads (the probes fork
+without exec: a lock another thread holds at that moment would stay held in the child); the
+zygote and the pool's server start first, so their start-up overlaps the detection."""
 
 import threading
 
@@ -25,14 +26,14 @@ def order(monkeypatch):
     return seen
 
 
-def test_detection_comes_first_while_the_cli_has_no_thread_of_its_own(order):
+def test_detection_comes_before_the_run_starts_any_thread(order):
     assert cli.main(["--all-models", "-q"]) == 0
-    assert order == ["detect", "zygote", "run"]
+    assert order == ["zygote", "detect", "run"]
 
 
-def test_with_a_pool_detection_comes_before_the_pool_server_too(order):
+def test_with_a_pool_the_pool_server_starts_before_detection_too(order):
     assert cli.main(["--all-models", "-q", "--workers", "2", "--no-cache"]) == 0
-    assert order == ["detect", "zygote", "pool server", "run"]
+    assert order == ["zygote", "pool server", "detect", "run"]
 
 
 def test_unsafe_runs_detect_nothing(order):
