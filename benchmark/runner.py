@@ -10,7 +10,6 @@ worker count.
 
 from __future__ import annotations
 
-import functools
 import multiprocessing.util
 import re
 import socket
@@ -23,7 +22,7 @@ from typing import Any
 from . import untrusted
 from .engine import pool_server
 from .sandbox import bandit_process, isolation, limits, pids_cgroup, spawner
-from .engine.cache import ResultCache, file_hashes, model_key, run_context
+from .engine.cache import ResultCache, model_key, run_context
 from .engine.options import GradeOptions, cacheable, default_test_data
 from .reporting.results_json import load_schema
 from .rubric import RUBRIC
@@ -174,14 +173,17 @@ class BenchmarkRunner:
         interrupted run resumes where it stopped. ``cluster``: an admitted
         ``benchmark.cluster.session.ClusterSession`` grades the misses instead of this
         machine; the kernel profile its workers share is part of the keys."""
+        keys: dict[str, str] = {}
         results: list[ModelResult] = []
-        keys = self._keys(entries, cluster) if cache is not None or cluster is not None else None
-        # Keys are made before grading only when the cache may serve a model: a run that reads
-        # nothing (--no-cache, or an empty cache) grades first and makes the run's part of the
-        # keys (the grader's source hash, the kernel profile) at its first store; the files are
-        # hashed here, before grading, either way.
-        reading = cache if not refresh and cache is not None and not cache.empty() else None
-        hits = {e.name: hit for e in entries if reading and (hit := reading.get(keys()[e.name], e.name))}
+        if cache is not None or cluster is not None:
+            suite = self.suite() if self.extended else None
+            context = run_context(self.test_data, self.options,
+                                  suite.describe() if suite is not None else None,
+                                  kernel=cluster.kernel_profile if cluster is not None else None)
+            files = suite.model_files() if suite is not None else _all_files()
+            keys = {e.name: model_key(context, e.name, e.tier, e.path, files) for e in entries}
+        reading = cache if not refresh else None
+        hits = {e.name: hit for e in entries if reading and (hit := reading.get(keys[e.name], e.name))}
         for name in sorted(hits):
             results.append(hits[name])
             if on_done:
@@ -193,31 +195,15 @@ class BenchmarkRunner:
         def finish(result: ModelResult) -> None:
             results.append(result)
             if cache is not None and cacheable(result):
-                cache.put(keys()[result.model], result)
+                cache.put(keys[result.model], result)
             if on_done:
                 on_done(result)
 
         if cluster is not None:
-            self._grade_cluster(todo, keys(), cluster, finish)
+            self._grade_cluster(todo, keys, cluster, finish)
         else:
             self._grade_fresh(todo, workers, finish)
         return sorted(results, key=lambda r: r.model), set(hits)
-
-    def _keys(self, entries: list[ModelEntry], cluster: Any) -> Callable[[], dict[str, str]]:
-        """The models' cache keys, made on the first call: each model's files are hashed now,
-        the run's context (the kernel profile, the grader's source hash) on that call."""
-        suite = self.suite() if self.extended else None
-        files = suite.model_files() if suite is not None else _all_files()
-        hashes = {e.name: file_hashes(e.path, files) for e in entries}
-
-        @functools.cache
-        def keys() -> dict[str, str]:
-            context = run_context(self.test_data, self.options,
-                                  suite.describe() if suite is not None else None,
-                                  kernel=cluster.kernel_profile if cluster is not None else None)
-            return {e.name: model_key(context, e.name, e.tier, e.path, files, hashes=hashes[e.name])
-                    for e in entries}
-        return keys
 
     def _grade_fresh(self, entries: list[ModelEntry], workers: int,
                      finish: Callable[[ModelResult], None]) -> None:

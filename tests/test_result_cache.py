@@ -61,11 +61,3 @@ def test_an_entry_with_zero_filled_blocks_is_a_miss(tmp_path, where):
     cache.put("k", make_model("cached_model", 0.7))  # graded again, stored again: a hit
     assert cache.get("k", "cached_model") is not None
 
-
-def test_a_cache_is_empty_until_an_entry_is_stored(tmp_path):
-    cache = ResultCache(tmp_path)
-    assert cache.empty()  # (no folder yet)
-    cache.directory.mkdir(parents=True)
-    assert cache.empty()
-    cache.put("k", make_model("cached_model", 0.7))
-    assert not cache.empty()

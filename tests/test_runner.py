@@ -131,35 +131,6 @@ def test_progress_is_silent_without_a_terminal(capsys):
     assert not Progress(3, quiet=True).enabled
 
 
-def _record_order(monkeypatch) -> list[str]:
-    """'grade <model>' and 'context' (the run's key context, which needs the kernel detection)
-    in the order they happen."""
-    import benchmark.runner as runner_module
-
-    events: list[str] = []
-    real_grade, real_context = grading_module.grade_model, runner_module.run_context
-    monkeypatch.setattr(grading_module, "grade_model",
-                        lambda path, *a, **k: events.append(f"grade {Path(path).name}") or real_grade(path, *a, **k))
-    monkeypatch.setattr(runner_module, "run_context",
-                        lambda *a, **k: events.append("context") or real_context(*a, **k))
-    return events
-
-
-def test_a_run_that_reads_nothing_from_the_cache_grades_before_making_its_keys(tree, monkeypatch):
-    bench = _runner(tree)
-    entries = [bench.discover()[name] for name in ("decent_model", "weak_model")]
-    events = _record_order(monkeypatch)
-    first, cached = bench.grade(entries, cache=ResultCache(tree / "results"))  # an empty cache
-    assert events == ["grade decent_model", "context", "grade weak_model"] and cached == set()
-    events.clear()
-    second, _ = bench.grade(entries, cache=ResultCache(tree / "results"), refresh=True)  # --no-cache
-    assert events[0] == "grade decent_model" and events.count("context") == 1
-    events.clear()
-    again, cached = bench.grade(entries, cache=ResultCache(tree / "results"))  # stored under the same keys
-    assert events == ["context"] and cached == {"decent_model", "weak_model"} and again == second
-    assert _stable(second) == _stable(first)
-
-
 def test_a_file_changed_while_its_model_is_graded_is_graded_again_next_time(tree, monkeypatch):
     """The key holds the bytes as they were before grading, never bytes graded by nobody."""
     bench = _runner(tree)
@@ -177,3 +148,23 @@ def test_a_file_changed_while_its_model_is_graded_is_graded_again_next_time(tree
         bench.grade(entries, cache=ResultCache(tree / "results"))
     _, cached = bench.grade(entries, cache=ResultCache(tree / "results"))
     assert cached == set()
+
+
+def test_the_keys_are_made_before_any_model_is_graded(tree, monkeypatch):
+    """The run's part of every key (the grader's source hash, the fixtures, the kernel profile)
+    is taken before grading: a result is never stored under hashes of code or fixtures that
+    changed while it was graded."""
+    import benchmark.runner as runner_module
+
+    events: list[str] = []
+    real_grade, real_context = grading_module.grade_model, runner_module.run_context
+    monkeypatch.setattr(grading_module, "grade_model",
+                        lambda path, *a, **k: events.append("grade") or real_grade(path, *a, **k))
+    monkeypatch.setattr(runner_module, "run_context",
+                        lambda *a, **k: events.append("context") or real_context(*a, **k))
+    bench = _runner(tree)
+    entries = [bench.discover()["decent_model"]]
+    for refresh in (False, True):  # an empty cache, then --no-cache
+        events.clear()
+        bench.grade(entries, cache=ResultCache(tree / "results"), refresh=refresh)
+        assert events == ["context", "grade"]

@@ -51,8 +51,7 @@ def grader_source_hash() -> str:
     return _SOURCE_HASH
 
 
-def file_hashes(model_dir: Path, names: list[str]) -> dict[str, str | None]:
-    """The SHA-256 of each of a model's files (None for one that is missing or a symlink)."""
+def _file_hashes(model_dir: Path, names: list[str]) -> dict[str, str | None]:
     out: dict[str, str | None] = {}
     for name in names:
         path = model_dir / name
@@ -82,11 +81,8 @@ def run_context(test_data: Path, options: Any, suite: list[dict[str, Any]] | Non
     }
 
 
-def model_key(context: dict[str, Any], name: str, tier: str, model_dir: Path, files: list[str], *,
-              hashes: dict[str, str | None] | None = None) -> str:
-    """The model's key; ``hashes``: its :func:`file_hashes`, when taken already."""
-    hashes = file_hashes(model_dir, files) if hashes is None else hashes
-    payload = {**context, "model": name, "tier": tier, "files": hashes}
+def model_key(context: dict[str, Any], name: str, tier: str, model_dir: Path, files: list[str]) -> str:
+    payload = {**context, "model": name, "tier": tier, "files": _file_hashes(model_dir, files)}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
@@ -129,14 +125,6 @@ def _trusted(raw: str, item: Any, name: str | None) -> bool:
 class ResultCache:
     def __init__(self, results_dir: Path) -> None:
         self.directory = Path(results_dir) / ".cache" / "models"
-
-    def empty(self) -> bool:
-        """Whether nothing is stored (every :meth:`get` would miss): a missing or unreadable folder counts."""
-        try:
-            with os.scandir(self.directory) as found:
-                return next(found, None) is None
-        except OSError:
-            return True
 
     def get(self, key: str, name: str | None = None) -> ModelResult | None:
         """The entry (for model ``name``, when given), or None when it is missing or unusable.
