@@ -1,12 +1,14 @@
 # Two entry points: `make run` grades the reference model, `make test` runs the suite
 # (after installing Debian's chromium for the report browser test when root and missing).
 # The venv has the [dask] extra too: tests/test_cluster.py grades on a local Dask cluster.
+# `make setup` also writes the bytecode of the whole `benchmark` package (the editable install
+# compiles none of it), so a PYTHONDONTWRITEBYTECODE=1 environment costs nothing, and checks it.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test clean
+.PHONY: setup bytecode run test clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,7 +16,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test,dask]'
 	touch $(STAMP)
 
-setup: $(STAMP)
+setup: $(STAMP) bytecode
+
+bytecode: $(STAMP)
+	$(PY) scripts/check_bytecode.py --compile
 
 run: $(STAMP)
 	$(PY) run_benchmark.py --model example_model

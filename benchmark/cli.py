@@ -181,13 +181,15 @@ def main(argv: list[str] | None = None) -> int:
     config = config_from_args(args)
     grading = not (args.self_check or args.report_only or args.compare)
     if grading and not (config.cluster or config.scheduler or config.scheduler_file):
-        from .sandbox import spawner
+        from .sandbox import isolation, spawner
 
         spawner.prestart()  # the zygote imports its libraries while we import ours
         if args.workers > 1 and args.no_cache:  # a pool will grade: its server can start too
             from .engine import pool_server
 
             pool_server.prestart()
+        if not args.unsafe:  # (see _detect_first)
+            _detect_first(isolation)
     from . import commands
     from .reporting.saved_runs import SavedRunError
 
@@ -203,6 +205,16 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         _error("interrupted")
         return EXIT_ERROR
+
+
+def _detect_first(isolation: Any) -> None:
+    """Detect the kernel mechanisms now, before the run starts its threads (only the zygote's
+    reader exists, which waits on its socket and sets events of its own). Each probe is a
+    fork that runs Python without exec, and a forked child inherits every lock of its parent
+    as it was: one held by another thread at that moment (``tempfile``'s, for one, by a
+    grading thread making a sandbox) is never released in the child, and the probe, then the
+    run, would wait forever. Every later ``detect()`` of the run returns this answer."""
+    isolation.detect()
 
 
 class AICodeBenchmark:

@@ -2,27 +2,33 @@
 """Measure the grader through its CLI and write docs/performance.md (a plain script, not a test).
 
 One run measures: the floor (``python -c pass`` start-up, and a bare interpreter's peak RSS),
-one model end to end cold, warm and from the cache, throughput over 50 distinct generated
-models with ``--workers 1`` and ``--workers 2``, a cached re-run of those 50, and the peak
-memory of the grader's whole process tree with ``--workers 2``. Every figure is printed next to
-its ratio to the floor and its target; then one single-model run is profiled phase by phase.
+one model end to end cold (also with ``PYTHONDONTWRITEBYTECODE=1``), warm and from the cache,
+throughput and CPU per model (user + sys of the whole process tree) over 50 distinct
+generated models with ``--workers 1`` and ``--workers 2``, a cached re-run of those 50, and
+the peak memory of the grader's whole process tree with ``--workers 2``. Every figure is
+printed next to its ratio to the floor and its target; then one single-model run is
+profiled phase by phase.
 
-    .venv/bin/python scripts/bench.py
+    .venv/bin/python scripts/bench.py [--baseline REV]
 
-Targets are reported, not enforced: the exit code is 1 only when results differ between
-worker counts or between a graded and a cached run.
+``--baseline REV`` takes the same measures, in the same run, of commit REV checked out into a
+temporary git worktree (its runs alternate with this checkout's), and adds each figure's
+ratio this checkout / REV. Targets are reported, not enforced: the exit code is 1 only when
+results differ between worker counts, between a graded and a cached run, or from REV's.
 """
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import json
 import os
 import platform
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from datetime import datetime, timezone
@@ -32,18 +38,23 @@ from typing import Any
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from check_parallel import (ROOT, SOURCES, compare_runs, generate_models,  # noqa: E402
-                            grader_cmd, load_results, supports_no_cache)
+from bench_trees import CpuMeter, Tree, baseline_tree, import_probe, scratch  # noqa: E402
+from check_bytecode import compile_package, stale_modules  # noqa: E402
+from check_parallel import (ROOT, SOURCES, compare_runs, differences, generate_models,  # noqa: E402
+                            load_results, normalise)
 
 MODELS = 50
 REPEATS = 3  # timed runs per 50-model measure (the median is reported)
 DOC = ROOT / "docs" / "performance.md"
 REPRODUCE = ".venv/bin/python scripts/bench.py"
+RUN_TIMEOUT_S = 600  # a run that takes longer is stuck: the bench stops, saying which
 OK_EXITS = (0, 3)  # 3: the copies of broken_model hold a file that cannot be graded
 RSS_PROBE = "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
 # The grader runs as on a normal machine: Python may write and use __pycache__ (a shell with
 # PYTHONDONTWRITEBYTECODE set would otherwise recompile every module on every run).
 BENCH_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+# ... except for the measure of a container image that sets it (no bytecode is ever written).
+NO_BYTECODE_ENV = {**BENCH_ENV, "PYTHONDONTWRITEBYTECODE": "1"}
 
 
 class TreeSampler(threading.Thread):
@@ -80,21 +91,33 @@ class TreeSampler(threading.Thread):
         self.join()
 
 
-def run_cli(cmd: list[str], *, sample: bool = False) -> dict[str, Any]:
-    """Run ``cmd`` from the checkout; wall time (perf_counter) and, with ``sample``, peak memory."""
+def run_cli(cmd: list[str], tree: Tree, *, sample: bool = False, meter: CpuMeter | None = None,
+            env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run ``cmd`` from ``tree``'s folder: wall time (perf_counter); with ``meter``, the CPU
+    of its whole process tree; with ``sample``, peak memory."""
+    before = meter.read() if meter else 0.0
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            env=BENCH_ENV)
+    proc = subprocess.Popen(cmd, cwd=tree.root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env=env or BENCH_ENV, preexec_fn=meter.preexec() if meter else None,
+                            start_new_session=True)
     sampler = TreeSampler(proc.pid) if sample else None
     if sampler:
         sampler.start()
-    _, stderr = proc.communicate()
+    try:
+        _, stderr = proc.communicate(timeout=RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # (its zygote and bandit process die with it)
+        proc.communicate()
+        raise SystemExit(f"bench: no answer in {RUN_TIMEOUT_S} s from {' '.join(cmd)}") from None
     wall = time.perf_counter() - start
     if sampler:
         sampler.finish()
     if proc.returncode not in OK_EXITS:
         raise SystemExit(f"bench: exit {proc.returncode} from {' '.join(cmd)}\n{stderr[-3000:]}")
     run = {"wall": wall, "rc": proc.returncode}
+    if meter:
+        meter.settled()
+        run["cpu"] = meter.read() - before
     if sampler:
         run.update(peak_mb=sampler.peak_mb, peak_pss_mb=sampler.peak_pss_mb, peak_procs=sampler.peak_procs,
                    samples=sampler.samples, sampler_cpu_s=sampler.cpu_s)
@@ -106,60 +129,112 @@ def cache_filled(results_dir: Path) -> bool:
     return cache.is_dir() and any(path.is_file() for path in cache.rglob("*"))
 
 
+FLOOR_WALLS: list[float] = []  # every floor sample of the run (see floor_sample)
+
+
+def floor_sample() -> None:
+    """Time ``python -c pass`` once more: samples are taken all through the run, beside the
+    single-model runs, so the floor sees the same spells of load as the runs it divides."""
+    FLOOR_WALLS.append(run_cli([sys.executable, "-c", "pass"], Tree("HEAD", ROOT))["wall"])
+
+
 def measure_floor() -> dict[str, float]:
-    walls = [run_cli([sys.executable, "-c", "pass"])["wall"] for _ in range(5)]
+    for _ in range(5):
+        floor_sample()
     out = subprocess.run([sys.executable, "-c", RSS_PROBE], capture_output=True, text=True, check=True)
-    return {"floor": statistics.median(walls), "floor_rss_mb": int(out.stdout) / 1024}
+    return {"floor_rss_mb": int(out.stdout) / 1024}
 
 
-def measure_single(tmp: Path) -> dict[str, Any]:
-    """One model (a tree holding only example_model): cold, warm, then from the cache."""
+def single_tree(tmp: Path) -> Path:
     subs = tmp / "single" / "submissions"
-    shutil.copytree(SOURCES[0], subs / "reference_implementations" / "example_model")
-    cold, warm = [], []
+    if not subs.is_dir():
+        shutil.copytree(SOURCES[0], subs / "reference_implementations" / "example_model")
+    return subs
+
+
+def measure_no_bytecode(tmp: Path, trees: list[Tree]) -> dict[str, dict[str, Any]]:
+    """One model cold with ``PYTHONDONTWRITEBYTECODE=1``, each tree as its set-up left it
+    (nothing here writes bytecode); runs alternate between the trees."""
+    subs, out = single_tree(tmp), {tree.label: {"cold_nobc": []} for tree in trees}
+    for tree in trees:
+        out[tree.label]["probe_nobc"] = import_probe(tree, NO_BYTECODE_ENV)
     for i in range(3):
-        cold_dir = tmp / f"single_cold_{i}"  # fresh results folder: empty cache
-        warm_dir = cold_dir if supports_no_cache() else tmp / f"single_warm_{i}"
-        cold.append(run_cli(grader_cmd(subs, cold_dir, model="example_model"))["wall"])
-        warm.append(run_cli(grader_cmd(subs, warm_dir, model="example_model"))["wall"])
-    cached_dir = tmp / "single_cached"
-    run_cli(grader_cmd(subs, cached_dir, no_cache=False, model="example_model"))  # fills the cache
-    cached = [run_cli(grader_cmd(subs, cached_dir, no_cache=False, model="example_model"))["wall"]
-              for _ in range(3)]
-    return {"cold": statistics.median(cold), "warm": statistics.median(warm),
-            "single_cached": statistics.median(cached), "single_cache_written": cache_filled(cached_dir),
-            "single_results": tmp / "single_cold_0" / "latest_results.json"}
+        floor_sample()
+        for tree in trees:
+            results = tmp / f"nobc_{tree.label}_{i}"
+            run = run_cli(tree.cmd(subs, results, model="example_model"), tree, env=NO_BYTECODE_ENV)
+            out[tree.label]["cold_nobc"].append(run["wall"])
+    return out
+
+
+def measure_single(tmp: Path, trees: list[Tree]) -> dict[str, dict[str, Any]]:
+    """One model (a tree holding only example_model): cold, warm, then from the cache."""
+    subs, out = single_tree(tmp), {tree.label: {"cold": [], "warm": []} for tree in trees}
+    for i in range(3):
+        floor_sample()
+        for tree in trees:
+            results = tmp / f"single_{tree.label}_{i}"  # fresh results folder: empty cache
+            out[tree.label]["cold"].append(run_cli(tree.cmd(subs, results, model="example_model"), tree)["wall"])
+            out[tree.label]["warm"].append(run_cli(tree.cmd(subs, results, model="example_model"), tree)["wall"])
+    for tree in trees:
+        cached_dir = tmp / f"single_cached_{tree.label}"
+        run_cli(tree.cmd(subs, cached_dir, no_cache=False, model="example_model"), tree)  # fills the cache
+        out[tree.label]["single_cached"] = [
+            run_cli(tree.cmd(subs, cached_dir, no_cache=False, model="example_model"), tree)["wall"]
+            for _ in range(3)]
+        out[tree.label]["single_cache_written"] = cache_filled(cached_dir)
+    return out
 
 
 def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """The run with the median wall time, with every run's wall time beside it."""
+    """The run with the median wall time, with every run's wall time and the median CPU."""
     middle = sorted(runs, key=lambda run: run["wall"])[len(runs) // 2]
-    return {**middle, "walls": [run["wall"] for run in runs]}
+    cpus = [run["cpu"] for run in runs if "cpu" in run]
+    return {**middle, "walls": [run["wall"] for run in runs],
+            **({"cpu": statistics.median(cpus), "cpus": cpus} if cpus else {})}
 
 
-def measure_many(tmp: Path) -> dict[str, Any]:
-    """50 distinct models: --workers 1 and 2 (--no-cache), identity, then a cached re-run;
-    each timed REPEATS times (1 and 2 alternating, so a slow spell of the machine hits both)."""
+def measure_many(tmp: Path, trees: list[Tree], meter: CpuMeter) -> dict[str, dict[str, Any]]:
+    """50 distinct models: --workers 1 and 2 (--no-cache, CPU of the whole process tree),
+    identity, then a cached re-run; each timed REPEATS times, the trees and the worker counts
+    alternating, so a slow spell of the machine hits all of them."""
     subs = generate_models(tmp / "many", MODELS)
-    w1_runs, w2_runs = [], []
+    runs = {tree.label: {1: [], 2: []} for tree in trees}
     for i in range(REPEATS):
-        w1_runs.append(run_cli(grader_cmd(subs, tmp / f"many_w1_{i}", 1)))
-        w2_runs.append(run_cli(grader_cmd(subs, tmp / f"many_w2_{i}", 2)))
-    w1, w2 = median_run(w1_runs), median_run(w2_runs)
-    w1_dir, w2_dir = tmp / "many_w1_0", tmp / "many_w2_0"
-    identical = [diff for i in range(REPEATS)  # every --workers 2 run against every --workers 1 run
-                 for j in range(REPEATS) for diff in compare_runs(tmp / f"many_w1_{i}", tmp / f"many_w2_{j}")]
-    # Memory is sampled in a second, identical run: the sampler's own CPU (psutil reading
-    # /proc for every process every 20 ms) would otherwise slow the run it times.
-    memory = run_cli(grader_cmd(subs, tmp / "many_w2_memory", 2), sample=True)
-    if supports_no_cache() and not cache_filled(w2_dir):
-        run_cli(grader_cmd(subs, w2_dir, 2, no_cache=False))  # (a grader whose --no-cache stores nothing)
-    cached = median_run([run_cli(grader_cmd(subs, w2_dir, 2, no_cache=False)) for _ in range(REPEATS)])
-    doc = load_results(w2_dir) or {"models": {}}
-    served = sum(1 for model in doc["models"].values() if model.get("cached") is True)
-    return {"w1": w1, "w2": w2, "memory": memory, "cached": cached, "w1_vs_w2": identical,
-            "cached_vs_w1": compare_runs(w1_dir, w2_dir), "served": served,
-            "many_cache_written": cache_filled(w2_dir)}
+        for tree in trees:
+            for workers in (1, 2):
+                results = tmp / f"many_{tree.label}_w{workers}_{i}"
+                runs[tree.label][workers].append(run_cli(tree.cmd(subs, results, workers), tree, meter=meter))
+    out: dict[str, dict[str, Any]] = {}
+    for tree in trees:
+        t = tree.label
+        out[t] = {"w1": median_run(runs[t][1]), "w2": median_run(runs[t][2]),
+                  "w1_vs_w2": [diff for i in range(REPEATS) for j in range(REPEATS)  # every pair
+                               for diff in compare_runs(tmp / f"many_{t}_w1_{i}", tmp / f"many_{t}_w2_{j}")]}
+        w2_dir = tmp / f"many_{t}_w2_0"  # --no-cache stores what it grades: the cache is full
+        out[t]["cached"] = median_run([run_cli(tree.cmd(subs, w2_dir, 2, no_cache=False), tree)
+                                       for _ in range(REPEATS)])
+        doc = load_results(w2_dir) or {"models": {}}
+        out[t]["served"] = sum(1 for model in doc["models"].values() if model.get("cached") is True)
+        out[t]["cached_vs_w1"] = compare_runs(tmp / f"many_{t}_w1_0", w2_dir)
+        out[t]["many_cache_written"] = cache_filled(w2_dir)
+    head = trees[0]
+    # Memory is sampled in one more run: the sampler's own CPU (psutil reading /proc for every
+    # process every 20 ms) would otherwise slow the runs it times.
+    out[head.label]["memory"] = run_cli(head.cmd(subs, tmp / "many_w2_memory", 2), head, sample=True)
+    for tree in trees[1:]:
+        out[tree.label]["vs_head"] = compare_commits(tmp / f"many_{head.label}_w1_0", tmp / f"many_{tree.label}_w1_0")
+    return out
+
+
+def compare_commits(dir_a: Path, dir_b: Path) -> list[str]:
+    """:func:`compare_runs` for runs of two commits: their ``_metadata.git_commit`` differ too."""
+    docs = [load_results(dir_a), load_results(dir_b)]
+    if None in docs:
+        return compare_runs(dir_a, dir_b)
+    for doc in docs:
+        doc.get("_metadata", {}).pop("git_commit", None)
+    return differences(normalise(docs[0]), normalise(docs[1]))
 
 
 def import_cost() -> tuple[float, list[tuple[str, float]]]:
@@ -224,54 +299,118 @@ def profile(tmp: Path, results_json: Path) -> dict[str, Any]:
     return profiled
 
 
-def row(measure: str, value: str, ratio: float | None, target: str = "", met: bool | None = None) -> list[str]:
-    return [measure, value, "" if ratio is None else f"{ratio:.1f}x", target,
-            "" if met is None else ("yes" if met else "NO")]
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms"
 
 
-def rate_row(label: str, run: dict[str, Any], floor: float, extra: str = "", target: float | None = None):
-    rate = MODELS / run["wall"]
-    if len(run.get("walls", ())) > 1:
-        extra += "; runs: " + ", ".join(f"{MODELS / wall:.1f}" for wall in sorted(run["walls"], reverse=True))
-    return row(label, f"{rate:.1f} models/s ({run['wall']:.2f} s{extra})", run["wall"] / MODELS / floor,
-               f">= {target:g} models/s" if target else "", None if target is None else rate >= target)
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+class Table:
+    """Rows of one measure each: this checkout's value, its ratio to the floor, and with a
+    baseline the baseline's value and the ratio HEAD / baseline."""
+
+    def __init__(self, m: dict[str, Any]) -> None:
+        self.m, self.floor = m, m["floor"]
+        self.head, self.base = m["trees"]["HEAD"], m["trees"].get(m.get("baseline") or "")
+        self.rows: list[list[str]] = []
+
+    @property
+    def header(self) -> list[str]:
+        if self.base is None:
+            return ["measure", "value", "x floor", "target", "met?"]
+        return ["measure", "HEAD", "x floor", f"baseline {self.m['baseline']}", "HEAD / baseline",
+                "target", "met?"]
+
+    def add(self, measure: str, value: str, floor_x: float | None, base_value: str = "",
+            ratio: float | None = None, target: str = "", met: bool | None = None) -> None:
+        cells = [measure, value, "" if floor_x is None else f"{floor_x:.1f}x"]
+        if self.base is not None:
+            cells += [base_value, "" if ratio is None else f"{ratio:.2f}x"]
+        self.rows.append(cells + [target, "" if met is None else ("yes" if met else "NO")])
+
+    def time(self, measure: str, key: str, target_x: float | None = None) -> None:
+        head = median(self.head[key])
+        base = median(self.base[key]) if self.base else None
+        self.add(measure, f"{head:.3f} s", head / self.floor, f"{base:.3f} s" if base else "",
+                 head / base if base else None, f"<= {target_x:g}x floor" if target_x else "",
+                 None if target_x is None else head / self.floor <= target_x)
+
+    def cpu(self, workers: int) -> None:
+        key = f"w{workers}"
+        head = self.head[key]["cpu"] / MODELS
+        base = self.base[key]["cpu"] / MODELS if self.base else None
+        ratio = head / base if base else None
+        self.add(f"CPU per graded model, --workers {workers} (whole process tree, user + sys)",
+                 f"{ms(head)} ({', '.join(ms(c / MODELS) for c in sorted(self.head[key]['cpus']))})",
+                 None, ms(base) if base else "", ratio, "<= 0.25x baseline",
+                 None if ratio is None else ratio <= 0.25)
+
+    def rate(self, measure: str, key: str, extra: str = "", target: float | None = None,
+             target_ratio: float | None = None) -> None:
+        run = self.head[key]
+        rate = MODELS / run["wall"]
+        runs = ", ".join(f"{MODELS / wall:.1f}" for wall in sorted(run["walls"], reverse=True))
+        base = MODELS / self.base[key]["wall"] if self.base else None
+        ratio = rate / base if base else None
+        targets, met = [], []
+        if target:
+            targets.append(f">= {target:g} models/s")
+            met.append(rate >= target)
+        if target_ratio:
+            targets.append(f">= {target_ratio:g}x baseline")
+            if ratio is not None:
+                met.append(ratio >= target_ratio)
+        self.add(measure, f"{rate:.1f} models/s ({run['wall']:.2f} s{extra}; runs: {runs})",
+                 run["wall"] / MODELS / self.floor, f"{base:.1f} models/s" if base else "", ratio,
+                 ", ".join(targets), all(met) if met else None)
+
+    def same(self, measure: str, diffs: list[str], base_diffs: list[str] | None = None) -> None:
+        self.add(measure, same(diffs), None, "" if base_diffs is None else same(base_diffs), None,
+                 "identical", not diffs and not base_diffs)
 
 
 def same(diffs: list[str]) -> str:
     return "identical" if not diffs else f"DIFFERENT at {len(diffs)} paths, e.g. {diffs[0]}"
 
 
-def table_rows(m: dict[str, Any]) -> list[list[str]]:
-    f, frss = m["floor"], m["floor_rss_mb"]
-    cache_note = "" if m["many_cache_written"] else ", no cache written"
-    return [
-        row("floor: `python -c pass` start-up", f"{f:.3f} s", 1.0),
-        row("floor: bare interpreter peak RSS", f"{frss:.1f} MB", 1.0),
-        row("1 model end to end, cold", f"{m['cold']:.3f} s", m["cold"] / f, "<= 0.6 s", m["cold"] <= 0.6),
-        row("1 model, warm (right after)", f"{m['warm']:.3f} s", m["warm"] / f),
-        row("1 model, cached re-run", f"{m['single_cached']:.3f} s", m["single_cached"] / f),
-        rate_row(f"{MODELS} models, --workers 1", m["w1"], f),
-        rate_row(f"{MODELS} models, --workers 2", m["w2"], f, target=8),
-        row("--workers 2 results vs --workers 1", same(m["w1_vs_w2"]), None, "identical", not m["w1_vs_w2"]),
-        rate_row(f"{MODELS} models, cached re-run, --workers 2", m["cached"], f,
-                 f", {m['served']}/{MODELS} from cache{cache_note}", target=100),
-        row("cached re-run results vs --workers 1", same(m["cached_vs_w1"]), None, "identical",
-            not m["cached_vs_w1"]),
-        row("peak memory of the grader's process tree, --workers 2 (PSS summed)",
-            f"{m['memory']['peak_pss_mb']:.0f} MB", m["memory"]["peak_pss_mb"] / frss, "<= 300 MB",
-            m["memory"]["peak_pss_mb"] <= 300),
-        row("the same as RSS summed per process (shared pages counted in every sharer)",
-            f"{m['memory']['peak_mb']:.0f} MB", m["memory"]["peak_mb"] / frss, "<= 300 MB",
-            m["memory"]["peak_mb"] <= 300),
-    ]
+def table_rows(m: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    t, h = Table(m), m["trees"]["HEAD"]
+    base = t.base
+    t.add("floor: `python -c pass` start-up", f"{t.floor:.3f} s", 1.0)
+    t.add("floor: bare interpreter peak RSS", f"{m['floor_rss_mb']:.1f} MB", 1.0)
+    t.cpu(1)
+    t.cpu(2)
+    t.rate(f"{MODELS} models, --workers 1", "w1")
+    t.rate(f"{MODELS} models, --workers 2", "w2", target=8, target_ratio=2)
+    t.time("1 model end to end, cold", "cold", 12)
+    t.time("1 model cold, `PYTHONDONTWRITEBYTECODE=1`", "cold_nobc", 12)
+    t.time("1 model, warm (right after)", "warm")
+    t.time("1 model, cached re-run", "single_cached")
+    cache_note = "" if h["many_cache_written"] else ", no cache written"
+    t.rate(f"{MODELS} models, cached re-run, --workers 2", "cached",
+           f", {h['served']}/{MODELS} from cache{cache_note}", target=100)
+    whole, whole_base = h["cached"]["wall"], base["cached"]["wall"] if base else None
+    t.add(f"the same: the whole cached re-run of {MODELS} models", f"{whole:.3f} s", whole / t.floor,
+          f"{whole_base:.3f} s" if whole_base else "", whole / whole_base if whole_base else None,
+          "<= 10x floor", whole / t.floor <= 10)
+    t.same("--workers 2 results vs --workers 1", h["w1_vs_w2"], base and base["w1_vs_w2"])
+    t.same("cached re-run results vs --workers 1", h["cached_vs_w1"], base and base["cached_vs_w1"])
+    if base:
+        t.same("HEAD results vs baseline, --workers 1", base["vs_head"])
+    mem, frss = h["memory"], m["floor_rss_mb"]
+    t.add("peak memory of the grader's process tree, --workers 2 (PSS summed)",
+          f"{mem['peak_pss_mb']:.0f} MB", mem["peak_pss_mb"] / frss, target="<= 300 MB",
+          met=mem["peak_pss_mb"] <= 300)
+    t.add("the same as RSS summed per process (shared pages counted in every sharer)",
+          f"{mem['peak_mb']:.0f} MB", mem["peak_mb"] / frss, target="<= 300 MB", met=mem["peak_mb"] <= 300)
+    return t.header, t.rows
 
 
-HEADER = ["measure", "value", "x floor", "target", "met?"]
-
-
-def format_table(rows: list[list[str]]) -> str:
-    widths = [max(len(r[i]) for r in [HEADER, *rows]) for i in range(len(HEADER))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in [HEADER, *rows]]
+def format_table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in [header, *rows]]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
@@ -296,14 +435,13 @@ def machine() -> str:
 
 
 def phase_rows(m: dict[str, Any]) -> list[list[str]]:
-    p, cold = m["profile"], m["cold"]
-    rows = [["interpreter start-up (the floor)", f"{m['floor'] * 1000:.0f} ms",
-             f"{m['floor'] / cold:.0%}", "`python -c pass`"]]
+    p, cold = m["profile"], median(m["trees"]["HEAD"]["cold"])
+    rows = [["interpreter start-up (the floor)", ms(m["floor"]), f"{m['floor'] / cold:.0%}", "`python -c pass`"]]
     for label, seconds in p["phases"].items():
         kids = p["children"].get(label)
         runs = f"{kids[0]} sandboxed child run" + ("" if kids[0] == 1 else "s") if kids else ""
         note = f"{runs}, {kids[1] * 1000:.0f} ms inside them" if kids else ""
-        rows.append([f"`{label}`", f"{seconds * 1000:.0f} ms", f"{seconds / cold:.0%}", note])
+        rows.append([f"`{label}`", ms(seconds), f"{seconds / cold:.0%}", note])
     return rows
 
 
@@ -311,45 +449,62 @@ def time_section(m: dict[str, Any]) -> list[str]:
     p = m["profile"]
     if "error" in p:
         return [f"Profiling failed: {p['error']}"]
-    top = ", ".join(f"`{name}` {s * 1000:.0f} ms" for name, s in p["import_top"])
+    top = ", ".join(f"`{name}` {ms(s)}" for name, s in p["import_top"])
     return [f"The pieces of one single-model run, timed one after another in a fresh process in "
             f"this same run (`{REPRODUCE} --phases ...`), against the cold run's "
-            f"{m['cold'] * 1000:.0f} ms. In a real run they overlap: the zygote starts on the other "
-            "core while the grader imports, the network probe runs beside grading (with `-q`), "
-            "and the four prompts are graded side by side, so the rows do not add up to the run. "
+            f"{ms(median(m['trees']['HEAD']['cold']))}. In a real run they overlap: the zygote starts on the other "
+            "core while the grader imports (the kernel detection comes first, before the CLI starts any "
+            "thread: its probes fork), the network probe runs beside grading (with `-q`), and the "
+            "four prompts are graded side by side, so the rows do not add up to the run. "
             "Alone, the first prompt also waits for the bandit process (`benchmark/sandbox/bandit_process.py`) "
             "to start and import bandit, and `write_run` pays for importing Jinja2 and compiling the "
             "results-schema check and the report template; a real run starts the one and does the "
             "others on its warm-up thread while it waits for the zygote and for children.", "",
             *markdown_table(["phase", "time", "share of cold run", "notes"], phase_rows(m)), "",
-            f"`python -X importtime -c 'import benchmark.commands'`: {p['import_total'] * 1000:.0f} ms "
+            f"`python -X importtime -c 'import benchmark.commands'`: {ms(p['import_total'])} "
             f"cumulative (importtime adds its own overhead); heaviest third-party packages, "
             f"cumulative: {top}."]
 
 
+def probe_note(label: str, probe: dict[str, Any]) -> str:
+    missing = len(probe["no_pyc"])
+    return (f"{label} imported its grader from its own folder's `benchmark/` ({probe['modules']} "
+            f"modules for `benchmark.commands`, {missing} of them without a cached `.pyc`)")
+
+
 def notes(m: dict[str, Any]) -> list[str]:
     found = []
-    if not supports_no_cache():
-        found.append("`--no-cache` is not accepted by this CLI: every uncached run used a fresh "
-                     "results folder (an empty cache) instead.")
-    if not (m["single_cache_written"] and m["many_cache_written"]):
-        found.append("No `<results-dir>/.cache/` was written: the cached figures are plain re-runs.")
+    for label, tree in m["trees"].items():
+        if not tree["single_cache_written"] or not tree["many_cache_written"]:
+            found.append(f"{label} wrote no `<results-dir>/.cache/`: its cached figures are plain re-runs.")
+    if m["stale"]:
+        found.append(f"{len(m['stale'])} module(s) of this checkout had no current bytecode "
+                     f"(`scripts/check_bytecode.py`; `make setup` writes it), e.g. `{m['stale'][0]}`.")
     return found
 
 
 def method(m: dict[str, Any]) -> list[str]:
-    sampled = m["memory"]
-    return [
+    sampled, h = m["trees"]["HEAD"]["memory"], m["trees"]["HEAD"]
+    lines = [
         "- Each figure is the wall time (`time.perf_counter()`) of `run_benchmark.py -q` run as a "
         "subprocess from the checkout with `--results-dir` in a temporary folder; single-model "
-        f"times are medians of 3, the floor a median of 5, and each {MODELS}-model rate the median "
+        f"times are medians of 3, the floor the median of {m['floor_samples']} samples taken all through "
+        f"the run (beside the single-model runs), and each {MODELS}-model rate the median "
         f"of {REPEATS} runs (all {REPEATS} listed, in models/s; the `--workers 1` and `--workers 2` "
         "runs alternate).",
+        f"- CPU per graded model: user + sys CPU of the CLI's whole process tree (pool workers, "
+        f"zygote, bandit processes, every sandboxed child) during each uncached {MODELS}-model run, "
+        f"divided by {MODELS}; measured with {m['cpu_method']}; the median of {REPEATS} runs, all "
+        "listed. It includes the CLI's start-up and report writing, shared by the 50 models.",
         "- `x floor`: a time divided by the floor; a rate: seconds per model divided by the floor; "
         "memory: MB divided by a bare interpreter's peak RSS.",
         "- cold: a fresh results folder (empty cache) and `--no-cache`, on a tree holding only "
         "`example_model`; the OS page cache and `__pycache__` are not dropped. warm: the same "
         "command right after. cached: after a run that filled `<results-dir>/.cache/`.",
+        "- cold with `PYTHONDONTWRITEBYTECODE=1`: the same, with that variable set for the CLI (the "
+        "zygote runs `python -I -B` either way), each checkout with the bytecode its set-up "
+        "left and nothing written since: "
+        + "; ".join(probe_note(label, tree["probe_nobc"]) for label, tree in m["trees"].items()) + ".",
         f"- The {MODELS} models are copies of `example_model` and `tests/models/{{strong,decent,weak,"
         "broken}_model`, round-robin, each `.py` and `.yaml` file ending in a `# variant NN` comment: "
         "distinct bytes (the cache cannot serve them), the scores of the originals.",
@@ -362,20 +517,31 @@ def method(m: dict[str, Any]) -> list[str]:
         f"command with its own results folder ({sampled['samples']} samples, up to "
         f"{sampled['peak_procs']} processes at once; the sampler used {sampled['sampler_cpu_s']:.1f} s "
         "CPU, which is why the timed run is not sampled: it took "
-        f"{sampled['wall']:.2f} s sampled against {m['w2']['wall']:.2f} s). PSS (proportional set size) divides each shared page among the processes sharing "
-        "it, so its sum is the memory the tree occupies; the RSS sum counts a page once per "
-        "process that maps it, and every sandboxed child maps its zygote's pages.",
-        "- The grader's subprocesses run without `PYTHONDONTWRITEBYTECODE`, so Python keeps "
-        "`__pycache__` as it does on a normal machine.",
+        f"{sampled['wall']:.2f} s sampled against {h['w2']['wall']:.2f} s). PSS (proportional set size) "
+        "divides each shared page among the processes sharing it, so its sum is the memory the tree "
+        "occupies; the RSS sum counts a page once per process that maps it, and every sandboxed "
+        "child maps its zygote's pages.",
+        "- The grader's subprocesses run without `PYTHONDONTWRITEBYTECODE` (but for the row that "
+        "sets it), so Python keeps `__pycache__` as it does on a normal machine.",
     ]
+    if m.get("baseline"):
+        probe = m["trees"][m["baseline"]]["probe"]
+        lines.insert(2, f"- Baseline: commit {m['baseline']} checked out into a temporary `git worktree` "
+                     "and run as `python <worktree>/run_benchmark.py` with this checkout's interpreter "
+                     "(the script's folder comes first on `sys.path`, ahead of the editable install); "
+                     f"{probe_note('it', probe)} once its package was compiled after the "
+                     "`PYTHONDONTWRITEBYTECODE=1` runs. Its runs alternate with this checkout's; "
+                     "its identity checks are listed beside this checkout's.")
+    return lines
 
 
-def render_doc(m: dict[str, Any], rows: list[list[str]]) -> str:
+def render_doc(m: dict[str, Any], header: list[str], rows: list[list[str]]) -> str:
     date = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    reproduce = REPRODUCE + (f" --baseline {m['baseline']}" if m.get("baseline") else "")
     lines = ["# Performance", "", "<!-- Generated by scripts/bench.py; do not edit by hand. -->", "",
              f"Measured {date} on {machine()}; grader at commit {git_state()}; the whole "
-             f"benchmark took {m['runtime']:.0f} s. Reproduce with:", "", "```sh", REPRODUCE, "```", "",
-             "## Results", "", *markdown_table(HEADER, rows), "", *method(m), ""]
+             f"benchmark took {m['runtime']:.0f} s. Reproduce with:", "", "```sh", reproduce, "```", "",
+             "## Results", "", *markdown_table(header, rows), "", *method(m), ""]
     lines += [*(f"- Note: {note}" for note in notes(m)), ""] if notes(m) else []
     lines += ["## Where the time goes", "", *time_section(m), ""]
     return "\n".join(lines)
@@ -385,41 +551,69 @@ def say(text: str) -> None:
     print(f"bench: {text}", file=sys.stderr, flush=True)
 
 
-def measure_all(tmp: Path) -> dict[str, Any]:
+def merge(m: dict[str, Any], found: dict[str, dict[str, Any]]) -> None:
+    for label, values in found.items():
+        m["trees"].setdefault(label, {}).update(values)
+
+
+def measure_all(tmp: Path, trees: list[Tree], meter: CpuMeter) -> dict[str, Any]:
     say("floor (python -c pass)")
-    m = measure_floor()
+    m = {**measure_floor(), "trees": {}, "cpu_method": meter.method, "stale": [
+        str(path.relative_to(ROOT)) for path in stale_modules()]}
+    say("one model cold with PYTHONDONTWRITEBYTECODE=1 (3 each)")
+    merge(m, measure_no_bytecode(tmp, trees))
+    for tree in trees[1:]:  # the baseline gets the bytecode a first normal run would write
+        compile_package(tree.root / "benchmark")
+        m["trees"][tree.label]["probe"] = import_probe(tree, BENCH_ENV)
     say("one model: cold, warm, cached (3 each)")
-    m.update(measure_single(tmp))
-    say(f"{MODELS} models: --workers 1, --workers 2 (memory sampled), cached re-run")
-    m.update(measure_many(tmp))
+    merge(m, measure_single(tmp, trees))
+    say(f"{MODELS} models: --workers 1, --workers 2 (CPU), memory sampled, cached re-run")
+    merge(m, measure_many(tmp, trees, meter))
+    floor_sample()
+    m["floor"], m["floor_samples"] = statistics.median(FLOOR_WALLS), len(FLOOR_WALLS)
     say("profiling the phases of one single-model run")
-    m["profile"] = profile(tmp, m["single_results"])
+    m["profile"] = profile(tmp, tmp / "single_HEAD_0" / "latest_results.json")
     return m
 
 
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--baseline", metavar="REV", help="also measure commit REV (a temporary worktree)")
+    parser.add_argument("--models", type=int, default=MODELS, help="distinct models (default %(default)s)")
+    parser.add_argument("--repeats", type=int, default=REPEATS, help="runs per measure (default %(default)s)")
+    parser.add_argument("--phases", nargs=2, metavar=("RESULTS_JSON", "OUT_DIR"), help=argparse.SUPPRESS)
+    return parser.parse_args(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) == 3 and argv[0] == "--phases":
-        phases_child(argv[1], argv[2])
+    global MODELS, REPEATS
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    MODELS, REPEATS = args.models, args.repeats
+    if args.phases:
+        phases_child(*args.phases)
         return 0
-    if argv:
-        print(__doc__)
-        return 0 if argv[0] in ("-h", "--help") else 2
     start = time.perf_counter()
-    tmp = Path(tempfile.mkdtemp(prefix="rubricbench-bench-"))
+    tmp, meter = scratch(), CpuMeter()
     try:
-        m = measure_all(tmp)
+        with contextlib.ExitStack() as stack:
+            trees = [Tree("HEAD", ROOT)]
+            if args.baseline:
+                trees.append(stack.enter_context(baseline_tree(args.baseline, tmp)))
+            m = measure_all(tmp, trees, meter)
+            m["baseline"] = trees[1].label if args.baseline else None
     finally:
+        meter.close()
         shutil.rmtree(tmp, ignore_errors=True)
     m["runtime"] = time.perf_counter() - start
-    rows = table_rows(m)
-    print(format_table(rows))
+    header, rows = table_rows(m)
+    print(format_table(header, rows))
     for note in notes(m):
         print(f"note: {note}")
     print("\nWhere the time goes:\n" + "\n".join(time_section(m)))
-    DOC.write_text(render_doc(m, rows), encoding="utf-8")
+    DOC.write_text(render_doc(m, header, rows), encoding="utf-8")
     print(f"\nwrote {DOC.relative_to(ROOT)} ({m['runtime']:.0f} s)")
-    return 1 if m["w1_vs_w2"] or m["cached_vs_w1"] else 0
+    differ = [tree.get(key) for tree in m["trees"].values() for key in ("w1_vs_w2", "cached_vs_w1", "vs_head")]
+    return 1 if any(differ) else 0
 
 
 if __name__ == "__main__":

@@ -129,3 +129,42 @@ def test_progress_is_silent_without_a_terminal(capsys):
     progress.close()
     assert capsys.readouterr().err == ""
     assert not Progress(3, quiet=True).enabled
+
+
+def test_a_file_changed_while_its_model_is_graded_is_graded_again_next_time(tree, monkeypatch):
+    """The key holds the bytes as they were before grading, never bytes graded by nobody."""
+    bench = _runner(tree)
+    entries = [bench.discover()["decent_model"]]
+    target = tree / "submissions/user_submissions/decent_model/prompt_2_config_fixed.yaml"
+    real = grading_module.grade_model
+
+    def edit_while_grading(path, *args, **kwargs):
+        result = real(path, *args, **kwargs)
+        target.write_text(target.read_text() + "\n# edited during grading\n")
+        return result
+
+    with monkeypatch.context() as patched:
+        patched.setattr(grading_module, "grade_model", edit_while_grading)
+        bench.grade(entries, cache=ResultCache(tree / "results"))
+    _, cached = bench.grade(entries, cache=ResultCache(tree / "results"))
+    assert cached == set()
+
+
+def test_the_keys_are_made_before_any_model_is_graded(tree, monkeypatch):
+    """The run's part of every key (the grader's source hash, the fixtures, the kernel profile)
+    is taken before grading: a result is never stored under hashes of code or fixtures that
+    changed while it was graded."""
+    import benchmark.runner as runner_module
+
+    events: list[str] = []
+    real_grade, real_context = grading_module.grade_model, runner_module.run_context
+    monkeypatch.setattr(grading_module, "grade_model",
+                        lambda path, *a, **k: events.append("grade") or real_grade(path, *a, **k))
+    monkeypatch.setattr(runner_module, "run_context",
+                        lambda *a, **k: events.append("context") or real_context(*a, **k))
+    bench = _runner(tree)
+    entries = [bench.discover()["decent_model"]]
+    for refresh in (False, True):  # an empty cache, then --no-cache
+        events.clear()
+        bench.grade(entries, cache=ResultCache(tree / "results"), refresh=refresh)
+        assert events == ["context", "grade"]

@@ -6,6 +6,9 @@ own source), the seed and the isolation settings (memory, timeout, unsafe, netwo
 kernel mechanisms detected, and whether the guard is on). An unchanged model is not executed again; any change to one of
 those inputs re-grades exactly the models it affects. Entries are plain JSON written
 atomically under ``<results-dir>/.cache/``; an unreadable entry is a miss, never an error.
+They are not fsynced (one entry per graded model; a results file is): an entry torn by a
+crash (cut short, or zero-filled where the data never reached the disk) is not strict JSON
+or not a record the schema accepts, so it is a miss and the model is graded again.
 """
 
 from __future__ import annotations
@@ -149,4 +152,4 @@ class ResultCache:
             return
         self.directory.mkdir(parents=True, exist_ok=True)
         if json_text_clean(text):  # what ``get`` would refuse is not stored
-            atomic_write_text(self.directory / f"{key}.json", text)
+            atomic_write_text(self.directory / f"{key}.json", text, durable=False)

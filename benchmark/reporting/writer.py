@@ -2,7 +2,10 @@
 
 A write goes to a unique temp file in the target's folder, is flushed and fsynced, then
 renamed over the target with ``os.replace`` and the folder is fsynced. On any failure the
-temp file is removed and the previous file is left as it was.
+temp file is removed and the previous file is left as it was. ``durable=False`` skips both
+fsyncs, for files whose reader detects and ignores a torn one (the result cache's entries:
+after a crash the rename may reach the disk before the data, leaving a short or zero-filled
+file, which strict JSON parsing refuses).
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
+def atomic_write_bytes(path: str | Path, data: bytes, *, durable: bool = True) -> Path:
     target = Path(path)
     folder = target.parent
     folder.mkdir(parents=True, exist_ok=True)
@@ -64,19 +67,21 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.chmod(tmp_name, mode)
         os.replace(tmp_name, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp_name)
         raise
-    _fsync_dir(folder)
+    if durable:
+        _fsync_dir(folder)
     return target
 
 
-def atomic_write_text(path: str | Path, text: str) -> Path:
-    return atomic_write_bytes(path, text.encode("utf-8"))
+def atomic_write_text(path: str | Path, text: str, *, durable: bool = True) -> Path:
+    return atomic_write_bytes(path, text.encode("utf-8"), durable=durable)
 
 
 def atomic_write_json(path: str | Path, obj: Any) -> Path:

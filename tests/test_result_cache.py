@@ -1,0 +1,63 @@
+"""The result cache writes its entries without fsync: an entry torn by a crash is a miss."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from benchmark.engine.cache import ResultCache
+from benchmark.reporting import writer
+from result_fakes import make_model, make_run
+from benchmark.reporting.results_json import run_to_dict
+
+
+@pytest.fixture
+def fsyncs(monkeypatch):
+    calls: list[int] = []
+    real = os.fsync
+    monkeypatch.setattr(writer.os, "fsync", lambda fd: calls.append(fd) or real(fd))
+    return calls
+
+
+def _stored(tmp_path):
+    cache = ResultCache(tmp_path)
+    model = make_model("cached_model", 0.7)
+    cache.put("k", model)
+    return cache, model, cache.directory / "k.json"
+
+
+def test_a_cache_entry_is_written_without_fsync_and_reads_back_equal(tmp_path, fsyncs):
+    cache, model, path = _stored(tmp_path)
+    assert fsyncs == [] and path.is_file()
+    assert cache.get("k", "cached_model") == model
+    assert [p.name for p in cache.directory.iterdir()] == ["k.json"]  # no temp file left
+
+
+def test_the_results_files_are_still_fsynced(tmp_path, fsyncs):
+    writer.write_run(run_to_dict(make_run(make_model("m", 0.5))), tmp_path)
+    assert len(fsyncs) >= 2  # the files and their folders
+
+
+@pytest.mark.parametrize("fraction", [0.0, 0.1, 0.5, 0.9, 0.999])
+def test_an_entry_cut_short_is_a_miss(tmp_path, fraction):
+    cache, _, path = _stored(tmp_path)
+    data = path.read_bytes()
+    path.write_bytes(data[:int(len(data) * fraction)])
+    assert cache.get("k", "cached_model") is None
+
+
+@pytest.mark.parametrize("where", ["all", "head", "middle", "tail"])
+def test_an_entry_with_zero_filled_blocks_is_a_miss(tmp_path, where):
+    """What a crash can leave when the rename reached the disk before the data did."""
+    cache, _, path = _stored(tmp_path)
+    data = bytearray(path.read_bytes())
+    size, block = len(data), 4096
+    start = {"all": 0, "head": 0, "middle": size // 2, "tail": max(0, size - block)}[where]
+    end = size if where == "all" else min(size, start + block)
+    data[start:end] = bytes(end - start)
+    path.write_bytes(bytes(data))
+    assert cache.get("k", "cached_model") is None
+    cache.put("k", make_model("cached_model", 0.7))  # graded again, stored again: a hit
+    assert cache.get("k", "cached_model") is not None
+
