@@ -354,8 +354,45 @@ def test_the_fast_encoder_writes_the_checked_encoders_text_and_errors():
 def test_plain_values_take_the_fast_path_and_anything_else_the_checked_one():
     plain = [{"id": i, "name": f"user {i}", "tags": ["a"], "score": i / 3, "ok": None} for i in range(50)]
     assert child._fast_encode(plain) == child._encode_checked(plain)
-    for value in (_Dict(a=1), [_Int(5)], {1: 2}, float("nan"), _nested(201), 10 ** 5000):
+    for value in (_Dict(a=1), [_Int(5)], {1: 2}, float("nan"), _nested(201), 2 ** 70_001):
         assert child._fast_encode(value) is None
+
+
+def test_ints_past_the_digit_limit_take_the_fast_path_and_the_limit_is_put_back():
+    limit = sys.get_int_max_str_digits()
+    for value in ([10 ** 5000, -(10 ** 4400) - 7], {"id": 2 ** 70_000 - 1}, 10 ** 4299 * 11):
+        text = child._fast_encode(value)
+        assert text is not None and text == child._encode_checked(value)
+        assert sys.get_int_max_str_digits() == limit
+    sys.set_int_max_str_digits(640)  # below the checked encoder's chunk: it decides, as before
+    try:
+        assert child._fast_encode([10 ** 5000]) is None
+    finally:
+        sys.set_int_max_str_digits(limit)
+
+
+def test_an_encoding_started_deeper_refuses_what_would_pass_the_depth_limit():
+    assert child._encode(_nested(197), 3) == child._encode(_nested(197))
+    for encode in (child._encode, child._encode_checked):
+        with pytest.raises(TypeError, match="too deep"):
+            encode(_nested(198), 3)
+
+
+def test_the_record_line_writes_each_value_text_as_taken():
+    record = {"import_error": None, "function_found": True, "results": child._Results()}
+    values = [{"b": [1, 2.5, None], "a": "\u00e9"}, 10 ** 5000, None, [], {}]
+    for index, value in enumerate(values):
+        record["results"].add({"label": f"c{index}", "returned": True}, child._encode(value, 3))
+    record["results"].add({}, None)  # a value that could not be written
+    line = child._record_line(record)
+    decoded = child._decode(line)["result"]
+    assert decoded["import_error"] is None and decoded["function_found"] is True
+    assert [r.get("value") for r in decoded["results"]] == values + [None]
+    assert decoded["results"][0] == {"label": "c0", "returned": True, "value": values[0]}
+    assert decoded["results"][-1] == {"value": None}
+    plain = {"import_error": None, "results": []}
+    assert child._record_line(dict(plain)) == '{"result": ' + child._encode(plain) + "}\n"
+    assert child._decode(child._record_line({"results": child._Results()})) == {"result": {"results": []}}
 
 
 def test_the_fast_encoder_follows_a_lowered_int_digit_limit_back_to_the_checked_one():
