@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+import types
 from pathlib import Path
 
 import pytest
@@ -195,6 +196,56 @@ def test_the_guard_denies_odd_input_without_raising_anything_else_and_keeps_work
         assert outcomes[name + " context"] is None, (name, outcomes)  # no inner traceback
     assert outcomes["inside"] == "allowed"  # and the guard still resolves paths as before
     assert outcomes["records"] == ["filesystem"] * 4 + ["introspection"] * 3
+
+
+def _guard_verdict(hook, event, args):
+    try:
+        hook(event, args)
+        return "allowed"
+    except PermissionError:
+        return "denied"
+
+
+def test_the_guards_quick_pass_lets_through_only_what_its_full_check_allows(tmp_path):
+    from benchmark.harness import guard
+
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(read_fd, False)
+    hook = guard._make_hook((str(tmp_path),), (str(tmp_path), "/usr"), False, write_fd, os.getpid())
+    assert hook.__defaults__[-1] is guard.WATCHED_EVENTS
+
+    class Event(str):  # a str subclass: never hashed by the hook's quick pass
+        pass
+
+    outside, inside = "/etc/hostname-rb", str(tmp_path / "x")
+    cases = [(name, ()) for name in sorted(guard.WATCHED_EVENTS)] + [
+        ("open", (outside, "w", 0)), ("open", (inside, "w", 0)), ("open", ("/usr/lib", "r", 0)),
+        ("os.remove", (outside, -1)), ("os.kill", (os.getpid(), 9)), ("os.kill", (1, 9)),
+        ("socket.bind", (None, ("127.0.0.1", 0))), ("socket.bind", (None, ("8.8.8.8", 0))),
+        ("object.__setattr__", (len, "__code__", None)), ("object.__setattr__", (len, "x", 1)),
+        ("builtins.id", (1,)), ("object.__getattr__", (len, "__code__")), ("exec", (None,)),
+        ("compile", (b"", "x")), ("import", ("os", None, [], [], [])), ("sys._getframe", (None,)),
+        ("os.listdir", (outside,)), ("os.chdir", ("/",)), ("marshal.loads", (b"",)),
+        ("socket.__new__", (None, 2, 1, 0)), (Event("open"), (outside, "w", 0)),
+        (Event("builtins.id"), (1,)), (3, ()),
+    ]
+    # the same hook with every event of the cases watched: the full check for each of them
+    everything = guard.WATCHED_EVENTS | {str(e) for e, _ in cases}
+    check = types.FunctionType(hook.__code__, hook.__globals__, "check",
+                               hook.__defaults__[:-1] + (everything,), hook.__closure__)
+    verdicts = [(_guard_verdict(hook, e, a), _guard_verdict(check, e, a)) for e, a in cases]
+    assert all(quick == full for quick, full in verdicts), list(zip(cases, verdicts))
+    denied = [str(e) for (e, _), (v, _) in zip(cases, verdicts) if v == "denied"]
+    # what is let through at once is exactly what the full check lets through
+    assert not set(denied) - guard.WATCHED_EVENTS - {"builtins.id", "3"}
+    assert _guard_verdict(hook, Event("builtins.id"), (1,)) == "denied"  # integrity, as before
+    assert _guard_verdict(hook, 3, ()) == "denied"
+    for name in ("builtins.id", "object.__getattr__", "exec", "import", "os.listdir"):
+        assert name not in guard.WATCHED_EVENTS and _guard_verdict(check, name, ()) == "allowed"
+    records = os.read(read_fd, 1 << 20).decode().split("\n")
+    os.close(read_fd)
+    os.close(write_fd)
+    assert sum(1 for line in records if line) == 2 * len(denied) + 2  # each denial reported
 
 
 def test_pool_runs_leave_no_pids_cgroup_behind(tmp_path):
