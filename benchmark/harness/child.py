@@ -343,10 +343,7 @@ def _prepared(items):
         kwargs = item.get("kwargs", {})
         if _type(kwargs) is not dict:
             raise TypeError("kwargs must be an object")
-        args = item["args"]
-        if _type(args) is not list:
-            raise TypeError("args must be an array")
-        prepared.append((item, (args, kwargs)))
+        prepared.append((item, (item["args"], kwargs)))
     return prepared
 
 
