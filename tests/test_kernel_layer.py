@@ -429,6 +429,23 @@ def test_an_encoding_started_deeper_refuses_what_would_pass_the_depth_limit():
             encode(_nested(198), 3)
 
 
+def test_a_call_takes_its_value_text_at_once_and_refuses_one_too_deep_for_the_record():
+    shared = [1]
+
+    def grow(items):
+        shared.append(len(items))
+        items.append(0)
+        return shared
+
+    result, text = child._invoke(grow, [[5]], {})
+    shared.append("later")  # a later call changing the object changes nothing taken
+    assert text == "[1,1]" and result["mutated"] is True and result["unserializable"] is None
+    result, text = child._invoke(lambda: _nested(197), [], {})
+    assert text == child._encode(_nested(197)) and result["mutated"] is False
+    result, text = child._invoke(lambda: _nested(198), [], {})
+    assert text is None and "too deep" in result["unserializable"] and result["returned"]
+
+
 def test_the_record_line_writes_each_value_text_as_taken():
     record = {"import_error": None, "function_found": True, "results": child._Results()}
     values = [{"b": [1, 2.5, None], "a": "\u00e9"}, 10 ** 5000, None, [], {}]
