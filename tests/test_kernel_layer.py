@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+import types
 from pathlib import Path
 
 import pytest
@@ -197,6 +198,56 @@ def test_the_guard_denies_odd_input_without_raising_anything_else_and_keeps_work
     assert outcomes["records"] == ["filesystem"] * 4 + ["introspection"] * 3
 
 
+def _guard_verdict(hook, event, args):
+    try:
+        hook(event, args)
+        return "allowed"
+    except PermissionError:
+        return "denied"
+
+
+def test_the_guards_quick_pass_lets_through_only_what_its_full_check_allows(tmp_path):
+    from benchmark.harness import guard
+
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(read_fd, False)
+    hook = guard._make_hook((str(tmp_path),), (str(tmp_path), "/usr"), False, write_fd, os.getpid())
+    assert hook.__defaults__[-1] is guard.WATCHED_EVENTS
+
+    class Event(str):  # a str subclass: never hashed by the hook's quick pass
+        pass
+
+    outside, inside = "/etc/hostname-rb", str(tmp_path / "x")
+    cases = [(name, ()) for name in sorted(guard.WATCHED_EVENTS)] + [
+        ("open", (outside, "w", 0)), ("open", (inside, "w", 0)), ("open", ("/usr/lib", "r", 0)),
+        ("os.remove", (outside, -1)), ("os.kill", (os.getpid(), 9)), ("os.kill", (1, 9)),
+        ("socket.bind", (None, ("127.0.0.1", 0))), ("socket.bind", (None, ("8.8.8.8", 0))),
+        ("object.__setattr__", (len, "__code__", None)), ("object.__setattr__", (len, "x", 1)),
+        ("builtins.id", (1,)), ("object.__getattr__", (len, "__code__")), ("exec", (None,)),
+        ("compile", (b"", "x")), ("import", ("os", None, [], [], [])), ("sys._getframe", (None,)),
+        ("os.listdir", (outside,)), ("os.chdir", ("/",)), ("marshal.loads", (b"",)),
+        ("socket.__new__", (None, 2, 1, 0)), (Event("open"), (outside, "w", 0)),
+        (Event("builtins.id"), (1,)), (3, ()),
+    ]
+    # the same hook with every event of the cases watched: the full check for each of them
+    everything = guard.WATCHED_EVENTS | {str(e) for e, _ in cases}
+    check = types.FunctionType(hook.__code__, hook.__globals__, "check",
+                               hook.__defaults__[:-1] + (everything,), hook.__closure__)
+    verdicts = [(_guard_verdict(hook, e, a), _guard_verdict(check, e, a)) for e, a in cases]
+    assert all(quick == full for quick, full in verdicts), list(zip(cases, verdicts))
+    denied = [str(e) for (e, _), (v, _) in zip(cases, verdicts) if v == "denied"]
+    # what is let through at once is exactly what the full check lets through
+    assert not set(denied) - guard.WATCHED_EVENTS - {"builtins.id", "3"}
+    assert _guard_verdict(hook, Event("builtins.id"), (1,)) == "denied"  # integrity, as before
+    assert _guard_verdict(hook, 3, ()) == "denied"
+    for name in ("builtins.id", "object.__getattr__", "exec", "import", "os.listdir"):
+        assert name not in guard.WATCHED_EVENTS and _guard_verdict(check, name, ()) == "allowed"
+    records = os.read(read_fd, 1 << 20).decode().split("\n")
+    os.close(read_fd)
+    os.close(write_fd)
+    assert sum(1 for line in records if line) == 2 * len(denied) + 2  # each denial reported
+
+
 def test_pool_runs_leave_no_pids_cgroup_behind(tmp_path):
     groups, why = pids_cgroup.detect()
     if groups is None:
@@ -354,8 +405,62 @@ def test_the_fast_encoder_writes_the_checked_encoders_text_and_errors():
 def test_plain_values_take_the_fast_path_and_anything_else_the_checked_one():
     plain = [{"id": i, "name": f"user {i}", "tags": ["a"], "score": i / 3, "ok": None} for i in range(50)]
     assert child._fast_encode(plain) == child._encode_checked(plain)
-    for value in (_Dict(a=1), [_Int(5)], {1: 2}, float("nan"), _nested(201), 10 ** 5000):
+    for value in (_Dict(a=1), [_Int(5)], {1: 2}, float("nan"), _nested(201), 2 ** 70_001):
         assert child._fast_encode(value) is None
+
+
+def test_ints_past_the_digit_limit_take_the_fast_path_and_the_limit_is_put_back():
+    limit = sys.get_int_max_str_digits()
+    for value in ([10 ** 5000, -(10 ** 4400) - 7], {"id": 2 ** 70_000 - 1}, 10 ** 4299 * 11):
+        text = child._fast_encode(value)
+        assert text is not None and text == child._encode_checked(value)
+        assert sys.get_int_max_str_digits() == limit
+    sys.set_int_max_str_digits(640)  # below the checked encoder's chunk: it decides, as before
+    try:
+        assert child._fast_encode([10 ** 5000]) is None
+    finally:
+        sys.set_int_max_str_digits(limit)
+
+
+def test_an_encoding_started_deeper_refuses_what_would_pass_the_depth_limit():
+    assert child._encode(_nested(197), 3) == child._encode(_nested(197))
+    for encode in (child._encode, child._encode_checked):
+        with pytest.raises(TypeError, match="too deep"):
+            encode(_nested(198), 3)
+
+
+def test_a_call_takes_its_value_text_at_once_and_refuses_one_too_deep_for_the_record():
+    shared = [1]
+
+    def grow(items):
+        shared.append(len(items))
+        items.append(0)
+        return shared
+
+    result, text = child._invoke(grow, [[5]], {})
+    shared.append("later")  # a later call changing the object changes nothing taken
+    assert text == "[1,1]" and result["mutated"] is True and result["unserializable"] is None
+    result, text = child._invoke(lambda: _nested(197), [], {})
+    assert text == child._encode(_nested(197)) and result["mutated"] is False
+    result, text = child._invoke(lambda: _nested(198), [], {})
+    assert text is None and "too deep" in result["unserializable"] and result["returned"]
+
+
+def test_the_record_line_writes_each_value_text_as_taken():
+    record = {"import_error": None, "function_found": True, "results": child._Results()}
+    values = [{"b": [1, 2.5, None], "a": "\u00e9"}, 10 ** 5000, None, [], {}]
+    for index, value in enumerate(values):
+        record["results"].add({"label": f"c{index}", "returned": True}, child._encode(value, 3))
+    record["results"].add({}, None)  # a value that could not be written
+    line = child._record_line(record)
+    decoded = child._decode(line)["result"]
+    assert decoded["import_error"] is None and decoded["function_found"] is True
+    assert [r.get("value") for r in decoded["results"]] == values + [None]
+    assert decoded["results"][0] == {"label": "c0", "returned": True, "value": values[0]}
+    assert decoded["results"][-1] == {"value": None}
+    plain = {"import_error": None, "results": []}
+    assert child._record_line(dict(plain)) == '{"result": ' + child._encode(plain) + "}\n"
+    assert child._decode(child._record_line({"results": child._Results()})) == {"result": {"results": []}}
 
 
 def test_the_fast_encoder_follows_a_lowered_int_digit_limit_back_to_the_checked_one():

@@ -34,6 +34,7 @@ _loads = json.loads
 _write, _read, _close, _exit = os.write, os.read, os.close, os._exit
 _float_repr, _int_repr = float.__repr__, int.__repr__
 _type, _len, _sorted, _int, _range = type, len, sorted, int, range
+_get_digits, _set_digits = sys.get_int_max_str_digits, sys.set_int_max_str_digits
 OUTPUT_CAP = 64 * 1024
 # int.__repr__ refuses ints longer than sys.get_int_max_str_digits() (4300 digits); longer ones
 # (a 5,000-digit id converted as a contract says) are written 1000 digits at a time, up to
@@ -63,20 +64,24 @@ def _refuse(value):
 _c_encode = _make_encoder(None, _refuse, _quote, None, ":", ",", True, False, False)
 
 
-def _encode(value):
-    """``value`` as strict JSON text (see ``_encode_checked``). Plain values, the usual case,
-    are first walked level by level (exact built-in types, str keys, finite floats, ints
-    the C encoder prints, depth and size bounded) and then written by the C encoder: the
-    same text, about 2.5 times faster. Anything else, and any error, goes to the checked
-    encoder, which gives the text, or the error, it always gave."""
-    text = _fast_encode(value)
-    return _encode_checked(value) if text is None else text
+def _encode(value, depth=0):
+    """``value`` as strict JSON text (see ``_encode_checked``; ``depth``: the level it will
+    stand at in the record). Plain values, the usual case, are first walked level by level
+    (exact built-in types, str keys, finite floats, ints of at most MAX_INT_BITS, depth and
+    size bounded) and then written by the C encoder: the same text, about 2.5 times faster.
+    Anything else, and any error, goes to the checked encoder, which gives the text, or the
+    error, it always gave."""
+    text = _fast_encode(value, depth)
+    return _encode_checked(value, depth) if text is None else text
 
 
-def _fast_encode(value):
+def _fast_encode(value, depth=0):
     """The text of a value that is plain JSON throughout, or None (let the checked encoder
-    decide). Breadth first, so no recursion; a cycle ends at the depth limit."""
-    level, depth, seen = [value], 0, 0
+    decide). Breadth first, so no recursion; a cycle ends at the depth limit. Ints past the
+    int-to-str digit limit are printed by the C encoder with the limit lifted for the call
+    (the digits are the checked encoder's), unless the limit was lowered below the checked
+    encoder's chunk (then that encoder decides, as it always did)."""
+    level, seen, long_ints = [value], 0, False
     while level:
         seen += _len(level)
         if depth > MAX_DEPTH or seen > FAST_NODES:
@@ -87,8 +92,11 @@ def _fast_encode(value):
             if kind is str or kind is bool or item is None:
                 continue
             if kind is int:
-                if item.bit_length() > FAST_INT_BITS:
-                    return None
+                bits = item.bit_length()
+                if bits > FAST_INT_BITS:
+                    if bits > MAX_INT_BITS:
+                        return None
+                    long_ints = True
             elif kind is float:
                 if item != item or item == _INF or item == _NINF:
                     return None
@@ -102,9 +110,28 @@ def _fast_encode(value):
             else:
                 return None
         level, depth = below, depth + 1
+    if long_ints:
+        return _c_encode_long(value)
     try:
         return "".join(_c_encode(value, 0))
     except _Error:  # e.g. a lowered int-to-str digit limit: the checked encoder chunks
+        return None
+
+
+def _c_encode_long(value):
+    """The C encoder's text of a plain value holding ints past the digit limit (each of at
+    most MAX_INT_BITS), the limit lifted for the call and put back; None where the checked
+    encoder must decide (a limit lowered below its chunk, any error)."""
+    try:
+        limit = _get_digits()
+        if limit and limit < _INT_CHUNK_DIGITS:
+            return None
+        _set_digits(0)
+        try:
+            return "".join(_c_encode(value, 0))
+        finally:
+            _set_digits(limit)
+    except _Error:
         return None
 
 
@@ -263,19 +290,38 @@ def _load(request, record):
     return function
 
 
+VALUE_DEPTH = 3  # record -> "results" -> one result -> "value"
+
+
+def _decoded_text(value):
+    """``_encode`` of a value just decoded from the request: the decoder makes only exact
+    built-in types with str keys and ints the C encoder prints, so the C encoder writes it
+    without the type walk; a non-finite float or any other refusal goes to ``_encode``."""
+    try:
+        return "".join(_c_encode(value, 0))
+    except _Error:
+        return _encode(value)
+
+
 def _invoke(function, args, kwargs):
     """Call function(*args, **kwargs) with its output captured; ``mutated`` compares the
-    arguments' encoding before and after."""
-    before = _encode([args, kwargs])
-    result = {"returned": False, "value": None, "value_type": None,
-              "unserializable": None, "exception": None}
+    arguments' encoding before and after. Returns (result, the value's JSON text or None):
+    the text, taken at once (a later call may change the object), is written into the
+    record's line as it is (``_record_line``), never decoded and encoded again."""
+    before = _decoded_text([args, kwargs])
+    result = {"returned": False, "value_type": None, "unserializable": None,
+              "exception": None}
+    text = None
     capture = _Capture()
     capture.__enter__()
     try:
         value = function(*args, **kwargs)
         result["returned"] = True
         result["value_type"] = _type(value).__name__
-        result["value"], result["unserializable"] = _plain(value)
+        try:
+            text = _encode(value, VALUE_DEPTH)
+        except (TypeError, ValueError, RecursionError) as exc:
+            result["unserializable"] = f"{_type(value).__name__}: {exc}"
     except BaseException as exc:  # SystemExit included: the function must not exit
         result["exception"] = _exc_info(exc)
     finally:
@@ -285,30 +331,62 @@ def _invoke(function, args, kwargs):
     except (TypeError, RecursionError):
         result["mutated"] = True
     result["output"] = capture.text
-    return result
+    return result, text
 
 
 def _prepared(items):
-    """Decode every argument list and keyword mapping before any submission code runs."""
+    """Every argument list and keyword mapping, checked before any submission code runs.
+    The request was decoded from its file a moment ago, so each is a private plain copy
+    already, used by one call."""
     prepared = []
     for item in items:
-        kwargs = _loads(json.dumps(item.get("kwargs", {})))
+        kwargs = item.get("kwargs", {})
         if _type(kwargs) is not dict:
             raise TypeError("kwargs must be an object")
-        prepared.append((item, (_loads(json.dumps(item["args"])), kwargs)))
+        prepared.append((item, (item["args"], kwargs)))
     return prepared
+
+
+class _Results:
+    """The results of a call or http run: each result's fields and its value's JSON text,
+    kept apart until ``_record_line`` writes them."""
+
+    def __init__(self):
+        self.items = []
+
+    def add(self, result, text):
+        self.items.append((result, text))
+
+
+def _with_value(text, value_text):
+    """A result's JSON object text with ``"value"`` added (null when there is no text)."""
+    member = '"value":' + ("null" if value_text is None else value_text)
+    return "{" + member + "}" if text == "{}" else text[:-1] + "," + member + "}"
+
+
+def _record_line(record):
+    """The worker's result line. A record's results are written with each value's text as
+    it was taken; the supervisor decodes the line, so the order of keys is free."""
+    results = record.get("results")
+    if _type(results) is not _Results:
+        return '{"result": ' + _encode(record) + "}\n"
+    rest = {key: value for key, value in record.items() if key != "results"}
+    items = ",".join(_with_value(_encode(result, 2), text) for result, text in results.items)
+    head = _encode(rest)
+    head = "{" if head == "{}" else head[:-1] + ","
+    return '{"result": ' + head + '"results":[' + items + "]}}\n"
 
 
 def mode_call(request, record):
     calls = _prepared(request["calls"])
     function = _load(request, record)
-    record["results"] = []
+    record["results"] = _Results()
     if function is None:
         return
     for call, (args, kwargs) in calls:
-        result = _invoke(function, args, kwargs)
+        result, text = _invoke(function, args, kwargs)
         result["label"] = call["label"]
-        record["results"].append(result)
+        record["results"].add(result, text)
 
 
 _SLEPT = [0.0]
@@ -373,18 +451,18 @@ def mode_http(request, record):
                             exc=requests.exceptions.ConnectionError)
         function = _load(request, record)
         record["import_requests"] = len(mocker.request_history)
-    record["results"] = []
+    record["results"] = _Results()
     if function is None:
         return
     for (scenario, (args, kwargs)), plan in zip(scenarios, plans):
         _SLEPT[0] = 0.0
         with requests_mock.Mocker(real_http=False) as mocker:
             mocker.register_uri(requests_mock.ANY, requests_mock.ANY, response_list=plan)
-            result = _invoke(function, args, kwargs)
+            result, text = _invoke(function, args, kwargs)
             result["requests"] = [_request_view(r) for r in mocker.request_history]
         result["sleep_total"] = _SLEPT[0]
         result["label"] = scenario["label"]
-        record["results"].append(result)
+        record["results"].add(result, text)
 
 
 def _feed_stdin(text):
@@ -559,7 +637,7 @@ def worker(request, report_fd):
         _run_exit_handlers()
         if output_file:  # read here, in the sandbox, after the program and its exit handlers
             record["output_file"] = _output_record(home, output_file)
-        line = '{"result": ' + _encode(record) + "}\n"
+        line = _record_line(record)
     except BaseException as exc:  # our own failure: reported, never a pass
         line = '{"harness_error": ' + _encode(_exc_info(exc)) + "}\n"
         code = 70

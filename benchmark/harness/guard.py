@@ -55,6 +55,12 @@ PATH_EVENTS = (  # (event, indexes of the path arguments that are written): a tu
     ("shutil.unpack_archive", (1,)), ("socket.bind", (1,)),
 )
 PATH_EVENT_NAMES = frozenset(name for name, _ in PATH_EVENTS)
+SETATTR_EVENTS = frozenset({"object.__setattr__", "object.__delattr__"})
+# every event the hook may deny: any other (str) event is let through at once, which is what
+# the full check concludes for it (builtins.id, object.__getattr__, sys._getframe, exec, ...
+# come by the thousand in a run)
+WATCHED_EVENTS = (frozenset({"open"}) | PATH_EVENT_NAMES | NETWORK_EVENTS | PROCESS_EVENTS
+                  | NATIVE_EVENTS | HEAP_EVENTS | SETATTR_EVENTS)
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 DETAIL_CAP = 300
 RECORD_CAP = 4000
@@ -104,7 +110,11 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
              write_flags=WRITE_FLAGS, loopback=LOOPBACK, type=type, str=str, bytes=bytes,
              int=int, tuple=tuple, len=len, decode=bytes.decode, getcwd=os.getcwd,
              write=os.write, quote=_quote, error=PermissionError, cap=DETAIL_CAP,
-             record_cap=RECORD_CAP, base=BaseException):
+             record_cap=RECORD_CAP, base=BaseException, setattr_events=SETATTR_EVENTS,
+             watched=WATCHED_EVENTS):
+        # an exact str outside every set below: nothing to deny (hashed by str's own code)
+        if type(event) is str and event not in watched:
+            return
         verdict = None
         try:
             if type(event) is not str:
@@ -160,7 +170,7 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
                 verdict = ("native", event, "")
             elif event in heap:
                 verdict = ("introspection", event, "")
-            elif ((event == "object.__setattr__" or event == "object.__delattr__")
+            elif (event in setattr_events
                   and len(args) > 1 and type(args[1]) is str and args[1] in code_attributes):
                 verdict = ("introspection", event, "replacing a function's " + args[1])
         except base:
