@@ -690,6 +690,11 @@ def _collect(fd, pid):
     return b"".join(chunks).decode("utf-8", "replace"), status
 
 
+# What the supervisor alone writes in a record (the worker's result line is merged around them).
+SUPERVISOR_KEYS = frozenset(("mode", "blocked_events", "reported", "harness_error", "malformed_lines",
+                             "integrity", "worker_exit", "exit_code", "nonce"))
+
+
 def _compose(request, text, status):
     """The record: the worker's one result line, every blocked attempt (wherever it stands),
     and the worker's real exit status. Two result lines mean one was forged: no result."""
@@ -716,7 +721,15 @@ def _compose(request, text, status):
             "blocked": "integrity", "event": "report channel",
             "detail": f"{record['malformed_lines']} line(s) on the report pipe were not records"})
     if _len(results) == 1:
-        record.update(results[0])
+        # The worker's result never holds a key the supervisor owns: one that does was written
+        # by the submission (its own line, the only one when it exits before the harness
+        # writes), and would replace the evidence gathered above. Dropped, and reported.
+        forged = _sorted(key for key in results[0] if key in SUPERVISOR_KEYS)
+        if forged:
+            record["blocked_events"].append({
+                "blocked": "integrity", "event": "report channel",
+                "detail": "a result line set keys only the supervisor writes: " + ", ".join(forged)[:200]})
+        record.update((key, value) for key, value in results[0].items() if key not in SUPERVISOR_KEYS)
         record["reported"] = True
     elif results:
         record["integrity"] = f"{_len(results)} result lines reached the supervisor (a forgery)"
