@@ -178,6 +178,26 @@ def test_excerpts_come_from_the_graded_file(tmp_path):
     assert '<span class="hit"><i>3</i>line 3</span>' in html
 
 
+def test_excerpts_in_place_fill_the_same_entries_and_leave_the_graded_results_alone(tmp_path):
+    """What ``commands`` does with the document it has just built: the same excerpts as the
+    copy, in ``doc`` itself, and nothing of the ``ModelResult`` it was built from changes."""
+    text = "".join(f"line {n}\n" for n in range(1, 9))
+    doc, folder = _model_dir(tmp_path, text)
+    copied = attach_excerpts(doc, {"alpha_model": folder})
+    model = make_model("alpha_model", 0.5)
+    run = make_run(model)
+    fresh = run_to_dict(run)
+    fresh["models"]["alpha_model"]["prompts"]["prompt_1"]["files"] = doc["models"]["alpha_model"]["prompts"][
+        "prompt_1"]["files"]
+    assert attach_excerpts(fresh, {"alpha_model": folder}, in_place=True) is fresh
+    assert _excerpts(fresh) == _excerpts(copied) != []
+    assert json.dumps(fresh, sort_keys=True) == json.dumps(copied, sort_keys=True)
+    again = run_to_dict(run)  # the dataclasses' evidence was not touched through the document
+    assert "excerpt" not in json.dumps(again)
+    assert again["models"]["alpha_model"] == run_to_dict(make_run(make_model("alpha_model", 0.5)))["models"][
+        "alpha_model"]
+
+
 def test_excerpts_show_a_declared_encoding_decoded_as_it_was_graded(tmp_path):
     doc, folder = _model_dir(tmp_path, "x\n")
     data = "# coding: latin-1\nS = 'caf\u00e9'\n# 3\n# 4\n# 5\n".encode("latin-1")
