@@ -101,3 +101,43 @@ def test_the_source_hash_is_the_one_rglob_gave_and_follows_every_byte(tmp_path):
     changed = source_tree_hash(tree)
     (outside / "o.py").write_text("o = 2\n")  # a linked file's bytes count
     assert source_tree_hash(tree) == _rglob_hash(tree) != changed
+
+
+def _reference_model_from_dict(item):
+    """An entry read back as 673ad22 read it (a pass over the checks per category)."""
+    from benchmark.scoring import prompt_sort_key
+    from benchmark.types import CATEGORY_ORDER, Category, CategoryScore, Check, Evidence, ModelResult, PromptResult
+
+    def prompt(pid, p):
+        checks = [Check(c["id"], Category(c["category"]), c["points"], c["earned"], c["status"], c["method"],
+                        c["rationale"], tuple(Evidence(e["file"], e.get("line"), e.get("note", ""))
+                                              for e in c["evidence"])) for c in p["checks"]]
+        scoring = p["detailed_scoring"]
+        categories = tuple(CategoryScore(cat, scoring[cat.value]["earned"], scoring[cat.value]["max"],
+                                         scoring[cat.value]["factor"], tuple(c for c in checks if c.category is cat))
+                           for cat in CATEGORY_ORDER if cat.value in scoring)
+        return PromptResult(pid, p["title"], p["score"], p["max_score"], p["passed"], p["status"], categories,
+                            tuple(p["execution"]), p.get("error"), dict(p["files"]))
+
+    prompts = tuple(prompt(pid, item["prompts"][pid]) for pid in sorted(item["prompts"], key=prompt_sort_key))
+    return ModelResult(item["model_name"], item["tier"], prompts, item["overall_score"], item["total_possible"],
+                       item["percentage"], item["grade"], item["badge"])
+
+
+def test_an_entry_reads_back_as_the_reference_reader_reads_it():
+    import random
+
+    from benchmark.engine.cache import model_from_dict
+    from benchmark.reporting.results_json import model_to_dict
+
+    model = make_model("alpha", 0.6)
+    item = model_to_dict(model)
+    assert model_from_dict(item) == model == _reference_model_from_dict(item)
+    shuffled = model_to_dict(model)
+    for prompt in shuffled["prompts"].values():  # categories interleaved: each keeps its own order
+        random.Random(7).shuffle(prompt["checks"])
+        prompt["checks"][0]["evidence"] = [{"file": "a.py", "line": 3, "note": "n"}, {"file": "b.py", "line": None}]
+    assert model_from_dict(shuffled) == _reference_model_from_dict(shuffled) != model
+    shuffled["prompts"]["prompt_1"]["checks"][0]["category"] = "speed"
+    with pytest.raises(KeyError):  # (get turns it into a miss)
+        model_from_dict(shuffled)

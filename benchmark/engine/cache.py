@@ -112,18 +112,23 @@ def model_key(context: dict[str, Any], name: str, tier: str, model_dir: Path, fi
 # ---- (de)serialising a ModelResult --------------------------------------------------------
 
 
+_CATEGORIES = {category.value: category for category in Category}  # (an unknown one: KeyError, a miss)
+
+
 def _check(item: dict[str, Any]) -> Check:
-    return Check(item["id"], Category(item["category"]), item["points"], item["earned"],
+    return Check(item["id"], _CATEGORIES[item["category"]], item["points"], item["earned"],
                  item["status"], item["method"], item["rationale"],
-                 tuple(Evidence(e["file"], e.get("line"), e.get("note", "")) for e in item["evidence"]))
+                 tuple([Evidence(e["file"], e.get("line"), e.get("note", "")) for e in item["evidence"]]))
 
 
 def _prompt(prompt_id: str, item: dict[str, Any]) -> PromptResult:
-    checks = [_check(c) for c in item["checks"]]
+    by_category: dict[Category, list[Check]] = {category: [] for category in CATEGORY_ORDER}
+    for check in map(_check, item["checks"]):  # (one pass; each category keeps the entry's order)
+        by_category.setdefault(check.category, []).append(check)
     scoring = item["detailed_scoring"]
     categories = tuple(
         CategoryScore(cat, scoring[cat.value]["earned"], scoring[cat.value]["max"],
-                      scoring[cat.value]["factor"], tuple(c for c in checks if c.category is cat))
+                      scoring[cat.value]["factor"], tuple(by_category[cat]))
         for cat in CATEGORY_ORDER if cat.value in scoring)
     return PromptResult(prompt_id, item["title"], item["score"], item["max_score"], item["passed"],
                         item["status"], categories, tuple(item["execution"]), item.get("error"),
