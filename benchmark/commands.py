@@ -280,8 +280,8 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
         progress.close()
     header.show()
     # The document is built while the isolation probe may still be out (it is filled in last).
-    doc = attach_excerpts(_build_doc(config, runner, models, started, None, cached),
-                          {entry.name: entry.path for entry in entries})
+    doc = attach_excerpts(_build_doc(config, runner, models, started, None, cached),  # (a new document)
+                          {entry.name: entry.path for entry in entries}, in_place=True)
     doc["_metadata"]["isolation"] = probe.result()
     if session is not None:  # (a local run's kernel profile is the isolation report's)
         from .cluster_command import metadata

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import keyword
 import re
+from typing import TYPE_CHECKING
 
-from .importing import markdown
+if TYPE_CHECKING:  # markdown_it costs ~13 ms to import: only a file its parser rejected needs it
+    from .importing import markdown
 
 DELIVERED = "the grader scores files exactly as delivered"
 _WORD = re.compile(r"[^\W\d_][^\W_]*(?:['’][^\W\d_]+)?")
@@ -54,6 +56,8 @@ def chat_reply(text: str, error_line: int | None) -> str | None:
     ``error_line`` (1-based; None when unknown), is a chat reply; else None."""
     lines = text.splitlines()
     at = lines[error_line - 1] if error_line and 0 < error_line <= len(lines) else None
+    from .importing import markdown
+
     blocks = markdown.parse(text).blocks
     fences = {b.first_line for b in blocks} | {b.last_line for b in blocks if b.closed}
     prose = at is not None and looks_like_prose(at)

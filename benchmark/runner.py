@@ -10,17 +10,15 @@ worker count.
 
 from __future__ import annotations
 
-import multiprocessing.util
 import re
 import socket
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from . import untrusted
-from .engine import pool_server
 from .sandbox import bandit_process, isolation, limits, pids_cgroup, spawner
 from .engine.cache import ResultCache, model_key, run_context
 from .engine.options import GradeOptions, cacheable, default_test_data
@@ -117,6 +115,8 @@ def _init_worker(support: isolation.KernelSupport | None, idle_mb: int,
         spawner.use_door(door)
     spawner.prestart()
     bandit_process.prestart()  # its import of bandit overlaps the worker's first model
+    import multiprocessing.util
+
     multiprocessing.util.Finalize(None, bandit_process.shutdown, exitpriority=0)  # no atexit here
 
 
@@ -221,6 +221,10 @@ class BenchmarkRunner:
 
     def _grade_pool(self, entries: list[ModelEntry], workers: int,
                     finish: Callable[[ModelResult], None]) -> None:
+        from concurrent.futures import ProcessPoolExecutor  # (multiprocessing: only a pool needs it)
+
+        from .engine import pool_server
+
         context = pool_server.prestart()  # its imports overlap the waits for what workers inherit
         support = None if self.options.unsafe else isolation.detect()
         init_args = (support, limits.idle_child_mb(), spawner.get().door)

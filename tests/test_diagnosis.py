@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import json
+import subprocess
+import sys
 
 import pytest
 import yaml
@@ -59,3 +61,17 @@ def test_data_files_too():
         yaml.safe_load(fenced_yaml)
     line = failed.value.problem_mark.line + 1
     assert "fenced block at lines 1-3" in chat_reply(fenced_yaml, line)
+
+
+def test_a_run_does_not_import_markdown_it_until_a_file_needs_the_diagnosis():
+    """markdown_it (~13 ms) is imported by ``chat_reply`` only: loading the CLI and the run's
+    commands leaves it out, and the diagnosis still finds a chat reply's fences afterwards."""
+    code = ("import sys, benchmark.cli, benchmark.commands, benchmark.submission\n"
+            "assert 'markdown_it' not in sys.modules, 'imported eagerly'\n"
+            "from benchmark.diagnosis import chat_reply\n"
+            "text = 'Here it is:\\n```python\\nx = 1\\n```\\n'\n"
+            "print(chat_reply(text, 1))\n"
+            "assert 'markdown_it' in sys.modules\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("the file is a chat reply")

@@ -178,6 +178,26 @@ def test_excerpts_come_from_the_graded_file(tmp_path):
     assert '<span class="hit"><i>3</i>line 3</span>' in html
 
 
+def test_excerpts_in_place_fill_the_same_entries_and_leave_the_graded_results_alone(tmp_path):
+    """What ``commands`` does with the document it has just built: the same excerpts as the
+    copy, in ``doc`` itself, and nothing of the ``ModelResult`` it was built from changes."""
+    text = "".join(f"line {n}\n" for n in range(1, 9))
+    doc, folder = _model_dir(tmp_path, text)
+    copied = attach_excerpts(doc, {"alpha_model": folder})
+    model = make_model("alpha_model", 0.5)
+    run = make_run(model)
+    fresh = run_to_dict(run)
+    fresh["models"]["alpha_model"]["prompts"]["prompt_1"]["files"] = doc["models"]["alpha_model"]["prompts"][
+        "prompt_1"]["files"]
+    assert attach_excerpts(fresh, {"alpha_model": folder}, in_place=True) is fresh
+    assert _excerpts(fresh) == _excerpts(copied) != []
+    assert json.dumps(fresh, sort_keys=True) == json.dumps(copied, sort_keys=True)
+    again = run_to_dict(run)  # the dataclasses' evidence was not touched through the document
+    assert "excerpt" not in json.dumps(again)
+    assert again["models"]["alpha_model"] == run_to_dict(make_run(make_model("alpha_model", 0.5)))["models"][
+        "alpha_model"]
+
+
 def test_excerpts_show_a_declared_encoding_decoded_as_it_was_graded(tmp_path):
     doc, folder = _model_dir(tmp_path, "x\n")
     data = "# coding: latin-1\nS = 'caf\u00e9'\n# 3\n# 4\n# 5\n".encode("latin-1")
@@ -272,3 +292,85 @@ def test_excerpt_lines_spell_out_control_and_bidirectional_characters():
     assert "\\u202e" in shown[1] and "\u202e" not in shown[1] and "\u2066" not in shown[1]
     assert shown[2].startswith("\\x1b[2J") and "\x1b" not in shown[2]
     assert len(shown[2]) == MAX_LINE_CHARS
+
+
+def _reference_check_row(check) -> str:
+    """The check row as 673ad22 built it: a view of the check, then ``markupsafe.escape`` on
+    every value. ``html_report._check_row`` must give the same text for any check."""
+    from markupsafe import escape
+
+    from benchmark.reporting.common import fixed
+    from benchmark.reporting.html_report import _excerpt
+
+    evidence = []
+    for item in check.get("evidence") or ():
+        if isinstance(item, dict):
+            where = str(item.get("file") or "")
+            if item.get("line"):
+                where += f":{item['line']}"
+            evidence.append({"where": where, "note": str(item.get("note") or ""), "lines": _excerpt(item)})
+    view = {"id": check.get("id"), "category": check.get("category"), "method": check.get("method"),
+            "status": check.get("status"), "earned": fixed(check.get("earned"), 2),
+            "points": fixed(check.get("points"), 2), "rationale": str(check.get("rationale") or ""),
+            "evidence": evidence}
+    hit = ' class="hit"'
+    status = escape(view["status"])
+    parts = [f'<tr class="check" data-status="{status}"><td><code>{escape(view["id"])}</code></td>'
+             f'<td>{escape(view["category"])}</td><td>{escape(view["method"])}</td>'
+             f'<td><span class="pill st-{status}">{status}</span></td>'
+             f'<td class="num">{escape(view["earned"])}/{escape(view["points"])}</td>'
+             f'<td class="rationale">{escape(view["rationale"])}\n']
+    if view["evidence"]:
+        parts.append('<ul class="evidence">\n')
+        for item in view["evidence"]:
+            parts.append(f'<li><code>{escape(item["where"])}</code>')
+            if item["note"]:
+                parts.append(f' — {escape(item["note"])}')
+            if item["lines"]:
+                parts.append('<pre class="excerpt">')
+                parts += [f'<span{hit if line["hit"] else ""}><i>{escape(line["no"])}</i>'
+                          f'{escape(line["text"])}</span>' for line in item["lines"]]
+                parts.append('</pre>')
+            parts.append('</li>\n')
+        parts.append('</ul>\n')
+    parts.append('</td></tr>\n')
+    return "".join(parts)
+
+
+class _Safe:
+    def __html__(self):
+        return "<b>already safe</b>"
+
+
+ODD_CHECKS = [
+    {"id": "a&b<c>'d\"e", "category": "quality", "method": "ast", "status": "pa'ss\"", "earned": 1.005,
+     "points": 2, "rationale": HOSTILE + " & 'quoted' \"double\"",
+     "evidence": [{"file": "x&<y>.py", "line": 3, "note": HOSTILE,
+                   "excerpt": {"start": 2, "lines": ["a < b && c > d", "it's \"q\"", HOSTILE]}},
+                  {"file": "", "line": 0, "note": ""}, "not a mapping", {"file": None, "line": None},
+                  {"file": "f.py", "line": 9, "note": "n", "excerpt": {"start": "1", "lines": ["x"]}},
+                  {"file": "f.py", "line": True, "excerpt": {"start": True, "lines": ["t", "u"]}}]},
+    {"id": None, "category": 7, "method": ["list"], "status": None, "earned": "x", "points": None,
+     "rationale": None, "evidence": None},
+    {"id": _Safe(), "status": _Safe(), "rationale": 0, "earned": float("nan"), "points": float("inf")},
+    {},
+]
+
+
+@pytest.mark.parametrize("check", ODD_CHECKS)
+def test_check_rows_are_the_text_markupsafe_escaping_gives(check):
+    from benchmark.reporting.html_report import _check_row
+
+    assert _check_row(check) == _reference_check_row(check)
+
+
+def test_the_whole_page_is_byte_identical_to_the_reference_rows(doc, monkeypatch):
+    """The report of a fixed document (with hostile text and excerpts) is the same bytes with
+    the current rows as with the reference rows."""
+    from benchmark.reporting import html_report
+
+    for document in (doc, _hostile_doc()):
+        fast = render_html_report(document).encode("utf-8")
+        monkeypatch.setattr(html_report, "_check_row", _reference_check_row)
+        assert render_html_report(document).encode("utf-8") == fast
+        monkeypatch.undo()

@@ -279,3 +279,20 @@ def test_dumps_refuses_a_document_that_contains_itself():
     doc["models"]["loop"] = doc
     with pytest.raises((ValueError, TypeError, RecursionError)):
         writer.dumps(doc)
+
+
+@pytest.mark.parametrize("value", [0.0, -0.0, 1.005, 2.675, -3.14159, 1e16, 1e-9, 123456789.987654321,
+                                   float("nan"), float("inf"), float("-inf"), 0, 7, -2, 10**400, True,
+                                   False, None, "3.5", [1.5], {"x": 1.0}])
+@pytest.mark.parametrize("digits", [0, 1, 2])
+def test_fixed_formats_what_num_reads(value, digits):
+    """``fixed``'s shortcut for finite floats gives what formatting ``num(value)`` gives."""
+    from benchmark.reporting.common import fixed, num
+
+    try:
+        expected = f"{num(value):.{digits}f}"
+    except OverflowError:  # (an int too large for a float: as before)
+        with pytest.raises(OverflowError):
+            fixed(value, digits)
+        return
+    assert fixed(value, digits) == expected

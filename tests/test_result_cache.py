@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+from pathlib import Path
 
 import pytest
 
@@ -61,3 +63,81 @@ def test_an_entry_with_zero_filled_blocks_is_a_miss(tmp_path, where):
     cache.put("k", make_model("cached_model", 0.7))  # graded again, stored again: a hit
     assert cache.get("k", "cached_model") is not None
 
+
+
+def _rglob_hash(folder: Path) -> str:
+    """The source hash as 673ad22 computed it (``Path.rglob`` and a stat per path)."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and path.suffix in (".py", ".json", ".j2", ".css", ".md"):
+            digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def test_the_source_hash_is_the_one_rglob_gave_and_follows_every_byte(tmp_path):
+    from benchmark.engine.cache import PACKAGE, grader_source_hash, source_tree_hash
+
+    assert grader_source_hash() == _rglob_hash(PACKAGE)
+    tree = tmp_path / "pkg"
+    (tree / "sub" / "deeper").mkdir(parents=True)
+    (tree / "a.py").write_text("x = 1\n")
+    (tree / "b.txt").write_text("not source\n")
+    (tree / ".hidden.md").write_text("hidden\n")
+    (tree / "sub" / "t.html.j2").write_text("{{ x }}\n")
+    (tree / "sub" / "deeper" / "s.json").write_text("{}\n")
+    (tree / "sub-a.css").write_text("p {}\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "o.py").write_text("o = 1\n")
+    (tree / "linked_dir").symlink_to(outside, target_is_directory=True)  # not entered
+    (tree / "linked.py").symlink_to(outside / "o.py")  # read through the link
+    (tree / "dangling.py").symlink_to(tmp_path / "missing.py")
+    before = source_tree_hash(tree)
+    assert before == _rglob_hash(tree)
+    (tree / "b.txt").write_text("still not source\n")
+    assert source_tree_hash(tree) == before
+    (tree / "sub" / "deeper" / "s.json").write_text("[]\n")  # same size, other bytes
+    assert source_tree_hash(tree) == _rglob_hash(tree) != before
+    changed = source_tree_hash(tree)
+    (outside / "o.py").write_text("o = 2\n")  # a linked file's bytes count
+    assert source_tree_hash(tree) == _rglob_hash(tree) != changed
+
+
+def _reference_model_from_dict(item):
+    """An entry read back as 673ad22 read it (a pass over the checks per category)."""
+    from benchmark.scoring import prompt_sort_key
+    from benchmark.types import CATEGORY_ORDER, Category, CategoryScore, Check, Evidence, ModelResult, PromptResult
+
+    def prompt(pid, p):
+        checks = [Check(c["id"], Category(c["category"]), c["points"], c["earned"], c["status"], c["method"],
+                        c["rationale"], tuple(Evidence(e["file"], e.get("line"), e.get("note", ""))
+                                              for e in c["evidence"])) for c in p["checks"]]
+        scoring = p["detailed_scoring"]
+        categories = tuple(CategoryScore(cat, scoring[cat.value]["earned"], scoring[cat.value]["max"],
+                                         scoring[cat.value]["factor"], tuple(c for c in checks if c.category is cat))
+                           for cat in CATEGORY_ORDER if cat.value in scoring)
+        return PromptResult(pid, p["title"], p["score"], p["max_score"], p["passed"], p["status"], categories,
+                            tuple(p["execution"]), p.get("error"), dict(p["files"]))
+
+    prompts = tuple(prompt(pid, item["prompts"][pid]) for pid in sorted(item["prompts"], key=prompt_sort_key))
+    return ModelResult(item["model_name"], item["tier"], prompts, item["overall_score"], item["total_possible"],
+                       item["percentage"], item["grade"], item["badge"])
+
+
+def test_an_entry_reads_back_as_the_reference_reader_reads_it():
+    import random
+
+    from benchmark.engine.cache import model_from_dict
+    from benchmark.reporting.results_json import model_to_dict
+
+    model = make_model("alpha", 0.6)
+    item = model_to_dict(model)
+    assert model_from_dict(item) == model == _reference_model_from_dict(item)
+    shuffled = model_to_dict(model)
+    for prompt in shuffled["prompts"].values():  # categories interleaved: each keeps its own order
+        random.Random(7).shuffle(prompt["checks"])
+        prompt["checks"][0]["evidence"] = [{"file": "a.py", "line": 3, "note": "n"}, {"file": "b.py", "line": None}]
+    assert model_from_dict(shuffled) == _reference_model_from_dict(shuffled) != model
+    shuffled["prompts"]["prompt_1"]["checks"][0]["category"] = "speed"
+    with pytest.raises(KeyError):  # (get turns it into a miss)
+        model_from_dict(shuffled)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from math import isfinite
 from typing import Any
 
 from ..scoring import as_number as num
@@ -39,7 +40,10 @@ def by_percentage(doc: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]
 
 
 def fixed(value: Any, digits: int = 1) -> str:
-    """A number for people, with a fixed number of decimals."""
+    """A number for people, with a fixed number of decimals (``num(value)``: 0 for anything
+    but a finite number; a finite float, most calls of a report, is formatted as it is)."""
+    if type(value) is float and isfinite(value):
+        return f"{value:.{digits}f}"
     return f"{num(value):.{digits}f}"
 
 

@@ -68,44 +68,54 @@ def _excerpt(item: Mapping[str, Any]) -> list[dict[str, Any]]:
             for i, text in enumerate(lines)]
 
 
-def _check_view(check: Mapping[str, Any]) -> dict[str, Any]:
-    evidence = []
-    for item in check.get("evidence") or ():
-        if isinstance(item, Mapping):
-            where = str(item.get("file") or "")
-            if item.get("line"):
-                where += f":{item['line']}"
-            evidence.append({"where": where, "note": str(item.get("note") or ""), "lines": _excerpt(item)})
-    return {"id": check.get("id"), "category": check.get("category"), "method": check.get("method"),
-            "status": check.get("status"), "earned": fixed(check.get("earned"), 2),
-            "points": fixed(check.get("points"), 2), "rationale": str(check.get("rationale") or ""),
-            "evidence": evidence}
+def _h(value: Any) -> str:
+    """``markupsafe.escape(value)`` as a plain ``str``: the same five replacements (``&``
+    first), without a ``Markup`` object per value (most of a check row's cost); anything but
+    a plain ``str`` goes through ``escape`` itself (``__html__``, ``str()``)."""
+    if type(value) is str:
+        return (value.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
+                .replace("'", "&#39;").replace('"', "&#34;"))
+    return str(_e(value))
+
+
+def _evidence_items(check: Mapping[str, Any], parts: list[str]) -> None:
+    """A check's evidence list, every value escaped, appended to ``parts``."""
+    items = [item for item in check.get("evidence") or () if isinstance(item, Mapping)]
+    if not items:
+        return
+    parts.append('<ul class="evidence">\n')
+    for item in items:
+        where = str(item.get("file") or "")
+        if item.get("line"):
+            where += f":{item['line']}"
+        parts.append(f'<li><code>{_h(where)}</code>')
+        note = str(item.get("note") or "")
+        if note:
+            parts.append(f' — {_h(note)}')
+        lines = _excerpt(item)
+        if lines:
+            parts.append('<pre class="excerpt">')
+            parts += [f'<span{_HIT if line["hit"] else ""}><i>{_h(line["no"])}</i>{_h(line["text"])}</span>'
+                      for line in lines]
+            parts.append('</pre>')
+        parts.append('</li>\n')
+    parts.append('</ul>\n')
 
 
 def _check_row(check: Mapping[str, Any]) -> str:
     """One check's table row, every value escaped (the template's autoescaping, done here:
     the rows are most of the page, and building them in Python costs a fraction of a loop
-    in the template)."""
-    view = _check_view(check)
-    status = _e(view["status"])
-    parts = [f'<tr class="check" data-status="{status}"><td><code>{_e(view["id"])}</code></td>'
-             f'<td>{_e(view["category"])}</td><td>{_e(view["method"])}</td>'
+    in the template). Built straight from the check, with ``markupsafe.escape``'s output as
+    plain strings: the same text as escaping a view of the check value by value
+    (``tests/test_report_html.py`` compares the two), in about half the time."""
+    get = check.get
+    status = _h(get("status"))
+    parts = [f'<tr class="check" data-status="{status}"><td><code>{_h(get("id"))}</code></td>'
+             f'<td>{_h(get("category"))}</td><td>{_h(get("method"))}</td>'
              f'<td><span class="pill st-{status}">{status}</span></td>'
-             f'<td class="num">{_e(view["earned"])}/{_e(view["points"])}</td>'
-             f'<td class="rationale">{_e(view["rationale"])}\n']
-    if view["evidence"]:
-        parts.append('<ul class="evidence">\n')
-        for item in view["evidence"]:
-            parts.append(f'<li><code>{_e(item["where"])}</code>')
-            if item["note"]:
-                parts.append(f' — {_e(item["note"])}')
-            if item["lines"]:
-                parts.append('<pre class="excerpt">')
-                parts += [f'<span{_HIT if line["hit"] else ""}><i>{_e(line["no"])}</i>'
-                          f'{_e(line["text"])}</span>' for line in item["lines"]]
-                parts.append('</pre>')
-            parts.append('</li>\n')
-        parts.append('</ul>\n')
+             f'<td class="num">{fixed(get("earned"), 2)}/{fixed(get("points"), 2)}</td>'
+             f'<td class="rationale">{_h(str(get("rationale") or ""))}\n']
+    _evidence_items(check, parts)
     parts.append('</td></tr>\n')
     return "".join(parts)
 
