@@ -812,3 +812,18 @@ def test_a_strong_but_subtly_wrong_answer_scores_clearly_below_the_reference(tmp
     assert earned["differential_run"] <= 1.5, [c.rationale for cat in subtle.categories
                                                for c in cat.checks if c.id == "differential_run"]
     assert reference.score - subtle.score >= 2.0, (reference.score, subtle.score, earned)
+
+
+def test_digit_string_draws_what_choice_draws():
+    """The batched digit draw gives choice's digits and leaves the generator where choice
+    leaves it (so every later drawn value of the seed's cases is the same too)."""
+    import random
+
+    from benchmark.prompts.p3_transform_cases import digit_string
+
+    for seed in range(60):
+        for count in (0, 1, 3, 64, 4400, 6000):
+            one_by_one, batched = random.Random(seed), random.Random(seed)
+            expected = "".join(one_by_one.choice("0123456789") for _ in range(count))
+            assert digit_string(batched, count) == expected
+            assert batched.getstate() == one_by_one.getstate()

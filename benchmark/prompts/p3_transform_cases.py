@@ -30,9 +30,30 @@ def _foreign(number: int, rng: random.Random) -> str:
     return str(number).translate(str.maketrans("0123456789", rng.choice(_FOREIGN)))
 
 
+# A digit drawn by ``rng.choice("0123456789")`` is the top 4 bits of one 32-bit word of the
+# generator, words of 10 and over redrawn (``Random._randbelow``); these tables map the top
+# byte of a word to its digit and drop the redrawn ones.
+_DIGIT_OF_TOP_BYTE = bytes(48 + (b >> 4) if b >> 4 < 10 else 0 for b in range(256))
+_REDRAWN_TOP_BYTES = bytes(b for b in range(256) if b >> 4 >= 10)
+
+
+def digit_string(rng: random.Random, count: int) -> str:
+    """``"".join(rng.choice("0123456789") for _ in range(count))``: the same digits, leaving
+    ``rng`` in the same state, about 20 times faster. Words are drawn in batches of as many
+    as digits are still missing (each word gives at most one), so no word is drawn that the
+    one-by-one draws would not have drawn; ``getrandbits(32 * n)`` holds n successive words,
+    the first in the lowest bits. ``tests/test_prompt_3.py`` compares both."""
+    digits = b""
+    while len(digits) < count:
+        need = count - len(digits)
+        words = rng.getrandbits(32 * need).to_bytes(4 * need, "little")
+        digits += words[3::4].translate(_DIGIT_OF_TOP_BYTE, _REDRAWN_TOP_BYTES)
+    return digits.decode("ascii")
+
+
 def _huge(rng: random.Random) -> str:
     """A whole number of 4,400-6,000 digits: past ``int()``'s default 4300-digit limit."""
-    digits = str(rng.randint(1, 9)) + "".join(rng.choice("0123456789") for _ in range(rng.randint(4400, 6000)))
+    digits = str(rng.randint(1, 9)) + digit_string(rng, rng.randint(4400, 6000))
     return rng.choice((digits, f"-{digits}", f"  {digits} ", f"+{digits}"))
 
 
