@@ -36,6 +36,7 @@ from typing import Any
 from .sandbox import bandit_process, isolation, pids_cgroup, spawner, staging
 from .sandbox import process_tools as pt
 from .sandbox.limits import GUARD_OFF_ENV, address_space_mb, idle_child_mb, zygote_idle_mb  # noqa: F401
+from . import bigint
 from .types import ExecResult
 
 HARNESS_DIR = Path(__file__).resolve().parent / "harness"
@@ -270,16 +271,6 @@ def _exec_result(readers: list[pt.CappedBuffer], status: int | None,
 
 
 MAX_INT_DIGITS = 21_500  # the longest JSON integer read from a child (harness: MAX_INT_BITS)
-_INT_PIECE = 4_000  # digits one ``int()`` call converts (under the default limit of 4300)
-
-
-def _digits_value(digits: str, piece: int) -> int:
-    """The exact value of a string of ASCII decimal digits, converted ``piece`` digits at a
-    time: the two halves apart, then joined (about 10x faster than ``decimal`` at 20,000)."""
-    if len(digits) <= piece:
-        return int(digits)
-    low = len(digits) // 2
-    return _digits_value(digits[:-low], piece) * 10 ** low + _digits_value(digits[-low:], piece)
 
 
 def _json_int(text: str) -> int:
@@ -288,16 +279,9 @@ def _json_int(text: str) -> int:
     if len(text) > MAX_INT_DIGITS:
         raise ValueError(f"a JSON integer of {len(text)} characters")
     try:
-        return int(text)
+        return bigint.signed_value(text, signs="-")
     except ValueError:
-        pass
-    negative = text.startswith("-")
-    digits = text[1:] if negative else text
-    if not (digits.isascii() and digits.isdigit()):
-        raise ValueError(f"not a JSON integer: {text[:20]!r}")
-    limit = sys.get_int_max_str_digits()  # 0: no limit; else at least 640
-    value = _digits_value(digits, min(_INT_PIECE, limit) if limit else len(digits))
-    return -value if negative else value
+        raise ValueError(f"not a JSON integer: {text[:20]!r}") from None
 
 
 def _load_record(text: str) -> Any:

@@ -20,11 +20,12 @@ The rules here are the prompt's evaluation contract, written as code:
 from __future__ import annotations
 
 import copy
-import decimal
 import json
 import random
 import re
 from typing import Any
+
+from .. import bigint
 
 FIXTURE_PATH = "user_data.json"
 ANSWER_KEY_PATH = "prompt_3_expected.json"
@@ -85,10 +86,7 @@ def digits_value(text: str) -> int:
     """``int(text)`` for an optional sign and ASCII digits of any length: ``int()`` alone
     raises past ``sys.get_int_max_str_digits()`` (4300 digits), and the contract sets no
     length limit and says the function never raises."""
-    try:
-        return int(text)
-    except ValueError:
-        return int(decimal.Decimal(text))
+    return bigint.signed_value(text)
 
 
 def as_count(value: Any) -> float | int | None:
