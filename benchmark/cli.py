@@ -39,6 +39,16 @@ class _Given(argparse.Action):
         namespace.results_dir_given = True
 
 
+class _ModelName(argparse.Action):
+    """``--model NAME``, repeatable: ``model`` keeps the last name given (the spec's field) and
+    ``models`` every name, in order, each once."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        names = list(getattr(namespace, "models", None) or ())
+        namespace.models = names if values in names else [*names, values]
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="rubricbench", description="Grade LLM-written code submissions.",
                                      epilog="rubricbench import REPLIES --model NAME: raw chat replies -> a "
@@ -46,7 +56,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                                             "rubricbench pack validate|list|new|docs|catalogue: check, "
                                             "scaffold and document task packs (rubricbench pack --help)")
     target = parser.add_mutually_exclusive_group()
-    target.add_argument("--model", help="grade one model by name")
+    target.add_argument("--model", action=_ModelName, metavar="MODEL",
+                        help="grade this model (repeat the flag to grade several)")
     target.add_argument("--all-models", action="store_true", help="grade every model found (default)")
     parser.add_argument("--workers", type=int, default=1, help="models graded in parallel (default 1)")
     parser.add_argument("--submissions-dir", default="submissions", help="root of the submissions")
@@ -125,7 +136,7 @@ def _check_cluster_flags(parser: argparse.ArgumentParser, args: argparse.Namespa
 
 
 def _add_report_flags(parser: argparse.ArgumentParser) -> None:
-    parser.set_defaults(results_dir_given=False)
+    parser.set_defaults(results_dir_given=False, models=[])
     saved = parser.add_argument_group("saved results (no grading)")
     saved.add_argument("--report-only", metavar="RESULTS_JSON",
                        help="validate a saved results.json and rebuild its reports next to it")
@@ -156,7 +167,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     timeout = float(_env("TIMEOUT", "30") or 30)
     return RunConfig(
         submissions_dir=args.submissions_dir, results_dir=args.results_dir,
-        models=(args.model,) if args.model else (), all_models=not args.model,
+        models=tuple(getattr(args, "models", None) or ([args.model] if args.model else ())),
+        all_models=not args.model,
         workers=args.workers, memory_mb=args.mem, timeout_s=timeout, unsafe=args.unsafe,
         allow_network=args.allow_network, trusted_model=args.trusted_model,
         no_metadata=args.no_metadata, quiet=args.quiet, debug=args.debug,

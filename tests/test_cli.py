@@ -178,3 +178,20 @@ def test_banner_comes_first_then_the_grading_line_then_each_model(tree, capsys, 
                               out.find("Model: example_model"))
     assert 0 <= banner < grading < block, out[:600]
     assert out.count("RubricBench isolation status") == 1 and out.count("🔍 Grading") == 1
+
+
+def test_model_flag_repeats_to_grade_several(tree, capsys):
+    args = parse_args(["--model", "a", "--model", "b", "--model", "a"])
+    assert args.model == "a" and args.models == ["a", "b"]  # the spec's field: the last name
+    assert cli.config_from_args(args).models == ("a", "b")
+    assert cli.config_from_args(parse_args(["--model", "solo"])).models == ("solo",)
+    assert cli.config_from_args(parse_args([])).models == ()
+    with pytest.raises(SystemExit):
+        parse_args(["--model", "a", "--all-models"])
+    shutil.copytree(REFERENCE, tree / "submissions/user_submissions/copy_model")
+    shutil.copytree(REFERENCE, tree / "submissions/user_submissions/left_out")
+    assert cli.main(["--model", "example_model", "--model", "copy_model", "-q"]) == cli.EXIT_OK
+    doc = json.loads((tree / "results/latest_results.json").read_text())
+    assert sorted(doc["models"]) == ["copy_model", "example_model"]
+    assert cli.main(["--model", "copy_model", "--model", "nope", "-q"]) == cli.EXIT_MISSING_MODEL
+    assert "model 'nope' not found" in capsys.readouterr().err
