@@ -16,7 +16,7 @@ from typing import Any
 # them, and must not import this module, which imports it); they stay importable from here.
 from .console import (EXIT_ERROR, EXIT_FAIL_UNDER, EXIT_MISSING_MODEL, EXIT_NOT_FOUND,  # noqa: F401
                       EXIT_OK, EXIT_REGRESSION, EXIT_TIMEOUT, EXIT_VALIDATION, SCHEMA_VERSION,
-                      _error, _say)
+                      PipeSafe, _error, _say)
 from .types import RunConfig
 
 MEM_CHOICES = (256, 384, 512, 768, 1024)
@@ -180,6 +180,17 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line (exit codes: ``benchmark.console``). When the reader of stdout leaves
+    (``| head``), output stops and the run still finishes and writes its results."""
+    stdout = sys.stdout
+    sys.stdout = PipeSafe(stdout)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout = stdout
+
+
+def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["import"]:  # the subcommands; every flag below is unchanged
         from .importing.command import main as import_main

@@ -12,7 +12,9 @@ scored under PCT percent.
 
 from __future__ import annotations
 
+import os
 import sys
+from typing import Any, TextIO
 
 from .types import RunConfig
 from .untrusted import for_stream, text
@@ -34,3 +36,45 @@ def _error(message: str) -> None:
     name given on the command line, so it passes the untrusted-text boundary here."""
     line = for_stream(f"error: {text(message)}", getattr(sys.stderr, "encoding", None))
     print(line, file=sys.stderr, flush=True)
+
+
+class PipeSafe:
+    """A text stream whose reader may leave (``rubricbench ... | head``): the first
+    BrokenPipeError points the descriptor at /dev/null and every later write is dropped, so the
+    run goes on and writes its results files instead of dying between two models. The rest of
+    the stream's interface is the wrapped stream's."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self.gone = False
+
+    def write(self, data: str) -> int:
+        if not self.gone:
+            try:
+                return self._stream.write(data)
+            except BrokenPipeError:
+                self._reader_left()
+        return len(data)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._reader_left()
+
+    def _reader_left(self) -> None:
+        """Later writes go nowhere, the interpreter's own flush at exit included (it would
+        otherwise print an ignored BrokenPipeError)."""
+        self.gone = True
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(null, self._stream.fileno())
+            finally:
+                os.close(null)
+        except (OSError, ValueError, AttributeError):
+            pass  # a stream without a descriptor: dropping our own writes is enough
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)

@@ -195,3 +195,28 @@ def test_model_flag_repeats_to_grade_several(tree, capsys):
     assert sorted(doc["models"]) == ["copy_model", "example_model"]
     assert cli.main(["--model", "copy_model", "--model", "nope", "-q"]) == cli.EXIT_MISSING_MODEL
     assert "model 'nope' not found" in capsys.readouterr().err
+
+
+def test_reader_of_stdout_leaving_does_not_stop_the_run(tree):
+    """``rubricbench ... | head -1``: the run still grades, writes its results and exits as
+    usual, with no BrokenPipeError traceback."""
+    proc = subprocess.Popen([sys.executable, str(ROOT / "run_benchmark.py"), "--model", "example_model"],
+                            cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = proc.stdout.readline()
+    proc.stdout.close()  # the reader leaves after one line
+    _, stderr = proc.communicate(timeout=300)
+    assert first and proc.returncode == cli.EXIT_OK, stderr.decode(errors="replace")[-2000:]
+    assert b"BrokenPipeError" not in stderr and b"Traceback" not in stderr
+    doc = json.loads((tree / "results/latest_results.json").read_text())
+    assert list(doc["models"]) == ["example_model"]
+
+
+def test_pipe_safe_stream_drops_writes_once_the_reader_left():
+    read_fd, write_fd = __import__("os").pipe()
+    stream = open(write_fd, "w", buffering=1)
+    __import__("os").close(read_fd)
+    safe = cli.PipeSafe(stream)
+    assert safe.write("lost\n") == 5 and safe.gone  # the broken pipe is absorbed once...
+    assert safe.write("more\n") == 5
+    safe.flush()  # ...and nothing raises afterwards, the close's own flush included
+    stream.close()
