@@ -209,3 +209,22 @@ def test_a_plugin_failure_is_reported_once_without_the_temporary_folder(monkeypa
     message = str(raised.value)
     assert message.count("hardcoded_sql_expressions") == 1 and "rubricbench-bandit-" not in message
     assert message.startswith("bandit could not analyse deep.py: ") and "on file deep.py" in message
+
+
+def test_a_scan_killed_at_its_deadline_leaves_no_file(tmp_path, monkeypatch):
+    """The bandit process is killed mid-scan at the deadline; the file it was scanning (a
+    submission's text) is removed by the grader's side, which made the folder it sits in."""
+    from benchmark.sandbox import bandit_process
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # where the process would otherwise write
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    bandit_process.shutdown()  # a process of our own, started with these settings
+    try:
+        slow = "import subprocess\n" + 'subprocess.call("ls", shell=True)\n' * 20_000
+        with pytest.raises(bandit_process.AnalysisTimeout):
+            bandit_process.scan(slow, "slow.py", deadline_s=0.5)
+        assert list(tmp_path.iterdir()) == []
+        assert bandit_process.scan("import pickle\n", "ok.py")["issues"]  # a new process answers
+    finally:
+        bandit_process.shutdown()
+    assert list(tmp_path.iterdir()) == []

@@ -1,5 +1,6 @@
 """The bandit process's side of ``benchmark.sandbox.bandit_process``: run as a script
-(``python -I bandit_server.py``), it reads one JSON request per line and answers each with
+(``python -I bandit_server.py FOLDER``: its scans' temporary files go in FOLDER, which the
+grader removes), it reads one JSON request per line and answers each with
 bandit's findings (the protocol is in ``benchmark.sandbox.bandit_process``). Nothing imports it."""
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ def _tune_gc() -> None:
 
 
 def serve() -> None:
+    if len(sys.argv) > 1:  # the folder the grader made for the files it scans, and removes
+        import tempfile
+
+        tempfile.tempdir = sys.argv[1]
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
     from benchmark.analyzers import bandit_visit, security
 

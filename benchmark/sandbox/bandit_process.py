@@ -21,8 +21,10 @@ import atexit
 import json
 import os
 import select
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -41,9 +43,16 @@ class AnalysisTimeout(RuntimeError):
 class _Worker:
     def __init__(self) -> None:
         self.owner = os.getpid()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-I", str(SERVER)], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True)
+        # The process writes each file it scans into this folder, which this side removes when
+        # it stops the process: one killed at the deadline cannot clean up after itself.
+        self.folder = tempfile.mkdtemp(prefix="rubricbench-scans-")
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-I", str(SERVER), self.folder], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True)
+        except BaseException:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise
 
     @property
     def alive(self) -> bool:
@@ -75,6 +84,7 @@ class _Worker:
                 stream.close()
             except OSError:
                 pass
+        shutil.rmtree(self.folder, ignore_errors=True)  # what a killed scan left there
 
 
 _worker: _Worker | None = None
