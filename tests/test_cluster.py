@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -289,3 +290,18 @@ def test_tls_security_objects_work_when_cryptography_is_installed():
     pytest.importorskip("cryptography")
     security = distributed.security.Security.temporary()
     assert security.require_encryption
+
+
+def test_fixture_folders_of_dead_workers_are_swept_at_the_next_admission(tmp_path, monkeypatch):
+    from benchmark.cluster import worker
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    dead = tmp_path / f"rb-fixtures-res-p{gone.pid}-abc"
+    alive = tmp_path / f"rb-fixtures-res-p{os.getpid()}-def"
+    other = tmp_path / f"rb-fixtures-other-p{gone.pid}-ghi"
+    for folder in (dead, alive, other):
+        (folder / "fixtures").mkdir(parents=True)
+    assert worker.sweep_stale_fixtures("res") == [dead]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([alive.name, other.name])

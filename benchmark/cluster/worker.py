@@ -10,6 +10,7 @@ identity and kernel profile, and raises ``IsolationRefused`` (never retried) oth
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import tempfile
 from dataclasses import asdict
@@ -34,12 +35,36 @@ class IsolationRefused(Exception):
     """This worker may not grade this unit (not admitted, or its profile no longer matches)."""
 
 
+def sweep_stale_fixtures(resource: str) -> list[Path]:
+    """Remove the fixture folders of ``resource`` that worker processes now gone left behind
+    (a worker killed by a unit, or by its nanny, never runs its plugin's teardown): each
+    folder names the pid of the process that made it. Only this user's folders, only of dead
+    processes (a reused pid keeps a folder: it is swept later). Returns what was removed."""
+    removed = []
+    head = f"rb-fixtures-{resource}-p"
+    for path in sorted(Path(tempfile.gettempdir()).glob(f"{head}*-*")):
+        pid_text = path.name[len(head):].partition("-")[0]
+        try:
+            if not pid_text.isdigit() or path.is_symlink() or path.stat().st_uid != os.getuid():
+                continue
+            os.kill(int(pid_text), 0)
+            continue  # alive
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+        except OSError:
+            continue  # alive under another user, or unreadable: left alone
+    return removed
+
+
 def _admit_here(identity: dict[str, Any], files: dict[str, bytes], resource: str, core: bool,
                 memory_mb: int) -> dict[str, Any]:
-    """Materialise the bundle, run the preflight; the facts (with the folders) either way."""
+    """Materialise the bundle, run the preflight; the facts (with the folders) either way.
+    The folder's name holds this process's pid, for ``sweep_stale_fixtures``."""
     root = None
     try:
-        root = materialise(files, f"rb-fixtures-{resource}-")
+        sweep_stale_fixtures(resource)
+        root = materialise(files, f"rb-fixtures-{resource}-p{os.getpid()}-")
         packs = sorted((p for p in (root / "packs").iterdir()), key=lambda p: int(p.name)) \
             if (root / "packs").is_dir() else []
         facts = run_preflight(identity, root / "fixtures", packs, core, memory_mb)
