@@ -160,7 +160,8 @@ def _grade_task(task: Task, model_dir: Path, *, test_data: Path,
     def run(request: dict[str, Any], stage, *, reference: bool = False) -> ExecResult:
         """A child run of the model's files plus ``stage``; with ``reference`` a run of the
         task's own reference solution (``stage`` only), which spends none of the model's time
-        budget and whose blocked attempts are not the model's."""
+        budget, whose blocked attempts are not the model's and which is not listed in the
+        model's executions."""
         if not reference and any(e["timed_out"] for e in executions):  # the budget is spent
             result = skipped_run()  # seen by the prompt as a time-out; recorded as skipped
             executions.append({**_exec_summary(request, result), "timed_out": False,
@@ -173,10 +174,8 @@ def _grade_task(task: Task, model_dir: Path, *, test_data: Path,
             timeout = min(timeout, float(request["timeout_s"]))
         with released(PYTHON_WORK):
             result = runner.run_harness(request, staged, timeout=timeout)
-        if reference:
-            executions.append({**_exec_summary(request, result), "reference": True,
-                               "timed_out": False})
-            return result
+        if reference:  # the grader's own run, memoised per process: not in the model's results,
+            return result  # which must not depend on which model met the memo first
         executions.append(_exec_summary(request, result))
         blocked.extend({**event, "file": request.get("module", "")} for event in result.blocked_events)
         return result
