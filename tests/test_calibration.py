@@ -14,10 +14,11 @@ from benchmark.packs.suite import core_pack
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = sorted(p for p in (ROOT / "tests" / "calibration").iterdir() if p.is_dir())
-# Slow-but-correct answers need the measured-performance check (issue 14, still open): until it
-# lands they score like the reference. Strict: the day they land in their bands, this fails.
-AWAITING = pytest.mark.xfail(strict=True, reason="measured performance is not in the grader yet")
-SLOW = {"slow_p1", "slow_p3"}
+# Slow-but-correct answers need the measured-performance check (issue 14): prompt 3 has it;
+# until prompt 1 has it too, its slow answer scores like the reference. Strict: the day it
+# lands in its band, this fails.
+AWAITING = pytest.mark.xfail(strict=True, reason="prompt 1 has no measured performance yet")
+SLOW = {"slow_p1"}
 
 
 @pytest.fixture(scope="module")
@@ -61,8 +62,12 @@ def test_the_classes_rank_as_an_expert_would(graded):
     assert score["reference_prompt_4"] > score["insecure_p4"]
 
 
-@AWAITING
 def test_slow_but_correct_ranks_below_the_reference_and_above_the_wrong(graded):
     score = {name: result.score for name, (_, result) in graded.items()}
     assert score["reference_prompt_3"] > score["slow_p3"] > score["subtly_wrong_p3"]
+
+
+@AWAITING
+def test_slow_but_correct_p1_ranks_below_the_reference_and_above_the_wrong(graded):
+    score = {name: result.score for name, (_, result) in graded.items()}
     assert score["reference_prompt_1"] > score["slow_p1"] > score["keyword_stuffed_p1"]

@@ -14,8 +14,9 @@ from benchmark.rubric import RUBRIC, rubric_hash
 # benchmark/rubric.py before the core pack existed. Issue 14 then moved points: prompt 4's
 # secure_transport (2 points: bearer_auth 2 -> 1, explicit_timeout 1.5 -> 0.5); prompt 1's
 # generated contract forms (correct_filtering 2 -> 1.5, perturbed_dataset 1 -> 1.5); prompt 3's
-# differential run (six execution checks 2 -> 1.5, differential_run 3).
-HASH_BEFORE_PACKS = "d6c5c6eb2fb82907"
+# differential run (six execution checks 2 -> 1.5, differential_run 3); prompt 3's measured
+# performance (single_pass 1 -> 0.25, measured_performance 0.75).
+HASH_BEFORE_PACKS = "12a5c6e88dda72ce"
 
 
 def test_the_compiled_core_pack_is_current():

@@ -39,7 +39,8 @@ from typing import Any
 from ..analyzers.memo import all_nodes
 from ..analyzers import astfacts, maintainability, security
 from ..submission import SourceFile
-from ..types import Evidence
+from ..types import Evidence, ExecResult
+from . import measured
 from . import p3_transform_cases as cases
 from . import p3_transform_data as data
 from . import p3_transform_judge as judge
@@ -52,6 +53,7 @@ PYTHON_FILES = frozenset(FILES)
 MAIN, FUNCTION = judge.MAIN, judge.FUNCTION
 LABELS = ("fixture", "malformed", "perturbed", judge.DIFFERENTIAL)
 RETRY_LABELS = (*judge.SCORED_LABELS, judge.DIFFERENTIAL)  # all but the malformed list
+SCALE_BASE = 32  # the timed calls get lists of 4x and 16x this many generated users
 MAX_FUNCTION_LINES = 40
 MAX_COMPLEXITY = 10
 MI_FULL, MI_ZERO = maintainability.MI_FULL, maintainability.MI_ZERO
@@ -76,14 +78,51 @@ def answer_keys() -> dict[str, bytes]:
 # ---- observing ----------------------------------------------------------------------
 
 
-def _run_calls(run: RunFn, inputs: dict[str, Any], labels: tuple[str, ...]) -> tuple[dict | None, str]:
-    request = {"mode": "call", "module": MAIN, "function": FUNCTION,
-               "calls": [{"label": label, "args": [inputs[label]]} for label in labels]}
-    result = run(request, {})
+def _timed_calls(seed: int) -> list[dict[str, Any]]:
+    """The timed calls on 4x and 16x SCALE_BASE generated users, last in the run: only their
+    type and CPU time come back (``measure``)."""
+    return [{"label": label, "args": [data.scaled_users(seed, scale * SCALE_BASE)], "measure": True}
+            for scale, label in measured.LABELS.items()]
+
+
+def _request(calls: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"mode": "call", "module": MAIN, "function": FUNCTION, "calls": calls, "record_sleep": True}
+
+
+def _run_calls(run: RunFn, inputs: dict[str, Any], labels: tuple[str, ...],
+               seed: int) -> tuple[ExecResult | None, str]:
+    calls = [{"label": label, "args": [inputs[label]]} for label in labels]
+    result = run(_request(calls + _timed_calls(seed)), {})
     if result.observation is None:
         why = "timed out" if result.timed_out else (result.channel_error or "no record")
         return None, f"the child run failed ({why})"
-    return result.observation, ""
+    return result, ""
+
+
+def _reference_costs(run: RunFn, seed: int) -> dict[str, Any]:
+    """The reference solution's costs on the same timed calls, in a call run of their own,
+    once per process (``measured.reference_costs``)."""
+    files = measured.reference_files(PROMPT_ID, FILES)
+    request = _request(_timed_calls(seed))
+
+    def measure() -> tuple[list[float] | None, str | None, bool]:
+        result = run(request, files, reference=True)
+        costs, problem = measured.call_costs(result)
+        return costs, problem, not result.timed_out
+
+    key = {"calls": [[c["label"], len(c["args"][0])] for c in request["calls"]]}
+    return measured.reference_costs(PROMPT_ID, files, key, seed, measure)
+
+
+def _measured(run: RunFn, seed: int, result: ExecResult | None, problem: str,
+              results: dict[str, Any]) -> dict[str, Any]:
+    if result is None:
+        costs, problem = None, problem or "the run gave no record"
+    else:
+        costs, problem = measured.call_costs(result)
+    slept = {label: measured.sleep_of(item) for label, item in results.items()}
+    unit = f"lists of {' and '.join(str(s * SCALE_BASE) for s in measured.SCALES)} generated users"
+    return measured.facts(costs, problem, lambda: _reference_costs(run, seed), slept, unit)
 
 
 @lru_cache(maxsize=4)
@@ -108,9 +147,10 @@ def generated(seed: int) -> tuple[dict[str, Any], dict[str, Any], Any]:
 
 
 def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path, seed: int) -> dict[str, Any]:
-    """Run the four calls in one child; if that child dies (a crash on the malformed list,
-    say), run the others again without it, so only it is lost. After a time-out the retry is
-    skipped by the engine: a prompt's time budget is one time-out."""
+    """Run the four calls and the two timed ones in one child; if that child dies (a crash on
+    the malformed list, say), run the others again without it, so only it is lost. After a
+    time-out the retry is skipped by the engine: a prompt's time budget is one time-out. The
+    timed calls' CPU times go to ``facts["measured"]`` (``measured``)."""
     users = json.loads((test_data / data.FIXTURE_PATH).read_bytes().decode("utf-8-sig"))
     key = (test_data / "answer_keys" / data.ANSWER_KEY_PATH).read_text(encoding="utf-8")
     generated_inputs, answers, classes = generated(seed)  # each grading its own copy
@@ -118,16 +158,19 @@ def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path, seed: 
     expected = {"fixture": json.loads(key), **answers}
     facts: dict[str, Any] = {"seed": seed, "inputs": inputs, "expected": expected,
                              "classes": classes, "results": {}, "problem": "", "unobserved": {}}
-    observation, problem = _run_calls(run, inputs, LABELS)
-    if observation is None:
+    result, problem = _run_calls(run, inputs, LABELS, seed)
+    if result is None:
         facts["unobserved"] = {"malformed": problem}
-        observation, problem = _run_calls(run, inputs, RETRY_LABELS)
-    if observation is None:
+        result, problem = _run_calls(run, inputs, RETRY_LABELS, seed)
+    everything = {r["label"]: r for r in result.observation.get("results", [])} if result else {}
+    facts["measured"] = _measured(run, seed, result, problem, everything)
+    if result is None:
         facts["problem"] = problem
         return facts
+    observation = result.observation
     facts["import_error"] = observation.get("import_error")
     facts["function_found"] = observation.get("function_found")
-    facts["results"] = {r["label"]: r for r in observation.get("results", [])}
+    facts["results"] = {label: r for label, r in everything.items() if label not in measured.TIMED}
     return facts
 
 
@@ -321,18 +364,30 @@ def no_unsafe_constructs(ctx: CheckContext) -> Outcome:
                    tuple(evidence[:LIST_LIMIT]))
 
 
+@check("measured_performance")
+def measured_performance(ctx: CheckContext) -> Outcome:
+    """Kernel CPU time of the call on 128 and 512 generated users against the reference's; any sleep costs all.
+
+    The two timed calls run last in the prompt's one call run; the reference solution is timed
+    the same way once per process. Cost at 16x is full up to 2x the reference's, growth from
+    4x to 16x full up to 1.5x the reference's (``benchmark.analyzers.timing``)."""
+    return measured.outcome(ctx)
+
+
 @check("single_pass")
 def single_pass(ctx: CheckContext) -> Outcome:
+    """A static hint: no loop nested in another (measured_performance times the code itself)."""
     tree, failed = _needs_tree(ctx)
     if failed:
         return failed
     nested = astfacts.nested_loops(tree)
     loops = sum(isinstance(n, (ast.For, ast.AsyncFor, ast.While, ast.comprehension))
                 for n in all_nodes(tree))
+    hint = "a static hint; measured_performance times the code"
     if not nested:
-        return Outcome.ok(f"no loop runs inside another loop ({loops} loops)")
+        return Outcome.ok(f"no loop runs inside another loop ({loops} loops; {hint})")
     return Outcome.ratio(loops - len(nested), loops,
-                         f"{len(nested)} of {loops} loops are nested inside another loop",
+                         f"{len(nested)} of {loops} loops are nested inside another loop ({hint})",
                          [Evidence(MAIN, line) for line in nested])
 
 

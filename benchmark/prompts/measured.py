@@ -1,0 +1,155 @@
+"""Measured performance for the core prompts that run code: the ``measured_performance`` check.
+
+A prompt's ``observe`` times its answer on inputs 4x and 16x a base record count (generated
+from the seed by the prompt's data module) inside the sandbox, and its reference solution
+(``benchmark/packs/core/<prompt>/reference/``) the same way through ``run(..., reference=True)``,
+memoised per process by (reference bytes, requests, inputs, seed). Prompt 3 puts its two timed
+calls at the end of its one ``call`` run: a cost is the call's CPU time from the kernel
+(``time.thread_time()`` around the call in the child), trusted only while the calls' sum stays
+within the child's own rusage. ``script_costs`` (a run's CPU less the least of the small runs')
+is there for script-mode prompts (prompt 1, not wired yet).
+``time.sleep`` is recorded, not slept; a sleep outside a retry back-off costs the whole check.
+The facts are plain JSON (``facts["measured"]``); ``benchmark.analyzers.timing`` judges them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from functools import lru_cache
+from typing import Any
+
+from ..analyzers import timing
+from ..packs import reference
+from ..packs.compiled import CORE_DIR
+from ..types import ExecResult
+from .base import CheckContext, Outcome, RunFn, raised
+
+SCALES = timing.SCALES
+LABELS = {scale: f"scale_{scale}x" for scale in SCALES}
+TIMED = frozenset(LABELS.values())
+AGAIN = "_again"  # a repeat of a timed call: the least of the two times counts
+TIMEOUT_S = 20.0  # a scaled run may take this long (it is the last run of its prompt)
+KERNEL_SLACK_S = 0.02  # per-call times may exceed the run's kernel total by this much at most
+REFERENCE = "reference solution: "
+
+
+@lru_cache(maxsize=8)
+def _reference_bytes(prompt_id: str, names: tuple[str, ...]) -> tuple[tuple[str, bytes], ...]:
+    folder = CORE_DIR / prompt_id / "reference"
+    return tuple((name, (folder / name).read_bytes()) for name in names)
+
+
+def reference_files(prompt_id: str, names: tuple[str, ...]) -> dict[str, bytes]:
+    """The reference solution's files of a core prompt, read once per process (a missing one
+    raises: our fault)."""
+    return dict(_reference_bytes(prompt_id, names))
+
+
+def _failed(result: ExecResult) -> str | None:
+    if result.killed_by == "skipped":
+        return "was skipped (an earlier run of this prompt timed out)"
+    if result.timed_out:
+        return "timed out"
+    if result.observation is None:
+        return f"gave no record ({result.channel_error or 'the child died'})"
+    return None
+
+
+def script_costs(baselines: dict[str, ExecResult], timed: dict[str, ExecResult]
+                 ) -> tuple[list[float] | None, str | None]:
+    """(cost per scale, None) or (None, why not): a cost is the least CPU time of a scale's timed
+    runs (``<label>`` and optionally ``<label>_again``) less the least of the ``baselines``
+    that ran cleanly (small runs: interpreter, imports and harness). Least, since interference
+    only ever adds time."""
+    clean = [r for r in baselines.values() if _failed(r) is None and r.observation.get("exit_code") == 0]
+    if not clean:
+        return None, f"no small run ({', '.join(baselines)}) ended cleanly to subtract"
+    for label, result in timed.items():
+        problem = _failed(result)
+        if problem is None and result.observation.get("exit_code") != 0:
+            problem = f"exited with {result.observation.get('exit_code')}"
+        if problem:
+            return None, f"the {label} run {problem}"
+    base = min(result.cpu_s for result in clean)
+    return [max(0.0, min(r.cpu_s for name, r in timed.items() if name in (label, label + AGAIN)) - base)
+            for label in LABELS.values()], None
+
+
+def call_costs(result: ExecResult) -> tuple[list[float] | None, str | None]:
+    """(cost per scale, None) or (None, why not) from a call/http run holding the scaled calls
+    (each optionally repeated as ``<label>_again``: the least time counts, as a benchmark takes
+    the best of its repeats, since interference only ever adds time)."""
+    problem = _failed(result)
+    if problem:
+        return None, f"the run {problem}"
+    raw = result.observation.get("results")
+    items = [r for r in raw if type(r) is dict] if type(raw) is list else []
+    by_label = {r.get("label"): r for r in items}
+    costs = []
+    for label in LABELS.values():
+        timed = []
+        for name in (label, label + AGAIN):
+            item = by_label.get(name)
+            if item is None and name != label:
+                continue  # a repeat is optional; the least of the times taken counts
+            if item is None:
+                return None, f"the {label} call was not reported"
+            if type(item.get("exception")) is dict:
+                return None, f"the {name} call raised {raised(item['exception'])}"
+            cost = timing.seconds(item.get("cpu_s"))
+            if item.get("returned") is not True or cost is None:
+                return None, f"the {name} call did not return with a CPU time"
+            timed.append(cost)
+        costs.append(min(timed))
+    total = sum(timing.seconds(r.get("cpu_s")) or 0.0 for r in items)
+    if total > result.cpu_s + KERNEL_SLACK_S:
+        return None, (f"the calls' CPU times add up to more than the kernel measured for the whole "
+                      f"run ({total:.3f} s > {result.cpu_s:.3f} s): not trusted")
+    return costs, None
+
+
+def sleep_of(record: Mapping[str, Any] | None) -> float:
+    """The recorded ``sleep_total`` of a run or call (0 when absent or malformed)."""
+    return (timing.seconds(record.get("sleep_total")) or 0.0) if isinstance(record, Mapping) else 0.0
+
+
+def reference_costs(prompt_id: str, files: Mapping[str, bytes], key: Mapping[str, Any], seed: int,
+                    measure: Callable[[], tuple[list[float] | None, str | None, bool]]) -> dict[str, Any]:
+    """{"costs": [...]} or {"problem": "reference solution: ..."}, memoised per process; ``key``
+    names the requests and inputs, ``measure()`` runs them and says whether to keep the result."""
+    def compute() -> tuple[dict[str, Any], bool]:
+        costs, problem, keep = measure()
+        if problem:
+            return {"problem": f"{REFERENCE}{problem}"}, keep
+        return {"costs": costs}, keep
+
+    return reference.memoised(files, {"prompt": prompt_id, **key}, {}, seed, compute)
+
+
+def facts(costs: list[float] | None, problem: str | None, gold: Callable[[], dict[str, Any]],
+          slept: Mapping[str, float], unit: str) -> dict[str, Any]:
+    """``facts["measured"]``: the answer's costs or why there are none, the reference's (timed
+    only when the answer's are there to compare and it never slept), the sleeps outside a retry
+    back-off by run or call label, and what the records are."""
+    slept = {label: total for label, total in slept.items() if total > 0}
+    return {"costs": costs, "problem": problem, "slept": slept, "unit": unit,
+            "reference": gold() if costs is not None and not slept else None}
+
+
+def outcome(ctx: CheckContext) -> Outcome:
+    """The ``measured_performance`` verdict from ``facts["measured"]`` (see the module doc)."""
+    measured = ctx.facts.get("measured")
+    if not isinstance(measured, dict):
+        return Outcome.error("performance was not measured")
+    slept = measured["slept"]
+    if slept:
+        where = ", ".join(f"{label} {total:g} s" for label, total in sorted(slept.items()))
+        return Outcome.fail(f"slept {sum(slept.values()):g} s in total outside a retry back-off "
+                            f"(time.sleep, recorded instead of slept: {where})")
+    if measured["problem"]:
+        return Outcome.fail(f"not timed on {measured['unit']}: {measured['problem']}")
+    gold = measured["reference"]
+    if "problem" in gold:
+        return Outcome.error(gold["problem"])
+    fraction, rationale = timing.judge(dict(zip(SCALES, measured["costs"])), dict(zip(SCALES, gold["costs"])))
+    return Outcome(fraction, f"{rationale} (kernel CPU time on {measured['unit']}; no sleep)")

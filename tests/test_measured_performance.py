@@ -1,0 +1,246 @@
+"""Measured performance (issue 14): the pure judging on synthetic timings, the facts'
+fail-closed paths, the reference timed once per process, and real gradings in the sandbox of
+answers that differ from the reference by orders of magnitude (a sleep, a sort per record)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from benchmark.analyzers import timing
+from benchmark.engine.grading import GradeOptions, grade_prompt
+from benchmark.prompts import measured
+from benchmark.prompts import p3_transform as p3
+from benchmark.prompts.base import CheckContext
+from benchmark.types import ExecResult
+
+ROOT = Path(__file__).resolve().parent.parent
+TEST_DATA = ROOT / "test_data"
+REFERENCE = ROOT / "submissions" / "reference_implementations" / "example_model"
+CHECK = "measured_performance"
+
+
+# ---- the pure judging ---------------------------------------------------------------
+
+
+def test_band_is_full_up_to_its_bound_none_from_zero_and_log_linear_between():
+    assert timing.band(1.0, 2, 10) == 1 and timing.band(2.0, 2, 10) == 1
+    assert timing.band(10.0, 2, 10) == 0 and timing.band(50.0, 2, 10) == 0
+    assert timing.band(2 * math.sqrt(5), 2, 10) == pytest.approx(0.5)
+
+
+def test_quantised_to_the_nearest_quarter():
+    assert [timing.quantised(x) for x in (0.0, 0.12, 0.13, 0.6, 0.63, 0.9, 1.0)] == [
+        0.0, 0.0, 0.25, 0.5, 0.75, 1.0, 1.0]
+
+
+def test_an_answer_as_fast_as_the_reference_earns_full_credit_despite_jitter():
+    gold = {4: 0.020, 16: 0.080}
+    for jitter in (0.8, 0.9, 1.0, 1.1, 1.25):
+        fraction, rationale = timing.judge({4: 0.020 * jitter, 16: 0.080 / jitter}, gold)
+        assert fraction == 1.0, (jitter, rationale)
+    assert "within 2x" in rationale and "within 1.5x" in rationale
+
+
+def test_quadratic_work_loses_most_and_constant_factor_slowness_only_the_cost_half():
+    gold = {4: 0.020, 16: 0.080}
+    assert timing.judge({4: 0.060, 16: 0.960}, gold)[0] == 0.0  # 12x cost, grows 4x faster
+    assert timing.judge({4: 0.100, 16: 0.400}, gold)[0] == 0.75  # 5x cost, linear
+    assert timing.judge({4: 0.100, 16: 0.400}, gold)[1].startswith("CPU time at 16x the records: about 4.5x")
+
+
+def test_costs_under_the_timing_floor_count_as_the_floor():
+    assert timing.judge({4: 0.0, 16: 0.0}, {4: 0.0001, 16: 0.0004}) == timing.judge(
+        {4: 0.002, 16: 0.002}, {4: 0.002, 16: 0.002})
+
+
+@pytest.mark.parametrize("value", [True, "1.0", float("nan"), float("inf"), -0.1, None, [1.0]])
+def test_seconds_rejects_anything_but_a_finite_non_negative_number(value):
+    assert timing.seconds(value) is None
+
+
+def test_seconds_accepts_ints_and_floats():
+    assert timing.seconds(0) == 0.0 and timing.seconds(1.5) == 1.5
+
+
+# ---- the facts and the verdict ------------------------------------------------------
+
+
+def _ctx(**measured_facts) -> CheckContext:
+    facts = {"costs": [0.02, 0.08], "problem": None, "slept": {}, "unit": "records",
+             "reference": {"costs": [0.02, 0.08]}, **measured_facts}
+    return CheckContext(files={}, facts={"measured": facts})
+
+
+def test_a_sleep_costs_the_whole_check_and_the_rationale_names_the_total():
+    outcome = measured.outcome(_ctx(slept={"scale_4x": 10.24, "scale_16x": 40.96}))
+    assert outcome.fraction == 0 and "slept 51.2 s in total outside a retry back-off" in outcome.rationale
+    assert "scale_16x 40.96 s" in outcome.rationale
+
+
+def test_an_unmeasured_answer_fails_and_a_broken_reference_is_our_error():
+    assert measured.outcome(_ctx(costs=None, problem="the scale_16x run timed out")).fraction == 0
+    broken = measured.outcome(_ctx(reference={"problem": "reference solution: exited with 1"}))
+    assert broken.status == "error"
+    assert measured.outcome(CheckContext(files={}, facts={})).status == "error"
+
+
+def test_the_reference_is_timed_only_when_there_is_something_to_compare():
+    def gold():
+        raise AssertionError("the reference must not run")
+
+    assert measured.facts(None, "no record", gold, {}, "records")["reference"] is None
+    assert measured.facts([0.1, 0.4], None, gold, {"fixture": 0.5}, "records")["reference"] is None
+    assert measured.facts([0.1, 0.4], None, lambda: {"costs": [1, 2]}, {"x": 0.0}, "r")["slept"] == {}
+
+
+def _call_result(cpu_total: float, per_call: float) -> ExecResult:
+    results = [{"label": label, "returned": True, "exception": None, "cpu_s": per_call}
+               for label in measured.LABELS.values()]
+    return ExecResult(0, "", "", False, None, 1.0, cpu_total, 10.0, observation={"results": results})
+
+
+def test_call_timings_are_trusted_only_within_the_kernels_total_for_the_run():
+    assert measured.call_costs(_call_result(0.5, 0.2)) == ([0.2, 0.2], None)
+    costs, problem = measured.call_costs(_call_result(0.1, 0.2))
+    assert costs is None and "not trusted" in problem
+
+
+def test_a_timed_call_that_raised_or_was_not_reported_is_not_timed():
+    result = _call_result(0.5, 0.2)
+    result.observation["results"][1].update(returned=False, exception={"type": "KeyError", "message": "x"})
+    assert "scale_16x call raised KeyError" in measured.call_costs(result)[1]
+    result.observation["results"].pop()
+    assert "scale_16x call was not reported" in measured.call_costs(result)[1]
+
+
+def test_the_reference_is_timed_once_per_process_and_the_memo_matches_a_fresh_timing():
+    from benchmark.packs import reference
+
+    calls = []
+
+    def measure():
+        calls.append(1)
+        return [0.01, 0.04], None, True
+
+    files = {"x.py": b"pass\n"}
+    reference.clear()
+    first = measured.reference_costs("prompt_3", files, {"calls": [1]}, 7, measure)
+    again = measured.reference_costs("prompt_3", files, {"calls": [1]}, 7, measure)
+    assert first == again == {"costs": [0.01, 0.04]} and len(calls) == 1
+    measured.reference_costs("prompt_3", {"x.py": b"pass \n"}, {"calls": [1]}, 7, measure)
+    measured.reference_costs("prompt_3", files, {"calls": [1]}, 8, measure)
+    assert len(calls) == 3  # other bytes or another seed: timed afresh
+    reference.clear()
+
+
+def test_a_reference_timing_that_timed_out_is_not_kept():
+    from benchmark.packs import reference
+
+    calls = []
+
+    def measure():
+        calls.append(1)
+        return None, "timed out", False
+
+    reference.clear()
+    for _ in range(2):
+        got = measured.reference_costs("prompt_3", {"y.py": b"1"}, {}, 1, measure)
+        assert got == {"problem": "reference solution: timed out"}
+    assert len(calls) == 2
+    reference.clear()
+
+
+# ---- real gradings: correct but slow answers ----------------------------------------
+
+
+def _variant(tmp_path: Path, name: str, module, old: str, new: str) -> Path:
+    text = (REFERENCE / module.MAIN).read_text(encoding="utf-8")
+    assert old in text
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / module.MAIN).write_text(text.replace(old, new, 1), encoding="utf-8")
+    return folder
+
+
+def _import_time(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("import json\n", "import json\nimport time\n", 1), encoding="utf-8")
+
+
+def _check(result, check_id: str = CHECK):
+    return next(c for cat in result.categories for c in cat.checks if c.id == check_id)
+
+
+def _grade(module, folder: Path):
+    return grade_prompt(module, folder, test_data=TEST_DATA, options=GradeOptions())
+
+
+P3_LOOP = "            transformed.append(transform_user(user))\n"
+P3_QUADRATIC = (P3_LOOP + "            ordered.append(transformed[-1])\n"
+                "            ordered = sorted(ordered, key=lambda item: json.dumps(item, default=str))\n")
+
+
+def test_the_reference_keeps_full_points_graded_twice():
+    first, second = _grade(p3, REFERENCE), _grade(p3, REFERENCE)
+    assert _check(first).earned == _check(first).points and first.score == 25.0
+    assert (second.score, _check(second).rationale) == (first.score, _check(first).rationale)
+
+
+def test_p3_an_answer_that_sleeps_per_record_loses_the_check_with_the_total_named(tmp_path):
+    folder = _variant(tmp_path, "sleepy", p3, P3_LOOP, "            time.sleep(0.01)\n" + P3_LOOP)
+    _import_time(folder / p3.MAIN)
+    result = _grade(p3, folder)
+    check = _check(result)
+    assert check.earned == 0 and "slept" in check.rationale and "scale_16x 5.12 s" in check.rationale
+    assert _check(result, "id_standardization").earned == _check(result, "id_standardization").points
+
+
+def test_p3_an_answer_that_sorts_its_output_so_far_per_record_loses_most_of_the_check(tmp_path):
+    folder = _variant(tmp_path, "sorting", p3, P3_LOOP, P3_QUADRATIC)
+    text = (folder / p3.MAIN).read_text(encoding="utf-8")
+    (folder / p3.MAIN).write_text(text.replace("    transformed = []\n", "    transformed = []\n    ordered = []\n", 1),
+                                  encoding="utf-8")
+    result = _grade(p3, folder)
+    check = _check(result)
+    assert _check(result, "function_runs").earned == _check(result, "function_runs").points
+    assert check.earned <= 0.5 * check.points, check.rationale
+
+
+# ---- the harness: per-call CPU time, recorded sleeps, timing-only calls -------------
+
+
+def test_the_harness_times_each_call_records_sleeps_and_reports_no_value_for_a_measure_call():
+    from benchmark.secure_runner import SecureRunner
+
+    code = (b"import time\n"
+            b"def f(n):\n"
+            b"    time.sleep(3)\n"
+            b"    total = 0\n"
+            b"    for i in range(n):\n"
+            b"        total += i * i\n"
+            b"    return [total]\n")
+    request = {"mode": "call", "module": "sub.py", "function": "f", "record_sleep": True,
+               "calls": [{"label": "small", "args": [1000]},
+                         {"label": "large", "args": [2_000_000], "measure": True}]}
+    result = SecureRunner("t").run_harness(request, {"sub.py": code}, timeout=20)
+    small, large = result.observation["results"]
+    assert small["value"] == [sum(i * i for i in range(1000))] and small["mutated"] is False
+    assert large["value"] is None and "mutated" not in large and large["value_type"] == "list"
+    assert small["sleep_total"] == large["sleep_total"] == 3.0  # recorded, not slept
+    assert result.wall_s < 3.0
+    # orders of magnitude apart, and within the kernel's total for the whole child
+    assert large["cpu_s"] > 20 * small["cpu_s"] and large["cpu_s"] > 0.02
+    assert small["cpu_s"] + large["cpu_s"] <= result.cpu_s + measured.KERNEL_SLACK_S
+
+
+def test_without_record_sleep_a_call_run_sleeps_for_real_and_reports_no_sleep_total():
+    from benchmark.secure_runner import SecureRunner
+
+    code = b"import time\ndef f():\n    time.sleep(0.2)\n    return 1\n"
+    request = {"mode": "call", "module": "sub.py", "function": "f", "calls": [{"label": "x", "args": []}]}
+    result = SecureRunner("t").run_harness(request, {"sub.py": code}, timeout=20)
+    (item,) = result.observation["results"]
+    assert item["value"] == 1 and "sleep_total" not in item and result.wall_s >= 0.2
