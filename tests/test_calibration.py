@@ -14,13 +14,6 @@ from benchmark.packs.suite import core_pack
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = sorted(p for p in (ROOT / "tests" / "calibration").iterdir() if p.is_dir())
-# Slow-but-correct answers need the measured-performance check (issue 14): prompt 3 has it;
-# until prompt 1 has it too, its slow answer scores like the reference. Strict: the day it
-# lands in its band, this fails.
-AWAITING = pytest.mark.xfail(strict=True, reason="prompt 1 has no measured performance yet")
-SLOW = {"slow_p1"}
-
-
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     results = {}
@@ -35,8 +28,7 @@ def graded(tmp_path_factory):
     return results
 
 
-@pytest.mark.parametrize("case", [pytest.param(c.name, marks=AWAITING) if c.name in SLOW else c.name
-                                  for c in CASES])
+@pytest.mark.parametrize("case", [c.name for c in CASES])
 def test_each_calibration_answer_lands_in_its_band(graded, case):
     expect, result = graded[case]
     low, high = expect["band"]
@@ -65,9 +57,4 @@ def test_the_classes_rank_as_an_expert_would(graded):
 def test_slow_but_correct_ranks_below_the_reference_and_above_the_wrong(graded):
     score = {name: result.score for name, (_, result) in graded.items()}
     assert score["reference_prompt_3"] > score["slow_p3"] > score["subtly_wrong_p3"]
-
-
-@AWAITING
-def test_slow_but_correct_p1_ranks_below_the_reference_and_above_the_wrong(graded):
-    score = {name: result.score for name, (_, result) in graded.items()}
     assert score["reference_prompt_1"] > score["slow_p1"] > score["keyword_stuffed_p1"]

@@ -12,6 +12,7 @@ import pytest
 from benchmark.analyzers import timing
 from benchmark.engine.grading import GradeOptions, grade_prompt
 from benchmark.prompts import measured
+from benchmark.prompts import p1_refactoring as p1
 from benchmark.prompts import p3_transform as p3
 from benchmark.prompts.base import CheckContext
 from benchmark.types import ExecResult
@@ -38,10 +39,10 @@ def test_quantised_to_the_nearest_quarter():
 
 def test_an_answer_as_fast_as_the_reference_earns_full_credit_despite_jitter():
     gold = {4: 0.020, 16: 0.080}
-    for jitter in (0.8, 0.9, 1.0, 1.1, 1.25):
+    for jitter in (0.75, 0.8, 0.9, 1.0, 1.1, 1.25, 1.33):  # the small call varies most
         fraction, rationale = timing.judge({4: 0.020 * jitter, 16: 0.080 / jitter}, gold)
         assert fraction == 1.0, (jitter, rationale)
-    assert "within 2x" in rationale and "within 1.5x" in rationale
+    assert rationale.count("within 2x") == 2
 
 
 def test_quadratic_work_loses_most_and_constant_factor_slowness_only_the_cost_half():
@@ -51,9 +52,21 @@ def test_quadratic_work_loses_most_and_constant_factor_slowness_only_the_cost_ha
     assert timing.judge({4: 0.100, 16: 0.400}, gold)[1].startswith("CPU time at 16x the records: about 4.5x")
 
 
+def test_one_scale_is_judged_by_the_cost_ratio_alone():
+    assert timing.judge_cost(0.012, 0.010) == (1.0, "CPU time at 16x the records: within 2x the reference's")
+    assert timing.judge_cost(0.050, 0.010) == (0.5, "CPU time at 16x the records: about 4.5x the reference's")  # 5x
+    assert timing.judge_cost(0.500, 0.010)[0] == 0.0
+    assert timing.judge_cost(0.0, 0.0)[0] == 1.0  # both under the floor
+
+
+def test_a_one_scale_measurement_reaches_the_verdict_through_judge_cost():
+    outcome = measured.outcome(_ctx(costs=[0.2], reference={"costs": [0.01]}))
+    assert outcome.fraction == 0 and "about 10x or more" in outcome.rationale
+
+
 def test_costs_under_the_timing_floor_count_as_the_floor():
     assert timing.judge({4: 0.0, 16: 0.0}, {4: 0.0001, 16: 0.0004}) == timing.judge(
-        {4: 0.002, 16: 0.002}, {4: 0.002, 16: 0.002})
+        {4: 0.001, 16: 0.001}, {4: 0.001, 16: 0.001})
 
 
 @pytest.mark.parametrize("value", [True, "1.0", float("nan"), float("inf"), -0.1, None, [1.0]])
@@ -183,10 +196,34 @@ P3_QUADRATIC = (P3_LOOP + "            ordered.append(transformed[-1])\n"
                 "            ordered = sorted(ordered, key=lambda item: json.dumps(item, default=str))\n")
 
 
-def test_the_reference_keeps_full_points_graded_twice():
-    first, second = _grade(p3, REFERENCE), _grade(p3, REFERENCE)
+@pytest.mark.parametrize("module", [p1, p3], ids=["prompt_1", "prompt_3"])
+def test_the_reference_keeps_full_points_graded_twice(module):
+    first, second = _grade(module, REFERENCE), _grade(module, REFERENCE)
     assert _check(first).earned == _check(first).points and first.score == 25.0
     assert (second.score, _check(second).rationale) == (first.score, _check(first).rationale)
+
+
+P1_LOOP = "        row, reason = normalise_record(record, rules)\n"
+
+
+def test_p1_an_answer_that_sleeps_per_record_loses_the_check_with_the_total_named(tmp_path):
+    folder = _variant(tmp_path, "sleepy", p1, P1_LOOP, "        time.sleep(0.01)\n" + P1_LOOP)
+    _import_time(folder / p1.MAIN)
+    first, second = _grade(p1, folder), _grade(p1, folder)
+    check = _check(first)
+    assert check.earned == 0 and "slept" in check.rationale and "scale_16x 2.56 s" in check.rationale
+    assert _check(first, "correct_values").earned == _check(first, "correct_values").points  # correct
+    assert second.score == first.score
+
+
+def test_p1_an_answer_that_sorts_everything_per_record_loses_the_check(tmp_path):
+    new = P1_LOOP + "        _ = sorted(map(repr, records))  # a fresh index of the whole batch\n"
+    folder = _variant(tmp_path, "sorting", p1, P1_LOOP, new)
+    result = _grade(p1, folder)
+    check = _check(result)
+    assert _check(result, "perturbed_dataset").earned == _check(result, "perturbed_dataset").points
+    assert check.earned <= 0.5 * check.points, check.rationale
+    assert "about" in check.rationale and "no sleep" in check.rationale
 
 
 def test_p3_an_answer_that_sleeps_per_record_loses_the_check_with_the_total_named(tmp_path):
@@ -194,7 +231,7 @@ def test_p3_an_answer_that_sleeps_per_record_loses_the_check_with_the_total_name
     _import_time(folder / p3.MAIN)
     result = _grade(p3, folder)
     check = _check(result)
-    assert check.earned == 0 and "slept" in check.rationale and "scale_16x 5.12 s" in check.rationale
+    assert check.earned == 0 and "slept" in check.rationale and "scale_16x 2.56 s" in check.rationale
     assert _check(result, "id_standardization").earned == _check(result, "id_standardization").points
 
 

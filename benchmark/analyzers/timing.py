@@ -10,10 +10,11 @@ bound, nothing from its ZERO bound, log-linear between:
 - cost: the answer's cost at the largest scale over the reference's (full up to 2x, none from
   10x);
 - growth: the answer's cost at 16x over its cost at 4x, over the same ratio of the reference
-  (full up to 1.5x, none from 4x: from 4x to 16x the records, quadratic work grows 4x more
+  (full up to 2x, none from 4x: from 4x to 16x the records, quadratic work grows 4x more
   than linear work).
 
-Each is quantised to quarters and the check earns their mean. CPU timings vary by a few percent
+Each is quantised to quarters and the check earns their mean; a prompt timed at one scale only
+(prompt 1: one extra run) earns the cost ratio's credit alone (``judge_cost``). CPU timings vary by a few percent
 between runs; the bands are wide, so an answer near the reference's cost always earns full
 credit and one far from it none, and only an answer sitting on a quarter's edge can move by one
 step between runs. The rationale is built from the quantised values only, so it is as stable as
@@ -27,9 +28,9 @@ from collections.abc import Mapping
 from typing import Any
 
 SCALES = (4, 16)  # the scaled inputs: this many times the prompt's base record count
-MIN_COST_S = 0.002  # a cost below this counts as this (rusage jitter is about a millisecond)
+MIN_COST_S = 0.001  # a cost below this counts as this (a millisecond: below it, jitter)
 COST_FULL, COST_ZERO = 2.0, 10.0
-GROWTH_FULL, GROWTH_ZERO = 1.5, 4.0
+GROWTH_FULL, GROWTH_ZERO = 2.0, 4.0  # generous: a small first call varies most
 STEP = 0.25
 MAX_SECONDS = 1e9  # the harness caps a recorded sleep total here
 
@@ -78,3 +79,10 @@ def judge(model: Mapping[int, float], reference: Mapping[int, float]) -> tuple[f
                  f"reference's; growth from {small}x to {large}x: "
                  f"{_about(growth, GROWTH_FULL, GROWTH_ZERO)} the reference's")
     return (cost + growth) / 2, rationale
+
+
+def judge_cost(model: float, reference: float, scale: int = SCALES[-1]) -> tuple[float, str]:
+    """(fraction, rationale) from the cost ratio alone, for a prompt timed at one scale (its
+    fixture-sized runs carry too little work to measure growth from)."""
+    cost = quantised(band(max(model, MIN_COST_S) / max(reference, MIN_COST_S), COST_FULL, COST_ZERO))
+    return cost, f"CPU time at {scale}x the records: {_about(cost, COST_FULL, COST_ZERO)} the reference's"

@@ -572,6 +572,8 @@ def mode_script(request, record):
 
     if request.get("stdin") is not None:
         _feed_stdin(request["stdin"])
+    if request.get("record_sleep") is True:  # time.sleep is recorded, not slept
+        time.sleep = _record_sleep
     path = os.path.abspath(request["module"])
     sys.argv = [path, *request.get("argv", [])]
     sys.path.insert(0, os.path.dirname(path))
@@ -587,6 +589,8 @@ def mode_script(request, record):
         traceback.print_exc()
         code = 1
     record["exit_code"] = code
+    if request.get("record_sleep") is True:
+        record["sleep_total"] = _SLEPT[0]
 
 
 MODES = {"call": mode_call, "http": mode_http, "script": mode_script}

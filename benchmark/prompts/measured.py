@@ -6,8 +6,10 @@ from the seed by the prompt's data module) inside the sandbox, and its reference
 memoised per process by (reference bytes, requests, inputs, seed). Prompt 3 puts its two timed
 calls at the end of its one ``call`` run: a cost is the call's CPU time from the kernel
 (``time.thread_time()`` around the call in the child), trusted only while the calls' sum stays
-within the child's own rusage. ``script_costs`` (a run's CPU less the least of the small runs')
-is there for script-mode prompts (prompt 1, not wired yet).
+within the child's own rusage. Prompt 1 (``script`` mode) adds one run on 16x the records: its cost
+is that run's CPU (the child's rusage) less the least of the fixture and perturbed runs' (the
+interpreter, imports and harness), judged by the cost ratio alone, and the run is repeated
+(the least time counts) only when the answer falls short of full credit.
 ``time.sleep`` is recorded, not slept; a sleep outside a retry back-off costs the whole check.
 The facts are plain JSON (``facts["measured"]``); ``benchmark.analyzers.timing`` judges them.
 """
@@ -55,7 +57,8 @@ def _failed(result: ExecResult) -> str | None:
     return None
 
 
-def script_costs(baselines: dict[str, ExecResult], timed: dict[str, ExecResult]
+def script_costs(baselines: dict[str, ExecResult], timed: dict[str, ExecResult],
+                 labels: tuple[str, ...] = tuple(LABELS.values())
                  ) -> tuple[list[float] | None, str | None]:
     """(cost per scale, None) or (None, why not): a cost is the least CPU time of a scale's timed
     runs (``<label>`` and optionally ``<label>_again``) less the least of the ``baselines``
@@ -72,7 +75,7 @@ def script_costs(baselines: dict[str, ExecResult], timed: dict[str, ExecResult]
             return None, f"the {label} run {problem}"
     base = min(result.cpu_s for result in clean)
     return [max(0.0, min(r.cpu_s for name, r in timed.items() if name in (label, label + AGAIN)) - base)
-            for label in LABELS.values()], None
+            for label in labels], None
 
 
 def call_costs(result: ExecResult) -> tuple[list[float] | None, str | None]:
@@ -151,5 +154,9 @@ def outcome(ctx: CheckContext) -> Outcome:
     gold = measured["reference"]
     if "problem" in gold:
         return Outcome.error(gold["problem"])
-    fraction, rationale = timing.judge(dict(zip(SCALES, measured["costs"])), dict(zip(SCALES, gold["costs"])))
+    if len(measured["costs"]) == 1:  # one scale (the largest): the cost ratio alone
+        fraction, rationale = timing.judge_cost(measured["costs"][0], gold["costs"][0])
+    else:
+        fraction, rationale = timing.judge(dict(zip(SCALES, measured["costs"])),
+                                           dict(zip(SCALES, gold["costs"])))
     return Outcome(fraction, f"{rationale} (kernel CPU time on {measured['unit']}; no sleep)")

@@ -53,7 +53,7 @@ PYTHON_FILES = frozenset(FILES)
 MAIN, FUNCTION = judge.MAIN, judge.FUNCTION
 LABELS = ("fixture", "malformed", "perturbed", judge.DIFFERENTIAL)
 RETRY_LABELS = (*judge.SCORED_LABELS, judge.DIFFERENTIAL)  # all but the malformed list
-SCALE_BASE = 32  # the timed calls get lists of 4x and 16x this many generated users
+SCALE_BASE = 16  # the timed calls get lists of 4x and 16x this many generated users
 MAX_FUNCTION_LINES = 40
 MAX_COMPLEXITY = 10
 MI_FULL, MI_ZERO = maintainability.MI_FULL, maintainability.MI_ZERO
@@ -366,11 +366,11 @@ def no_unsafe_constructs(ctx: CheckContext) -> Outcome:
 
 @check("measured_performance")
 def measured_performance(ctx: CheckContext) -> Outcome:
-    """Kernel CPU time of the call on 128 and 512 generated users against the reference's; any sleep costs all.
+    """Kernel CPU time of the call on 64 and 256 generated users against the reference's; any sleep costs all.
 
     The two timed calls run last in the prompt's one call run; the reference solution is timed
     the same way once per process. Cost at 16x is full up to 2x the reference's, growth from
-    4x to 16x full up to 1.5x the reference's (``benchmark.analyzers.timing``)."""
+    4x to 16x full up to 2x the reference's (``benchmark.analyzers.timing``)."""
     return measured.outcome(ctx)
 
 

@@ -23,6 +23,7 @@ import copy
 import json
 import random
 import re
+from functools import lru_cache
 from typing import Any
 
 from .. import bigint
@@ -311,6 +312,7 @@ def perturbed_users(seed: int) -> list[dict[str, Any]]:
     return _users(rng, rng.randint(24, 36))
 
 
+@lru_cache(maxsize=4)  # once per process and seed; shared, so never mutated (only serialised)
 def scaled_users(seed: int, count: int) -> list[dict[str, Any]]:
     """``count`` users (up to 9,800) drawn like the perturbed ones, for timing only."""
     return _users(random.Random(f"{seed}:scaled:{count}"), count)
