@@ -38,23 +38,26 @@ def test_quantised_to_the_nearest_quarter():
 
 
 def test_an_answer_as_fast_as_the_reference_earns_full_credit_despite_jitter():
-    gold = {4: 0.020, 16: 0.080}
+    gold = [0.020, 0.080]
     for jitter in (0.75, 0.8, 0.9, 1.0, 1.1, 1.25, 1.33):  # the small call varies most
-        fraction, rationale = timing.judge({4: 0.020 * jitter, 16: 0.080 / jitter}, gold)
+        fraction, rationale = timing.judge([0.020 * jitter, 0.080 / jitter], gold)
         assert fraction == 1.0, (jitter, rationale)
     assert rationale.count("within 2x") == 2
 
 
 def test_quadratic_work_loses_most_and_constant_factor_slowness_only_the_cost_half():
-    gold = {4: 0.020, 16: 0.080}
-    assert timing.judge({4: 0.060, 16: 0.960}, gold)[0] == 0.0  # 12x cost, grows 4x faster
-    assert timing.judge({4: 0.100, 16: 0.400}, gold)[0] == 0.75  # 5x cost, linear
-    assert timing.judge({4: 0.100, 16: 0.400}, gold)[1].startswith("CPU time at 16x the records: about 4.5x")
+    gold = [0.020, 0.080]
+    assert timing.judge([0.060, 0.960], gold)[0] == 0.0  # 12x cost, grows 4x faster
+    assert timing.judge([0.100, 0.400], gold)[0] == 0.75  # 5x cost, linear
+    assert timing.judge([0.100, 0.400], gold)[1].startswith("CPU time on 16x the records: about 4.5x")
+    named = timing.judge([0.001, 0.009], [0.001, 0.009], ("the perturbed list", "the differential list"))
+    assert named == (1.0, "CPU time on the differential list: within 2x the reference's; growth from "
+                          "the perturbed list to the differential list: within 2x the reference's")
 
 
 def test_one_scale_is_judged_by_the_cost_ratio_alone():
-    assert timing.judge_cost(0.012, 0.010) == (1.0, "CPU time at 16x the records: within 2x the reference's")
-    assert timing.judge_cost(0.050, 0.010) == (0.5, "CPU time at 16x the records: about 4.5x the reference's")  # 5x
+    assert timing.judge_cost(0.012, 0.010) == (1.0, "CPU time on 16x the records: within 2x the reference's")
+    assert timing.judge_cost(0.050, 0.010) == (0.5, "CPU time on 16x the records: about 4.5x the reference's")  # 5x
     assert timing.judge_cost(0.500, 0.010)[0] == 0.0
     assert timing.judge_cost(0.0, 0.0)[0] == 1.0  # both under the floor
 
@@ -65,8 +68,7 @@ def test_a_one_scale_measurement_reaches_the_verdict_through_judge_cost():
 
 
 def test_costs_under_the_timing_floor_count_as_the_floor():
-    assert timing.judge({4: 0.0, 16: 0.0}, {4: 0.0001, 16: 0.0004}) == timing.judge(
-        {4: 0.001, 16: 0.001}, {4: 0.001, 16: 0.001})
+    assert timing.judge([0.0, 0.0], [0.0001, 0.0004]) == timing.judge([0.0005, 0.0005], [0.0005, 0.0005])
 
 
 @pytest.mark.parametrize("value", [True, "1.0", float("nan"), float("inf"), -0.1, None, [1.0]])
@@ -109,24 +111,27 @@ def test_the_reference_is_timed_only_when_there_is_something_to_compare():
     assert measured.facts([0.1, 0.4], None, lambda: {"costs": [1, 2]}, {"x": 0.0}, "r")["slept"] == {}
 
 
+LABELS = ("small", "large")
+
+
 def _call_result(cpu_total: float, per_call: float) -> ExecResult:
     results = [{"label": label, "returned": True, "exception": None, "cpu_s": per_call}
-               for label in measured.LABELS.values()]
+               for label in LABELS]
     return ExecResult(0, "", "", False, None, 1.0, cpu_total, 10.0, observation={"results": results})
 
 
 def test_call_timings_are_trusted_only_within_the_kernels_total_for_the_run():
-    assert measured.call_costs(_call_result(0.5, 0.2)) == ([0.2, 0.2], None)
-    costs, problem = measured.call_costs(_call_result(0.1, 0.2))
+    assert measured.call_costs(_call_result(0.5, 0.2), LABELS) == ([0.2, 0.2], None)
+    costs, problem = measured.call_costs(_call_result(0.1, 0.2), LABELS)
     assert costs is None and "not trusted" in problem
 
 
 def test_a_timed_call_that_raised_or_was_not_reported_is_not_timed():
     result = _call_result(0.5, 0.2)
     result.observation["results"][1].update(returned=False, exception={"type": "KeyError", "message": "x"})
-    assert "scale_16x call raised KeyError" in measured.call_costs(result)[1]
+    assert "large call raised KeyError" in measured.call_costs(result, LABELS)[1]
     result.observation["results"].pop()
-    assert "scale_16x call was not reported" in measured.call_costs(result)[1]
+    assert "large call was not reported" in measured.call_costs(result, LABELS)[1]
 
 
 def test_the_reference_is_timed_once_per_process_and_the_memo_matches_a_fresh_timing():
@@ -163,6 +168,36 @@ def test_a_reference_timing_that_timed_out_is_not_kept():
         got = measured.reference_costs("prompt_3", {"y.py": b"1"}, {}, 1, measure)
         assert got == {"problem": "reference solution: timed out"}
     assert len(calls) == 2
+    reference.clear()
+
+
+def _p3_fake(times: list[dict[str, float]], seen: list):
+    """A run() for p3.observe whose calls all return, taking the next CPU times by label."""
+    def run(request, stage, reference=False):
+        seen.append((request, reference))
+        cpu = {"perturbed": 0.001, "scale_16x": 0.008} if reference else times.pop(0)
+        results = [{"label": c["label"], "returned": True, "exception": None, "value": None,
+                    "cpu_s": cpu.get(c["label"], 0.0)} for c in request["calls"]]
+        observation = {"import_error": None, "function_found": True, "results": results}
+        return ExecResult(0, "", "", False, None, 0.1, 1.0, 10.0, observation=observation)
+    return run
+
+
+def test_p3_an_answer_short_of_full_credit_is_timed_once_more_and_the_least_counts():
+    from benchmark.packs import reference
+
+    reference.clear()
+    seen: list = []
+    run = _p3_fake([{"perturbed": 0.001, "scale_16x": 0.040}, {"perturbed": 0.001, "scale_16x": 0.009}], seen)
+    facts = p3.observe({}, run, TEST_DATA, 7)
+    assert [ref for _, ref in seen] == [False, True, False]  # answer, reference (once), again
+    again = seen[2][0]
+    assert again["repeat"] is True and [c["label"] for c in again["calls"]] == ["fixture", "perturbed", "scale_16x"]
+    assert facts["measured"]["costs"] == [0.001, 0.009]
+    assert measured.outcome(CheckContext(files={}, facts=facts)).fraction == 1.0
+    seen.clear()
+    p3.observe({}, _p3_fake([{"perturbed": 0.001, "scale_16x": 0.008}], seen), TEST_DATA, 7)
+    assert [ref for _, ref in seen] == [False]  # full credit at once: no repeat; reference memoised
     reference.clear()
 
 

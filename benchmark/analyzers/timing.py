@@ -4,14 +4,14 @@ so a score does not depend on the machine).
 
 A *cost* is CPU seconds from the kernel: per call (``time.thread_time()`` around the call, in
 the child) or per run (the child's rusage, less a small run's, which holds the interpreter, the
-imports and the harness). Two ratios are scored, each full up to its FULL
-bound, nothing from its ZERO bound, log-linear between:
+imports and the harness). Two ratios are scored, each full up to its FULL bound, nothing from
+its ZERO bound, log-linear between:
 
-- cost: the answer's cost at the largest scale over the reference's (full up to 2x, none from
+- cost: the answer's cost on the larger input over the reference's (full up to 2x, none from
   10x);
-- growth: the answer's cost at 16x over its cost at 4x, over the same ratio of the reference
-  (full up to 2x, none from 4x: from 4x to 16x the records, quadratic work grows 4x more
-  than linear work).
+- growth: the answer's cost on the larger input over its cost on the smaller, over the same
+  ratio of the reference (full up to 2x, none from 4x: prompt 3's inputs are about 9x apart,
+  where quadratic work grows about 9x more than linear work).
 
 Each is quantised to quarters and the check earns their mean; a prompt timed at one scale only
 (prompt 1: one extra run) earns the cost ratio's credit alone (``judge_cost``). CPU timings vary by a few percent
@@ -24,11 +24,11 @@ the score.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 SCALES = (4, 16)  # the scaled inputs: this many times the prompt's base record count
-MIN_COST_S = 0.001  # a cost below this counts as this (a millisecond: below it, jitter)
+MIN_COST_S = 0.0005  # a cost below this counts as this (half a millisecond: below it, jitter)
 COST_FULL, COST_ZERO = 2.0, 10.0
 GROWTH_FULL, GROWTH_ZERO = 2.0, 4.0  # generous: a small first call varies most
 STEP = 0.25
@@ -67,17 +67,19 @@ def _about(credit: float, full: float, zero: float) -> str:
     return f"about {full * (zero / full) ** (1.0 - credit):.1f}x"
 
 
-def judge(model: Mapping[int, float], reference: Mapping[int, float]) -> tuple[float, str]:
-    """(fraction, rationale) for an answer's costs against the reference's, both by scale."""
-    small, large = SCALES
-    mine = {scale: max(model[scale], MIN_COST_S) for scale in SCALES}
-    gold = {scale: max(reference[scale], MIN_COST_S) for scale in SCALES}
-    cost = quantised(band(mine[large] / gold[large], COST_FULL, COST_ZERO))
-    growth_ratio = (mine[large] / mine[small]) / (gold[large] / gold[small])
+def judge(model: Sequence[float], reference: Sequence[float],
+          names: Sequence[str] = ("4x the records", "16x the records")) -> tuple[float, str]:
+    """(fraction, rationale) for an answer's (small, large) costs against the reference's on
+    the same inputs; ``names`` say what the two inputs are."""
+    mine = [max(value, MIN_COST_S) for value in model]
+    gold = [max(value, MIN_COST_S) for value in reference]
+    cost = quantised(band(mine[1] / gold[1], COST_FULL, COST_ZERO))
+    growth_ratio = (mine[1] / mine[0]) / (gold[1] / gold[0])
     growth = quantised(band(growth_ratio, GROWTH_FULL, GROWTH_ZERO))
-    rationale = (f"CPU time at {large}x the records: {_about(cost, COST_FULL, COST_ZERO)} the "
-                 f"reference's; growth from {small}x to {large}x: "
-                 f"{_about(growth, GROWTH_FULL, GROWTH_ZERO)} the reference's")
+    small, large = names
+    rationale = (f"CPU time on {large}: {_about(cost, COST_FULL, COST_ZERO)} the reference's; "
+                 f"growth from {small} to {large}: {_about(growth, GROWTH_FULL, GROWTH_ZERO)} "
+                 f"the reference's")
     return (cost + growth) / 2, rationale
 
 
@@ -85,4 +87,4 @@ def judge_cost(model: float, reference: float, scale: int = SCALES[-1]) -> tuple
     """(fraction, rationale) from the cost ratio alone, for a prompt timed at one scale (its
     fixture-sized runs carry too little work to measure growth from)."""
     cost = quantised(band(max(model, MIN_COST_S) / max(reference, MIN_COST_S), COST_FULL, COST_ZERO))
-    return cost, f"CPU time at {scale}x the records: {_about(cost, COST_FULL, COST_ZERO)} the reference's"
+    return cost, f"CPU time on {scale}x the records: {_about(cost, COST_FULL, COST_ZERO)} the reference's"
