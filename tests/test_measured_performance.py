@@ -192,7 +192,8 @@ def test_p3_an_answer_short_of_full_credit_is_timed_once_more_and_the_least_coun
     facts = p3.observe({}, run, TEST_DATA, 7)
     assert [ref for _, ref in seen] == [False, True, False]  # answer, reference (once), again
     again = seen[2][0]
-    assert again["repeat"] is True and [c["label"] for c in again["calls"]] == ["fixture", "perturbed", "scale_16x"]
+    assert again["repeat"] is again["retime"] is True  # retime: not listed in the executions
+    assert [c["label"] for c in again["calls"]] == ["fixture", "perturbed", "scale_16x"]
     assert facts["measured"]["costs"] == [0.001, 0.009]
     assert measured.outcome(CheckContext(files={}, facts=facts)).fraction == 1.0
     seen.clear()
@@ -259,6 +260,8 @@ def test_p1_an_answer_that_sorts_everything_per_record_loses_the_check(tmp_path)
     assert _check(result, "perturbed_dataset").earned == _check(result, "perturbed_dataset").points
     assert check.earned <= 0.5 * check.points, check.rationale
     assert "about" in check.rationale and "no sleep" in check.rationale
+    # short of full credit, so timed once more; that run is not listed (it depends on timing)
+    assert [e.get("label") for e in result.execution] == ["fixture", "perturbed", "scale_16x"]
 
 
 def test_p3_an_answer_that_sleeps_per_record_loses_the_check_with_the_total_named(tmp_path):

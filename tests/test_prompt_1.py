@@ -326,7 +326,7 @@ def test_observe_stages_both_runs_then_one_timed_run_and_keeps_only_json(tmp_pat
 
     def fake_run(request, stage, reference=False):
         seen.append((request, set(stage), reference))
-        record = {"mode": "script", "exit_code": 0, "exception": None, "sleep_total": 0.0}
+        record = {"mode": "script", "exit_code": 0, "exception": None, "sleep_total": 0.0, "cpu_s": 0.01}
         return ExecResult(0, "[]", "log line\n", False, None, 0.1, 0.1, 10.0, (), record)
 
     reference.clear()

@@ -578,6 +578,7 @@ def mode_script(request, record):
     sys.argv = [path, *request.get("argv", [])]
     sys.path.insert(0, os.path.dirname(path))
     code = 0
+    started = _thread_time()  # the script's own CPU time (imports included), from the kernel
     try:
         runpy.run_path(path, run_name="__main__")
     except SystemExit as exc:
@@ -588,6 +589,7 @@ def mode_script(request, record):
         record["exception"] = _exc_info(exc)
         traceback.print_exc()
         code = 1
+    record["cpu_s"] = _thread_time() - started
     record["exit_code"] = code
     if request.get("record_sleep") is True:
         record["sleep_total"] = _SLEPT[0]

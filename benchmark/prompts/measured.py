@@ -7,8 +7,8 @@ memoised per process by (reference bytes, requests, inputs, seed). Prompt 3 time
 already makes (the perturbed list, 24-36 users, and the differential one, 308): a cost is the
 call's CPU time from the kernel (``time.thread_time()`` around the call in the child), trusted
 only while the calls' sum stays within the child's own rusage. Prompt 1 (``script`` mode) adds one run on 16x the records: its cost
-is that run's CPU (the child's rusage) less the least of the fixture and perturbed runs' (the
-interpreter, imports and harness), judged by the cost ratio alone, and the run is repeated
+is the script's CPU time in that run (``time.thread_time()`` around it in the child) less the
+least of the fixture and perturbed runs' (its imports and start), judged by the cost ratio alone, and the run is repeated
 (the least time counts) only when the answer falls short of full credit.
 ``time.sleep`` is recorded, not slept; a sleep outside a retry back-off costs the whole check.
 The facts are plain JSON (``facts["measured"]``); ``benchmark.analyzers.timing`` judges them.
@@ -56,24 +56,32 @@ def _failed(result: ExecResult) -> str | None:
     return None
 
 
+def _script_cpu(result: ExecResult) -> float | None:
+    return timing.seconds(result.observation.get("cpu_s"))
+
+
 def script_costs(baselines: dict[str, ExecResult], timed: dict[str, ExecResult],
                  labels: tuple[str, ...] = tuple(LABELS.values())
                  ) -> tuple[list[float] | None, str | None]:
     """(cost per scale, None) or (None, why not): a cost is the least CPU time of a scale's timed
     runs (``<label>`` and optionally ``<label>_again``) less the least of the ``baselines``
-    that ran cleanly (small runs: interpreter, imports and harness). Least, since interference
-    only ever adds time."""
-    clean = [r for r in baselines.values() if _failed(r) is None and r.observation.get("exit_code") == 0]
+    that ran cleanly (small runs: the script's imports and start). A run's time is the script's
+    own (``cpu_s``: ``time.thread_time()`` around it in the child), so the interpreter's and
+    the harness's start do not add their noise. Least, since interference only ever adds."""
+    clean = [r for r in baselines.values()
+             if _failed(r) is None and r.observation.get("exit_code") == 0 and _script_cpu(r) is not None]
     if not clean:
         return None, f"no small run ({', '.join(baselines)}) ended cleanly to subtract"
     for label, result in timed.items():
         problem = _failed(result)
         if problem is None and result.observation.get("exit_code") != 0:
             problem = f"exited with {result.observation.get('exit_code')}"
+        if problem is None and _script_cpu(result) is None:
+            problem = "reported no CPU time"
         if problem:
             return None, f"the {label} run {problem}"
-    base = min(result.cpu_s for result in clean)
-    return [max(0.0, min(r.cpu_s for name, r in timed.items() if name in (label, label + AGAIN)) - base)
+    base = min(_script_cpu(result) for result in clean)
+    return [max(0.0, min(_script_cpu(r) for name, r in timed.items() if name in (label, label + AGAIN)) - base)
             for label in labels], None
 
 
