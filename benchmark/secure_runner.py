@@ -113,7 +113,7 @@ class SecureRunner:
             deny_network=namespaces and support.network_namespace and not self.allow_network,
             pid_namespace=namespaces and support.pid_namespace,
             ipc_namespace=namespaces and support.ipc_namespace,
-            private_root=namespaces and support.private_root,
+            private_root=self.private_root,
             pids_max=PIDS_MAX,
             landlock=support.landlock_abi > 0, seccomp=support.seccomp,
             read_paths=reads, exec_paths=execs if exec_rights else (), write_paths=(str(root),),

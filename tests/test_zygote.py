@@ -720,16 +720,27 @@ def test_zygote_exits_quietly_when_its_grader_is_gone(tmp_path, when):
 # ---- 10. pool workers attach to their parent's zygote through its door ------------------------
 
 
+def _runs_zygote_code(proc: psutil.Process) -> bool:
+    return str(spawner.ZYGOTE) in " ".join(proc.cmdline())
+
+
 def zygote_processes() -> list[psutil.Process]:
-    """Live zygotes among this process's descendants (not the runs they forked)."""
-    found: dict[int, tuple[psutil.Process, int]] = {}
+    """Live zygotes among this process's descendants: processes running the zygote's code
+    whose parent is a live process that does not (a grader). The runs a zygote forked have
+    the zygote's command line too, and their parent is a zygote or a run; a run whose parent
+    has just exited (a zombie, not yet re-parented as this snapshot saw it) has no readable
+    parent, and is not taken for a zygote."""
+    found = []
     for proc in live_descendants(os.getpid()):
         try:
-            if str(spawner.ZYGOTE) in " ".join(proc.cmdline()):
-                found[proc.pid] = (proc, proc.ppid())
-        except psutil.Error:  # it ended meanwhile
+            if not _runs_zygote_code(proc):
+                continue
+            parent = psutil.Process(proc.ppid())
+            if parent.status() != psutil.STATUS_ZOMBIE and not _runs_zygote_code(parent):
+                found.append(proc)
+        except psutil.Error:  # it, or its parent, ended meanwhile
             continue
-    return [proc for proc, parent in found.values() if parent not in found]
+    return found
 
 
 @pytest.fixture
