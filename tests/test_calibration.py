@@ -58,3 +58,4 @@ def test_slow_but_correct_ranks_below_the_reference_and_above_the_wrong(graded):
     score = {name: result.score for name, (_, result) in graded.items()}
     assert score["reference_prompt_3"] > score["slow_p3"] > score["subtly_wrong_p3"]
     assert score["reference_prompt_1"] > score["slow_p1"] > score["keyword_stuffed_p1"]
+    assert score["reference_prompt_4"] > score["slow_p4"] > score["insecure_p4"]
