@@ -141,13 +141,13 @@ def test_the_reference_is_timed_once_per_process_and_the_memo_matches_a_fresh_ti
 
     def measure():
         calls.append(1)
-        return [0.01, 0.04], None, True
+        return [0.01, 0.04], None, True, 0.03
 
     files = {"x.py": b"pass\n"}
     reference.clear()
     first = measured.reference_costs("prompt_3", files, {"calls": [1]}, 7, measure)
     again = measured.reference_costs("prompt_3", files, {"calls": [1]}, 7, measure)
-    assert first == again == {"costs": [0.01, 0.04]} and len(calls) == 1
+    assert first == again == {"costs": [0.01, 0.04], "outside": 0.03} and len(calls) == 1
     measured.reference_costs("prompt_3", {"x.py": b"pass \n"}, {"calls": [1]}, 7, measure)
     measured.reference_costs("prompt_3", files, {"calls": [1]}, 8, measure)
     assert len(calls) == 3  # other bytes or another seed: timed afresh
@@ -161,7 +161,7 @@ def test_a_reference_timing_that_timed_out_is_not_kept():
 
     def measure():
         calls.append(1)
-        return None, "timed out", False
+        return None, "timed out", False, None
 
     reference.clear()
     for _ in range(2):
@@ -200,6 +200,35 @@ def test_p3_an_answer_short_of_full_credit_is_timed_once_more_and_the_least_coun
     p3.observe({}, _p3_fake([{"perturbed": 0.001, "scale_16x": 0.008}], seen), TEST_DATA, 7)
     assert [ref for _, ref in seen] == [False]  # full credit at once: no repeat; reference memoised
     reference.clear()
+
+
+def test_cpu_the_kernel_counted_outside_the_timings_is_charged_beyond_the_allowance():
+    # the child's per-call times are the answer's to change; the run's kernel total is not
+    assert measured.unaccounted(0.05, 0.05) == 0 and measured.unaccounted(None, 0.05) == 0
+    allowance = 0.05 * measured.OUTSIDE_RATIO + measured.OUTSIDE_SLACK_S
+    assert measured.unaccounted(allowance, 0.05) == 0
+    assert abs(measured.unaccounted(allowance + 0.4, 0.05) - 0.4) < 1e-9
+    assert measured.call_outside(_call_result(0.5, 0.2)) == pytest.approx(0.1)
+    assert measured.call_outside(_call_result(0.1, 0.2)) == 0.0  # never negative
+    fair = measured.outcome(_ctx(outside=0.06, reference={"costs": [0.02, 0.08], "outside": 0.05}))
+    assert fair.fraction == 1 and "kernel counted" not in fair.rationale
+    # 0.5 s hidden from a timing that reports the reference's own cost: charged to the large input
+    hiding = _ctx(outside=0.55, reference={"costs": [0.02, 0.08], "outside": 0.05})
+    verdict = measured.outcome(hiding)
+    assert verdict.fraction < 0.5 and "the kernel counted CPU time outside the timed code" in verdict.rationale
+    assert measured.outcome(hiding).rationale == verdict.rationale  # no figure in it: stable
+
+
+def test_script_outside_is_the_runs_kernel_total_less_the_scripts_own_time_least_over_repeats():
+    def script(kernel: float, reported) -> ExecResult:
+        return ExecResult(0, "", "", False, None, 1.0, kernel, 10.0,
+                          observation={"exit_code": 0, "cpu_s": reported})
+
+    assert measured.script_outside({"scale_16x": script(0.30, 0.02)}) == pytest.approx(0.28)
+    both = {"scale_16x": script(0.30, 0.02), "scale_16x_again": script(0.05, 0.03)}
+    assert measured.script_outside(both) == pytest.approx(0.02)
+    assert measured.script_outside({"scale_16x": script(0.01, 0.5)}) == 0.0  # over-reported: clamped
+    assert measured.script_outside({"scale_16x": script(0.3, "fast")}) is None
 
 
 # ---- real gradings: correct but slow answers ----------------------------------------
@@ -271,6 +300,47 @@ def test_p3_an_answer_that_sleeps_per_record_loses_the_check_with_the_total_name
     check = _check(result)
     assert check.earned == 0 and "slept" in check.rationale and "scale_16x 2.56 s" in check.rationale
     assert _check(result, "id_standardization").earned == _check(result, "id_standardization").points
+
+
+P3_DEF = "def transform_and_enrich_users(user_list: Any) -> list[dict[str, Any]]:\n"
+
+
+def _quadratic_p3(tmp_path: Path, name: str) -> Path:
+    folder = _variant(tmp_path, name, p3, P3_LOOP, P3_QUADRATIC)
+    text = (folder / p3.MAIN).read_text(encoding="utf-8")
+    (folder / p3.MAIN).write_text(text.replace("    transformed = []\n", "    transformed = []\n    ordered = []\n", 1),
+                                  encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("how", ["thread", "forged_timer"])
+def test_p3_slow_work_hidden_from_the_calls_timing_is_still_paid(tmp_path, how):
+    # the same quadratic answer, its work in a worker thread (which a per-thread timer missed),
+    # or with the harness's timer replaced through the caller's frame: the kernel still counts it
+    folder = _quadratic_p3(tmp_path, how)
+    path = folder / p3.MAIN
+    text = path.read_text(encoding="utf-8")
+    if how == "thread":
+        wrapper = ("def transform_and_enrich_users(user_list: Any) -> list[dict[str, Any]]:\n"
+                   "    import threading\n"
+                   "    box = []\n"
+                   "    worker = threading.Thread(target=lambda: box.append(_work(user_list)))\n"
+                   "    worker.start()\n"
+                   "    worker.join()\n"
+                   "    return box[0]\n\n\n")
+        text = text.replace(P3_DEF, wrapper + P3_DEF.replace("transform_and_enrich_users", "_work"), 1)
+    else:
+        forge = ("    frame = sys._getframe(1)\n"
+                 "    if '_thread_time' in frame.f_globals:\n"
+                 "        frame.f_globals['_thread_time'] = lambda: 0.0\n")
+        text = text.replace(P3_DEF, P3_DEF + forge, 1)
+    path.write_text(text, encoding="utf-8")
+    result = _grade(p3, folder)
+    check = _check(result)
+    assert _check(result, "function_runs").earned == _check(result, "function_runs").points
+    assert check.earned <= 0.5 * check.points, check.rationale
+    if how == "forged_timer":
+        assert "the kernel counted CPU time outside the timed code" in check.rationale
 
 
 def test_p3_an_answer_that_sorts_its_output_so_far_per_record_loses_most_of_the_check(tmp_path):

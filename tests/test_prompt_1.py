@@ -341,7 +341,9 @@ def test_observe_stages_both_runs_then_one_timed_run_and_keeps_only_json(tmp_pat
     assert timed[0]["argv"] == [scaled.config_name] and timed[0]["repeat"] is True and not timed[2]
     assert timed[1] == {scaled.config_name, scaled.data_name}
     assert all(ref for _, _, ref in seen[3:]) and len(seen) == 3 + 3  # the reference: 2 small, 1 timed
-    assert facts["measured"]["costs"] == [0.0] and facts["measured"]["reference"] == {"costs": [0.0]}
+    assert facts["measured"]["costs"] == [0.0]
+    assert facts["measured"]["reference"] == {"costs": [0.0], "outside": pytest.approx(0.09)}
+    assert facts["measured"]["outside"] == pytest.approx(0.09)  # the kernel's 0.1 s less the script's 0.01
     assert facts["fixture"]["output"] == [] and facts["perturbed"]["expected"] == case.expected
     assert json.loads(json.dumps(facts)) == facts
     seen.clear()

@@ -16,7 +16,7 @@ The facts are plain JSON (``facts["measured"]``); ``benchmark.analyzers.timing``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -32,6 +32,8 @@ AGAIN = "_again"  # a repeat of a timed call: the least of the two times counts
 TIMEOUT_S = 20.0  # a scaled run may take this long (it is the last run of its prompt)
 KERNEL_SLACK_S = 0.02  # per-call times may exceed the run's kernel total by this much at most
 REFERENCE = "reference solution: "
+OUTSIDE_RATIO = 1.5  # CPU outside the timed code, allowed beyond the reference's, as a multiple
+OUTSIDE_SLACK_S = 0.025  # ... plus this (first-run caches, a bigger import, larger output)
 
 
 @lru_cache(maxsize=8)
@@ -112,31 +114,66 @@ def call_costs(result: ExecResult, labels: tuple[str, ...]) -> tuple[list[float]
     return costs, None
 
 
+def script_outside(timed: dict[str, ExecResult]) -> float | None:
+    """The CPU time the kernel counted in a scale's timed script run(s) outside the script's own
+    reported time (the interpreter and the harness, and anything the timing missed), the least
+    over the runs that reported one; None when none did."""
+    values = [r.cpu_s - min(cpu, r.cpu_s) for r in timed.values()
+              if _failed(r) is None and (cpu := _script_cpu(r)) is not None]
+    return min(values) if values else None
+
+
+def call_outside(result: ExecResult | None) -> float | None:
+    """The CPU time the kernel counted in a call run outside the calls' reported times (the
+    interpreter, the harness, the module's import, and anything the timing missed); None when
+    the run gave no calls."""
+    if result is None or _failed(result) is not None:
+        return None
+    raw = result.observation.get("results")
+    items = [r for r in raw if type(r) is dict] if type(raw) is list else []
+    reported = sum(timing.seconds(r.get("cpu_s")) or 0.0 for r in items)
+    return max(0.0, result.cpu_s - reported)
+
+
+def unaccounted(mine: float | None, reference: float | None) -> float:
+    """The CPU time to charge to an answer's timed work: what the kernel counted outside its
+    reported times beyond the reference's by more than the allowance (OUTSIDE_RATIO times the
+    reference's, plus OUTSIDE_SLACK_S). The per-call times come from the child, which the
+    answer runs in and could change; the kernel's count for the whole run it cannot, so work
+    hidden from the timing (work in threads of its own, a timer it replaced) is still paid."""
+    if mine is None or reference is None:
+        return 0.0
+    return max(0.0, mine - (reference * OUTSIDE_RATIO + OUTSIDE_SLACK_S))
+
+
 def sleep_of(record: Mapping[str, Any] | None) -> float:
     """The recorded ``sleep_total`` of a run or call (0 when absent or malformed)."""
     return (timing.seconds(record.get("sleep_total")) or 0.0) if isinstance(record, Mapping) else 0.0
 
 
 def reference_costs(prompt_id: str, files: Mapping[str, bytes], key: Mapping[str, Any], seed: int,
-                    measure: Callable[[], tuple[list[float] | None, str | None, bool]]) -> dict[str, Any]:
-    """{"costs": [...]} or {"problem": "reference solution: ..."}, memoised per process; ``key``
-    names the requests and inputs, ``measure()`` runs them and says whether to keep the result."""
+                    measure: Callable[[], tuple[list[float] | None, str | None, bool, float | None]]
+                    ) -> dict[str, Any]:
+    """{"costs": [...], "outside": s} or {"problem": "reference solution: ..."}, memoised per
+    process; ``key`` names the requests and inputs, ``measure()`` runs them and returns
+    (costs, problem, whether to keep the result, CPU outside the timed code)."""
     def compute() -> tuple[dict[str, Any], bool]:
-        costs, problem, keep = measure()
+        costs, problem, keep, outside = measure()
         if problem:
             return {"problem": f"{REFERENCE}{problem}"}, keep
-        return {"costs": costs}, keep
+        return {"costs": costs, "outside": outside}, keep
 
     return reference.memoised(files, {"prompt": prompt_id, **key}, {}, seed, compute)
 
 
 def facts(costs: list[float] | None, problem: str | None, gold: Callable[[], dict[str, Any]],
-          slept: Mapping[str, float], unit: str) -> dict[str, Any]:
+          slept: Mapping[str, float], unit: str, outside: float | None = None) -> dict[str, Any]:
     """``facts["measured"]``: the answer's costs or why there are none, the reference's (timed
     only when the answer's are there to compare and it never slept), the sleeps outside a retry
-    back-off by run or call label, and what the records are."""
+    back-off by run or call label, what the records are, and the CPU the kernel counted outside
+    the timed code (``outside``)."""
     slept = {label: total for label, total in slept.items() if total > 0}
-    return {"costs": costs, "problem": problem, "slept": slept, "unit": unit,
+    return {"costs": costs, "problem": problem, "slept": slept, "unit": unit, "outside": outside,
             "reference": gold() if costs is not None and not slept else None}
 
 
@@ -155,9 +192,25 @@ def outcome(ctx: CheckContext) -> Outcome:
     gold = measured["reference"]
     if "problem" in gold:
         return Outcome.error(gold["problem"])
-    if len(measured["costs"]) == 1:  # one scale (the largest): the cost ratio alone
-        fraction, rationale = timing.judge_cost(measured["costs"][0], gold["costs"][0])
-    else:
-        names = measured.get("names") or ("4x the records", "16x the records")
-        fraction, rationale = timing.judge(measured["costs"], gold["costs"], names)
+    fraction, rationale = verdict(measured["costs"], measured.get("outside"), gold, measured.get("names"))
     return Outcome(fraction, f"{rationale} (kernel CPU time on {measured['unit']}; no sleep)")
+
+
+def verdict(costs: list[float], outside: float | None, gold: Mapping[str, Any],
+            names: Sequence[str] | None = None) -> tuple[float, str]:
+    """(fraction, rationale) for an answer's costs (one scale, or the small and large inputs
+    named by ``names``) against the reference's ``gold``, with CPU the kernel counted outside
+    the timed code beyond the reference's charged to the largest input (``unaccounted``). The
+    prompts also use it to decide whether an answer is short of full credit and timed again."""
+    costs = list(costs)
+    hidden = unaccounted(outside, gold.get("outside"))
+    costs[-1] += hidden
+    if len(costs) == 1:  # one scale (the largest): the cost ratio alone
+        fraction, rationale = timing.judge_cost(costs[0], gold["costs"][0])
+    else:
+        fraction, rationale = timing.judge(costs, gold["costs"], names or ("4x the records", "16x the records"))
+    if hidden:  # no figure: the rationale stays as stable as the quantised score
+        rationale += ("; the kernel counted CPU time outside the timed code well beyond the "
+                      "reference's (work in threads of its own, a heavy import, or a timer the answer "
+                      "replaced), charged to the largest input")
+    return fraction, rationale

@@ -21,7 +21,6 @@ from typing import Any
 
 import yaml
 
-from ..analyzers import timing
 from ..submission import SourceFile
 from ..types import ExecResult
 from . import measured
@@ -125,10 +124,10 @@ def _reference_costs(run: RunFn, small: dict[str, tuple[dict, dict]], seed: int)
     def measure() -> tuple[list[float] | None, str | None, bool]:
         results = {label: run(request, {**files, **inputs}, reference=True)
                    for label, (request, inputs) in runs.items()}
-        costs, problem = measured.script_costs({label: results[label] for label in small},
-                                               {label: results[label] for label in runs if label not in small},
-                                               (SCALED,))
-        return costs, problem, not any(r.timed_out for r in results.values())
+        timed = {label: results[label] for label in runs if label not in small}
+        costs, problem = measured.script_costs({label: results[label] for label in small}, timed, (SCALED,))
+        return (costs, problem, not any(r.timed_out for r in results.values()),
+                measured.script_outside(timed))
 
     key = {"requests": [request for request, _ in runs.values()],
            "inputs": [sorted(inputs) for _, inputs in runs.values()], "base": SCALE_BASE}
@@ -146,14 +145,14 @@ def _measured(run: RunFn, seed: int, small: dict[str, tuple[dict, dict]],
     gold = lambda: _reference_costs(run, small, seed)  # noqa: E731
     if costs is not None and not any(slept.values()):
         reference = gold()
-        if "costs" in reference and timing.judge_cost(costs[0], reference["costs"][0])[0] < 1:
+        if "costs" in reference and measured.verdict(costs, measured.script_outside(timed), reference)[0] < 1:
             request, inputs = _scaled(seed, SCALED + measured.AGAIN)
             timed[SCALED + measured.AGAIN] = run({**request, "retime": True}, inputs)
             again, _ = measured.script_costs(done, timed, (SCALED,))
             costs = again if again is not None else costs
         gold = lambda: reference  # noqa: E731
     unit = f"{16 * SCALE_BASE} generated records"
-    return measured.facts(costs, problem, gold, slept, unit)
+    return measured.facts(costs, problem, gold, slept, unit, measured.script_outside(timed))
 
 
 def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path,

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analyzers.memo import all_nodes
-from ..analyzers import astfacts, maintainability, security, timing
+from ..analyzers import astfacts, maintainability, security
 from ..submission import SourceFile
 from ..types import Evidence, ExecResult
 from . import measured
@@ -116,7 +116,7 @@ def _reference_costs(run: RunFn, inputs: dict[str, Any], seed: int) -> dict[str,
     def measure() -> tuple[list[float] | None, str | None, bool]:
         result = run(request, files, reference=True)
         costs, problem = measured.call_costs(result, TIMED)
-        return costs, problem, not result.timed_out
+        return costs, problem, not result.timed_out, measured.call_outside(result)
 
     key = {"calls": [*LABELS, SCALED], "scaled": 16 * SCALE_BASE}
     return measured.reference_costs(PROMPT_ID, files, key, seed, measure)
@@ -131,20 +131,23 @@ def _measured(run: RunFn, seed: int, inputs: dict[str, Any], result: ExecResult 
         costs, problem = None, problem or "the run gave no record"
     else:
         costs, problem = measured.call_costs(result, TIMED)
+    outside = measured.call_outside(result) if costs is not None else None
     slept = {label: measured.sleep_of(item) for label, item in results.items()}
     small = len(inputs["perturbed"])
     names = [f"the perturbed list ({small} users)", f"{16 * SCALE_BASE} generated users"]
     gold = lambda: _reference_costs(run, inputs, seed)  # noqa: E731
     if costs is not None and not any(slept.values()):
         reference = gold()
-        if "costs" in reference and timing.judge(costs, reference["costs"], names)[0] < 1:
+        if "costs" in reference and measured.verdict(costs, outside, reference, names)[0] < 1:
             again = run({**_timing_request(inputs, seed, ("fixture", "perturbed")), "repeat": True,
                          "retime": True}, {})
             retimed, _ = measured.call_costs(again, TIMED) if again.observation else (None, None)
-            costs = [min(pair) for pair in zip(costs, retimed)] if retimed else costs
+            if retimed:
+                costs = [min(pair) for pair in zip(costs, retimed)]
+                outside = min(outside, measured.call_outside(again))
         gold = lambda: reference  # noqa: E731
     unit = f"the perturbed list ({small} users) and {16 * SCALE_BASE} generated users"
-    return {**measured.facts(costs, problem, gold, slept, unit), "names": names}
+    return {**measured.facts(costs, problem, gold, slept, unit, outside), "names": names}
 
 
 @lru_cache(maxsize=4)
