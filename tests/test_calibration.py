@@ -14,12 +14,6 @@ from benchmark.packs.suite import core_pack
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = sorted(p for p in (ROOT / "tests" / "calibration").iterdir() if p.is_dir())
-# Slow-but-correct answers need the measured-performance check (issue 14, still open): until it
-# lands they score like the reference. Strict: the day they land in their bands, this fails.
-AWAITING = pytest.mark.xfail(strict=True, reason="measured performance is not in the grader yet")
-SLOW = {"slow_p1", "slow_p3"}
-
-
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     results = {}
@@ -34,8 +28,7 @@ def graded(tmp_path_factory):
     return results
 
 
-@pytest.mark.parametrize("case", [pytest.param(c.name, marks=AWAITING) if c.name in SLOW else c.name
-                                  for c in CASES])
+@pytest.mark.parametrize("case", [c.name for c in CASES])
 def test_each_calibration_answer_lands_in_its_band(graded, case):
     expect, result = graded[case]
     low, high = expect["band"]
@@ -61,8 +54,8 @@ def test_the_classes_rank_as_an_expert_would(graded):
     assert score["reference_prompt_4"] > score["insecure_p4"]
 
 
-@AWAITING
 def test_slow_but_correct_ranks_below_the_reference_and_above_the_wrong(graded):
     score = {name: result.score for name, (_, result) in graded.items()}
     assert score["reference_prompt_3"] > score["slow_p3"] > score["subtly_wrong_p3"]
     assert score["reference_prompt_1"] > score["slow_p1"] > score["keyword_stuffed_p1"]
+    assert score["reference_prompt_4"] > score["slow_p4"] > score["insecure_p4"]

@@ -129,7 +129,7 @@ def test_outcome_status_is_derived_from_the_fraction(monkeypatch):
     _replace_check(monkeypatch, "core.p3.single_pass", lambda ctx: Outcome.ratio(1, 4, "quarter"))
     result = grade_prompt(module, REFERENCE, test_data=TEST_DATA)
     check = next(c for cat in result.categories for c in cat.checks if c.id == "single_pass")
-    assert check.status == "partial" and check.earned == pytest.approx(0.25)
+    assert check.status == "partial" and check.earned == pytest.approx(check.points / 4)
 
 
 def test_every_prompt_records_file_hashes_and_child_runs():

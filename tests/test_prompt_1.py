@@ -319,21 +319,43 @@ def test_parse_output_guards():
     assert judge.nesting_depth('["\\"[", [[]]]') == 3
 
 
-def test_observe_stages_both_runs_and_keeps_only_json(tmp_path):
-    seen: list[tuple[dict, set]] = []
+def test_observe_stages_both_runs_then_one_timed_run_and_keeps_only_json(tmp_path):
+    from benchmark.packs import reference
 
-    def fake_run(request, stage):
-        seen.append((request, set(stage)))
-        record = {"mode": "script", "exit_code": 0, "exception": None}
+    seen: list[tuple[dict, set, bool]] = []
+
+    def fake_run(request, stage, reference=False):
+        seen.append((request, set(stage), reference))
+        record = {"mode": "script", "exit_code": 0, "exception": None, "sleep_total": 0.0, "cpu_s": 0.01}
         return ExecResult(0, "[]", "log line\n", False, None, 0.1, 0.1, 10.0, (), record)
 
+    reference.clear()
     facts = p1.observe({}, fake_run, TEST_DATA, 5)
     case = cases.perturbed_case(5)
+    scaled = cases.scaled_case(5, 16 * p1.SCALE_BASE, p1.SCALED)
     assert seen[0] == ({"mode": "script", "module": p1.MAIN, "argv": [p1.CONFIG_NAME],
-                        "label": "fixture"}, {p1.CONFIG_NAME, p1.RECORDS_NAME})
+                        "label": "fixture", "record_sleep": True},
+                       {p1.CONFIG_NAME, p1.RECORDS_NAME}, False)
     assert seen[1][0]["argv"] == [case.config_name] and seen[1][1] == {case.config_name, case.data_name}
+    timed = seen[2]
+    assert timed[0]["argv"] == [scaled.config_name] and timed[0]["repeat"] is True and not timed[2]
+    assert timed[1] == {scaled.config_name, scaled.data_name}
+    assert all(ref for _, _, ref in seen[3:]) and len(seen) == 3 + 3  # the reference: 2 small, 1 timed
+    assert facts["measured"]["costs"] == [0.0]
+    assert facts["measured"]["reference"] == {"costs": [0.0], "outside": pytest.approx(0.09)}
+    assert facts["measured"]["outside"] == pytest.approx(0.09)  # the kernel's 0.1 s less the script's 0.01
     assert facts["fixture"]["output"] == [] and facts["perturbed"]["expected"] == case.expected
     assert json.loads(json.dumps(facts)) == facts
+    seen.clear()
+    p1.observe({}, fake_run, TEST_DATA, 5)
+    assert len(seen) == 3  # the reference's timing is memoised per process
+    reference.clear()
+
+
+def test_the_scaled_data_set_is_seeded_and_sized():
+    first, again = cases.scaled_case(5, 512, "scale_16x"), cases.scaled_case(5, 512, "scale_16x")
+    assert first == again and len(json.loads(first.records)) == 512
+    assert cases.scaled_case(6, 512, "scale_16x").records != first.records
 
 
 # ---- syntax and structure checks ------------------------------------------------------------------

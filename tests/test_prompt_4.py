@@ -531,6 +531,24 @@ def test_retry_resilience():
     assert run_check("retry_resilience", raised).fraction == 0.75
 
 
+def test_a_sleep_outside_a_retry_back_off_is_reported_and_costs_a_point():
+    # a back-off in the scenarios that retry is not "outside"; a sleep where the contract
+    # allows one request is, and the rationale names each such call
+    slept = patch(patch(ideal_facts(), "ok_200", sleep_total=2.0), "auth_401", sleep_total=0.5)
+    result = run_check("retry_resilience", slept)
+    assert result.fraction == 0.5
+    assert "slept 2.5 s outside a retry back-off" in result.rationale
+    assert "ok_200 2 s" in result.rationale and "auth_401 0.5 s" in result.rationale
+    backoff_only = patch(ideal_facts(), "unavailable_503", sleep_total=6.0)
+    assert run_check("retry_resilience", backoff_only).fraction == 1
+    # the penalty never takes the check below zero, and a malformed total is no sleep
+    worst = patch(ideal_facts(), "retry_503_then_200", sleep_total=0.0, value=None)
+    worst = with_attempts(with_attempts(patch(worst, "ok_200", sleep_total=1), "connection_error", 1), "bad_400", 3)
+    assert run_check("retry_resilience", worst).fraction == 0
+    for bad in ("2", True, float("nan"), -1.0, 1e12, None, [1]):
+        assert run_check("retry_resilience", patch(ideal_facts(), "ok_202", sleep_total=bad)).fraction == 1
+
+
 def test_code_organization():
     assert run_check("code_organization").fraction == 1
     long_body = "".join(f"    x{i} = {i}\n" for i in range(45))

@@ -160,7 +160,11 @@ def _grade_task(task: Task, model_dir: Path, *, test_data: Path,
     def run(request: dict[str, Any], stage, *, reference: bool = False) -> ExecResult:
         """A child run of the model's files plus ``stage``; with ``reference`` a run of the
         task's own reference solution (``stage`` only), which spends none of the model's time
-        budget and whose blocked attempts are not the model's."""
+        budget, whose blocked attempts are not the model's and which is not listed in the
+        model's executions. A request with ``"repeat": true`` (a timing run of code the prompt
+        already ran) adds only blocked attempts not already recorded for the prompt; one with
+        ``"retime": true`` as well (a timing run made only when a first timing fell short) is
+        not listed in the executions, which must not depend on how the timing fell."""
         if not reference and any(e["timed_out"] for e in executions):  # the budget is spent
             result = skipped_run()  # seen by the prompt as a time-out; recorded as skipped
             executions.append({**_exec_summary(request, result), "timed_out": False,
@@ -173,12 +177,14 @@ def _grade_task(task: Task, model_dir: Path, *, test_data: Path,
             timeout = min(timeout, float(request["timeout_s"]))
         with released(PYTHON_WORK):
             result = runner.run_harness(request, staged, timeout=timeout)
-        if reference:
-            executions.append({**_exec_summary(request, result), "reference": True,
-                               "timed_out": False})
-            return result
-        executions.append(_exec_summary(request, result))
-        blocked.extend({**event, "file": request.get("module", "")} for event in result.blocked_events)
+        if reference:  # the grader's own run, memoised per process: not in the model's results,
+            return result  # which must not depend on which model met the memo first
+        if request.get("retime") is not True:  # a timing repeat, run or not as the timing falls:
+            executions.append(_exec_summary(request, result))  # unlisted, so results stay stable
+        events = [{**event, "file": request.get("module", "")} for event in result.blocked_events]
+        if request.get("repeat") is True:  # a timing run repeats code the prompt already ran:
+            events = [e for e in events if e not in blocked]  # only its new attempts count
+        blocked.extend(events)
         return result
 
     try:

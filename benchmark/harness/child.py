@@ -33,6 +33,7 @@ from _json import make_encoder as _make_encoder
 _loads = json.loads
 _write, _read, _close, _exit = os.write, os.read, os.close, os._exit
 _float_repr, _int_repr = float.__repr__, int.__repr__
+_thread_time = time.thread_time
 _type, _len, _sorted, _int, _range = type, len, sorted, int, range
 _get_digits, _set_digits = sys.get_int_max_str_digits, sys.set_int_max_str_digits
 OUTPUT_CAP = 64 * 1024
@@ -303,33 +304,41 @@ def _decoded_text(value):
         return _encode(value)
 
 
-def _invoke(function, args, kwargs):
+def _invoke(function, args, kwargs, measure=False):
     """Call function(*args, **kwargs) with its output captured; ``mutated`` compares the
     arguments' encoding before and after. Returns (result, the value's JSON text or None):
     the text, taken at once (a later call may change the object), is written into the
-    record's line as it is (``_record_line``), never decoded and encoded again."""
-    before = _decoded_text([args, kwargs])
+    record's line as it is (``_record_line``), never decoded and encoded again. ``cpu_s`` is
+    the CPU time of this thread in the call, from the kernel (``time.thread_time``, bound at
+    load). A ``measure`` call (timed on a large input) reports the value's type only: no value
+    and no mutation check, so the harness's own work stays small beside the call."""
+    before = None if measure else _decoded_text([args, kwargs])
     result = {"returned": False, "value_type": None, "unserializable": None,
               "exception": None}
     text = None
     capture = _Capture()
     capture.__enter__()
+    started = _thread_time()
     try:
         value = function(*args, **kwargs)
+        result["cpu_s"] = _thread_time() - started
         result["returned"] = True
         result["value_type"] = _type(value).__name__
-        try:
-            text = _encode(value, VALUE_DEPTH)
-        except (TypeError, ValueError, RecursionError) as exc:
-            result["unserializable"] = f"{_type(value).__name__}: {exc}"
+        if not measure:
+            try:
+                text = _encode(value, VALUE_DEPTH)
+            except (TypeError, ValueError, RecursionError) as exc:
+                result["unserializable"] = f"{_type(value).__name__}: {exc}"
     except BaseException as exc:  # SystemExit included: the function must not exit
+        result["cpu_s"] = _thread_time() - started
         result["exception"] = _exc_info(exc)
     finally:
         capture.__exit__(None, None, None)
-    try:
-        result["mutated"] = _encode([args, kwargs]) != before
-    except (TypeError, RecursionError):
-        result["mutated"] = True
+    if not measure:
+        try:
+            result["mutated"] = _encode([args, kwargs]) != before
+        except (TypeError, RecursionError):
+            result["mutated"] = True
     result["output"] = capture.text
     return result, text
 
@@ -379,12 +388,17 @@ def _record_line(record):
 
 def mode_call(request, record):
     calls = _prepared(request["calls"])
+    if request.get("record_sleep") is True:  # time.sleep is recorded per call, not slept
+        time.sleep = _record_sleep
     function = _load(request, record)
     record["results"] = _Results()
     if function is None:
         return
     for call, (args, kwargs) in calls:
-        result, text = _invoke(function, args, kwargs)
+        _SLEPT[0] = 0.0
+        result, text = _invoke(function, args, kwargs, call.get("measure") is True)
+        if request.get("record_sleep") is True:
+            result["sleep_total"] = _SLEPT[0]
         result["label"] = call["label"]
         record["results"].add(result, text)
 
@@ -558,10 +572,13 @@ def mode_script(request, record):
 
     if request.get("stdin") is not None:
         _feed_stdin(request["stdin"])
+    if request.get("record_sleep") is True:  # time.sleep is recorded, not slept
+        time.sleep = _record_sleep
     path = os.path.abspath(request["module"])
     sys.argv = [path, *request.get("argv", [])]
     sys.path.insert(0, os.path.dirname(path))
     code = 0
+    started = _thread_time()  # the script's own CPU time (imports included), from the kernel
     try:
         runpy.run_path(path, run_name="__main__")
     except SystemExit as exc:
@@ -572,7 +589,10 @@ def mode_script(request, record):
         record["exception"] = _exc_info(exc)
         traceback.print_exc()
         code = 1
+    record["cpu_s"] = _thread_time() - started
     record["exit_code"] = code
+    if request.get("record_sleep") is True:
+        record["sleep_total"] = _SLEPT[0]
 
 
 MODES = {"call": mode_call, "http": mode_http, "script": mode_script}

@@ -132,3 +132,11 @@ def expected_cases(run: Callable[..., Any], request: Mapping[str, Any], files: M
         return {label: _expectation(by_label.get(label)) for label in labels}, keep
 
     return _memoised(_key(files, request, {}, seed, None), compute)
+
+
+def memoised(files: Mapping[str, bytes], request: Mapping[str, Any], stage: Mapping[str, bytes],
+             seed: int, compute: Callable[[], tuple[Any, bool]]) -> Any:
+    """``compute() -> (value, keep)`` once per process per (reference bytes, request, stage,
+    seed): for facts about a reference run other than its output, such as its timings. The
+    value must be plain JSON; a fresh copy is returned each time."""
+    return _memoised(_key(files, request, stage, seed, "measured"), compute)

@@ -22,6 +22,8 @@ from typing import Any
 import yaml
 
 from ..submission import SourceFile
+from ..types import ExecResult
+from . import measured
 from . import p1_refactoring_cases as cases
 from . import p1_refactoring_data as data
 from . import p1_refactoring_judge as judge
@@ -38,6 +40,8 @@ PYTHON_FILES = frozenset(FILES)
 MAIN = FILES[0]
 ANSWER_KEY = "prompt_1_expected.json"
 FORM_COST = 1 / 6  # of perturbed_dataset, per contract form kept or dropped wrongly
+SCALE_BASE = 16  # measured performance: one run on 16x this many generated records
+SCALED = measured.LABELS[16]
 HAZARDS: dict[str, str] = {
     "unsafe_yaml_load": "process_records.py loads its config with yaml.load(..., "
                         "Loader=yaml.Loader), which can build arbitrary Python objects",
@@ -93,20 +97,82 @@ def perturbed_case(seed: int) -> cases.PerturbedCase:
     return dataclasses.replace(case, expected=marshal.loads(expected))
 
 
+def _request(argv: list[str], label: str) -> dict[str, Any]:
+    return {"mode": "script", "module": MAIN, "argv": argv, "label": label, "record_sleep": True}
+
+
+def _scaled(seed: int, label: str) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The timed run on 16x SCALE_BASE generated records (a repeat's label ends in ``_again``):
+    it repeats code the prompt already ran, so only new blocked attempts count."""
+    case = _scaled_case(seed)
+    return ({**_request([case.config_name], label), "timeout_s": measured.TIMEOUT_S, "repeat": True},
+            {case.config_name: case.config, case.data_name: case.records})
+
+
+@lru_cache(maxsize=4)
+def _scaled_case(seed: int) -> cases.ScaledCase:
+    return cases.scaled_case(seed, 16 * SCALE_BASE, SCALED)
+
+
+def _reference_costs(run: RunFn, small: dict[str, tuple[dict, dict]], seed: int) -> dict[str, Any]:
+    """The reference solution's cost, measured as the answer's (its own small runs and the
+    scaled run), once per process: CPU-time interference only ever adds, so one timing that
+    came out high makes answers look faster, never slower."""
+    files = measured.reference_files(PROMPT_ID, FILES)
+    runs = {**small, SCALED: _scaled(seed, SCALED)}
+
+    def measure() -> tuple[list[float] | None, str | None, bool]:
+        results = {label: run(request, {**files, **inputs}, reference=True)
+                   for label, (request, inputs) in runs.items()}
+        timed = {label: results[label] for label in runs if label not in small}
+        costs, problem = measured.script_costs({label: results[label] for label in small}, timed, (SCALED,))
+        return (costs, problem, not any(r.timed_out for r in results.values()),
+                measured.script_outside(timed))
+
+    key = {"requests": [request for request, _ in runs.values()],
+           "inputs": [sorted(inputs) for _, inputs in runs.values()], "base": SCALE_BASE}
+    return measured.reference_costs(PROMPT_ID, files, key, seed, measure)
+
+
+def _measured(run: RunFn, seed: int, small: dict[str, tuple[dict, dict]],
+              done: dict[str, ExecResult]) -> dict[str, Any]:
+    """``facts["measured"]``: the scaled run's cost, run again (the least counts) only when the
+    first falls short of full credit against the reference; sleeps of every run."""
+    request, inputs = _scaled(seed, SCALED)
+    timed = {SCALED: run(request, inputs)}
+    costs, problem = measured.script_costs(done, timed, (SCALED,))
+    slept = {label: measured.sleep_of(r.observation) for label, r in {**done, **timed}.items()}
+    gold = lambda: _reference_costs(run, small, seed)  # noqa: E731
+    if costs is not None and not any(slept.values()):
+        reference = gold()
+        if "costs" in reference and measured.verdict(costs, measured.script_outside(timed), reference)[0] < 1:
+            request, inputs = _scaled(seed, SCALED + measured.AGAIN)
+            timed[SCALED + measured.AGAIN] = run({**request, "retime": True}, inputs)
+            again, _ = measured.script_costs(done, timed, (SCALED,))
+            costs = again if again is not None else costs
+        gold = lambda: reference  # noqa: E731
+    unit = f"{16 * SCALE_BASE} generated records"
+    return measured.facts(costs, problem, gold, slept, unit, measured.script_outside(timed))
+
+
 def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path,
             seed: int) -> dict[str, Any]:
-    """Run the CLI on the fixture and on the seeded perturbed data set."""
+    """Run the CLI on the fixture and on the seeded perturbed data set, then once on 16x
+    SCALE_BASE generated records for ``measured_performance`` (last: a time-out there costs
+    no correctness run)."""
     test_data = Path(test_data)
     stage = {name: (test_data / name).read_bytes() for name in (CONFIG_NAME, RECORDS_NAME)}
     expected = json.loads((test_data / "answer_keys" / ANSWER_KEY).read_text(encoding="utf-8"))
-    request = {"mode": "script", "module": MAIN, "argv": [CONFIG_NAME], "label": "fixture"}
-    fixture = judge.summarise_run("fixture", run(request, stage), expected)
     case = perturbed_case(seed)
-    request = {"mode": "script", "module": MAIN, "argv": [case.config_name], "label": "perturbed"}
-    result = run(request, {case.config_name: case.config, case.data_name: case.records})
-    perturbed = judge.summarise_run("perturbed", result, case.expected)
+    small = {"fixture": (_request([CONFIG_NAME], "fixture"), stage),
+             "perturbed": (_request([case.config_name], "perturbed"),
+                           {case.config_name: case.config, case.data_name: case.records})}
+    done = {label: run(request, inputs) for label, (request, inputs) in small.items()}
+    fixture = judge.summarise_run("fixture", done["fixture"], expected)
+    perturbed = judge.summarise_run("perturbed", done["perturbed"], case.expected)
     perturbed["forms"] = [list(form) for form in case.forms]
-    return {"seed": seed, "fixture": fixture, "perturbed": perturbed}
+    return {"seed": seed, "fixture": fixture, "perturbed": perturbed,
+            "measured": _measured(run, seed, small, done)}
 
 
 # ---- syntax -------------------------------------------------------------------------
@@ -225,6 +291,17 @@ def correct_values(ctx: CheckContext) -> Outcome:
     detail = judge.summary(notes) or "all fields exact"
     return Outcome.ratio(correct, total, f"{correct}/{total} fields of matched records "
                          f"correct ({detail})")
+
+
+@check("measured_performance")
+def measured_performance(ctx: CheckContext) -> Outcome:
+    """Kernel CPU time on 256 generated records against the reference's; any sleep costs all.
+
+    The script's own CPU time in one run beside the fixture and perturbed ones, less the least
+    of theirs (its imports and start); run again only when short of full credit (the least counts). The
+    reference solution is timed the same way, once per process. Full up to 2x the reference's
+    cost, none from 10x (``benchmark.analyzers.timing``)."""
+    return measured.outcome(ctx)
 
 
 @check("perturbed_dataset")

@@ -268,3 +268,31 @@ def perturbed_case(seed: int) -> PerturbedCase:
                   for kind, r in zip(kinds, records))
     return PerturbedCase("batch_config.yaml", config["data_source"], config_bytes(config),
                          records_bytes(records), expected_output(config, records), forms)
+
+
+# ---- a scaled data set (measured performance) ----------------------------------------
+
+SCALED_INVALID = 0.2  # share of a scaled set drawn from the non-dependent kinds (the rest: "ok")
+
+
+@dataclass(frozen=True)
+class ScaledCase:
+    config_name: str
+    data_name: str
+    config: bytes
+    records: bytes
+
+
+def scaled_case(seed: int, count: int, label: str) -> ScaledCase:
+    """``count`` records under a config drawn from ``seed``, in files named after ``label``:
+    mostly valid (as real batches are, so the work an answer keeps per record is what grows),
+    with the other generated kinds mixed in. Only timed: no answer is computed for it."""
+    config = _config(random.Random(f"{seed}:scaled"))
+    config["data_source"] = f"{label}.json"
+    rng = random.Random(f"{seed}:scaled:{count}")
+    kinds = [k for k in _KINDS if k not in REUSING]
+    records = [_mutate(rng, rng.choice(kinds) if rng.random() < SCALED_INVALID else "ok",
+                       _base(rng, rid, config), config, None)
+               for rid in rng.sample(range(100, 100 + 100 * count), count)]
+    return ScaledCase(f"{label}_config.yaml", config["data_source"], config_bytes(config),
+                      records_bytes(records))

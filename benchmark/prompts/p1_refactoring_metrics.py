@@ -91,20 +91,29 @@ def no_security_issues(ctx: CheckContext) -> Outcome:
 # ---- performance ---------------------------------------------------------------------
 
 
+HINT = "a static hint; measured_performance times the code"
+
+
+def _hint(outcome: Outcome) -> Outcome:
+    return Outcome(outcome.fraction, f"{outcome.rationale} ({HINT})", outcome.evidence)
+
+
 @check("no_nested_loops")
 def no_nested_loops(ctx: CheckContext) -> Outcome:
+    """A static hint: no loop nested in another (each one costs a quarter)."""
     tree = main_tree(ctx)
     if tree is None:
         return Outcome.fail("no parsed source")
-    return per_finding(astfacts.nested_loops(tree), "loops nested in another loop", "nested loop")
+    return _hint(per_finding(astfacts.nested_loops(tree), "loops nested in another loop", "nested loop"))
 
 
 @check("no_io_in_loops")
 def no_io_in_loops(ctx: CheckContext) -> Outcome:
+    """A static hint: no file or print I/O inside a loop (each one costs a quarter)."""
     tree = main_tree(ctx)
     if tree is None:
         return Outcome.fail("no parsed source")
-    return per_finding(astfacts.io_in_loops(tree), "I/O calls inside loops", "I/O in a loop")
+    return _hint(per_finding(astfacts.io_in_loops(tree), "I/O calls inside loops", "I/O in a loop"))
 
 
 # ---- maintainability -----------------------------------------------------------------

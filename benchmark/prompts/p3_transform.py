@@ -39,7 +39,8 @@ from typing import Any
 from ..analyzers.memo import all_nodes
 from ..analyzers import astfacts, maintainability, security
 from ..submission import SourceFile
-from ..types import Evidence
+from ..types import Evidence, ExecResult
+from . import measured
 from . import p3_transform_cases as cases
 from . import p3_transform_data as data
 from . import p3_transform_judge as judge
@@ -52,6 +53,9 @@ PYTHON_FILES = frozenset(FILES)
 MAIN, FUNCTION = judge.MAIN, judge.FUNCTION
 LABELS = ("fixture", "malformed", "perturbed", judge.DIFFERENTIAL)
 RETRY_LABELS = (*judge.SCORED_LABELS, judge.DIFFERENTIAL)  # all but the malformed list
+SCALE_BASE = 16  # the added timed call gets 16x this many generated users
+SCALED = "scale_16x"
+TIMED = ("perturbed", SCALED)  # measured performance: the small input, then the large one
 MAX_FUNCTION_LINES = 40
 MAX_COMPLEXITY = 10
 MI_FULL, MI_ZERO = maintainability.MI_FULL, maintainability.MI_ZERO
@@ -76,14 +80,74 @@ def answer_keys() -> dict[str, bytes]:
 # ---- observing ----------------------------------------------------------------------
 
 
-def _run_calls(run: RunFn, inputs: dict[str, Any], labels: tuple[str, ...]) -> tuple[dict | None, str]:
-    request = {"mode": "call", "module": MAIN, "function": FUNCTION,
-               "calls": [{"label": label, "args": [inputs[label]]} for label in labels]}
-    result = run(request, {})
+def _timed_call(seed: int) -> dict[str, Any]:
+    """The one added call: 16x SCALE_BASE generated users, last in the run; only its type and
+    CPU time come back (``measure``). The perturbed call (24-36 users, drawn the same way) is
+    the small input the growth is measured from."""
+    return {"label": SCALED, "args": [data.scaled_users(seed, 16 * SCALE_BASE)], "measure": True}
+
+
+def _request(calls: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"mode": "call", "module": MAIN, "function": FUNCTION, "calls": calls, "record_sleep": True}
+
+
+def _run_calls(run: RunFn, inputs: dict[str, Any], labels: tuple[str, ...],
+               seed: int) -> tuple[ExecResult | None, str]:
+    calls = [{"label": label, "args": [inputs[label]]} for label in labels]
+    result = run(_request([*calls, _timed_call(seed)]), {})
     if result.observation is None:
         why = "timed out" if result.timed_out else (result.channel_error or "no record")
         return None, f"the child run failed ({why})"
-    return result.observation, ""
+    return result, ""
+
+
+def _timing_request(inputs: dict[str, Any], seed: int, labels: tuple[str, ...]) -> dict[str, Any]:
+    return _request([*({"label": label, "args": [inputs[label]]} for label in labels), _timed_call(seed)])
+
+
+def _reference_costs(run: RunFn, inputs: dict[str, Any], seed: int) -> dict[str, Any]:
+    """The reference solution's costs, from the answer's own calls in a call run of its own
+    (so the perturbed call is as warm as the answer's), once per process
+    (``measured.reference_costs``): CPU-time interference only ever adds, so a timing that
+    came out high makes answers look faster, never slower."""
+    files = measured.reference_files(PROMPT_ID, FILES)
+    request = _timing_request(inputs, seed, LABELS)
+
+    def measure() -> tuple[list[float] | None, str | None, bool]:
+        result = run(request, files, reference=True)
+        costs, problem = measured.call_costs(result, TIMED)
+        return costs, problem, not result.timed_out, measured.call_outside(result)
+
+    key = {"calls": [*LABELS, SCALED], "scaled": 16 * SCALE_BASE}
+    return measured.reference_costs(PROMPT_ID, files, key, seed, measure)
+
+
+def _measured(run: RunFn, seed: int, inputs: dict[str, Any], result: ExecResult | None,
+              problem: str, results: dict[str, Any]) -> dict[str, Any]:
+    """``facts["measured"]``; an answer short of full credit is timed once more (the fixture
+    call to warm up, the perturbed and the timed call, marked ``repeat``) and each call's
+    least time counts, so a timing flake does not cost points."""
+    if result is None:
+        costs, problem = None, problem or "the run gave no record"
+    else:
+        costs, problem = measured.call_costs(result, TIMED)
+    outside = measured.call_outside(result) if costs is not None else None
+    slept = {label: measured.sleep_of(item) for label, item in results.items()}
+    small = len(inputs["perturbed"])
+    names = [f"the perturbed list ({small} users)", f"{16 * SCALE_BASE} generated users"]
+    gold = lambda: _reference_costs(run, inputs, seed)  # noqa: E731
+    if costs is not None and not any(slept.values()):
+        reference = gold()
+        if "costs" in reference and measured.verdict(costs, outside, reference, names)[0] < 1:
+            again = run({**_timing_request(inputs, seed, ("fixture", "perturbed")), "repeat": True,
+                         "retime": True}, {})
+            retimed, _ = measured.call_costs(again, TIMED) if again.observation else (None, None)
+            if retimed:
+                costs = [min(pair) for pair in zip(costs, retimed)]
+                outside = min(outside, measured.call_outside(again))
+        gold = lambda: reference  # noqa: E731
+    unit = f"the perturbed list ({small} users) and {16 * SCALE_BASE} generated users"
+    return {**measured.facts(costs, problem, gold, slept, unit, outside), "names": names}
 
 
 @lru_cache(maxsize=4)
@@ -108,9 +172,10 @@ def generated(seed: int) -> tuple[dict[str, Any], dict[str, Any], Any]:
 
 
 def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path, seed: int) -> dict[str, Any]:
-    """Run the four calls in one child; if that child dies (a crash on the malformed list,
-    say), run the others again without it, so only it is lost. After a time-out the retry is
-    skipped by the engine: a prompt's time budget is one time-out."""
+    """Run the four calls and one timed call in one child; if that child dies (a crash on the
+    malformed list, say), run the others again without it, so only it is lost. After a
+    time-out the retry is skipped by the engine: a prompt's time budget is one time-out. The
+    CPU times of the perturbed and timed calls go to ``facts["measured"]`` (``measured``)."""
     users = json.loads((test_data / data.FIXTURE_PATH).read_bytes().decode("utf-8-sig"))
     key = (test_data / "answer_keys" / data.ANSWER_KEY_PATH).read_text(encoding="utf-8")
     generated_inputs, answers, classes = generated(seed)  # each grading its own copy
@@ -118,16 +183,19 @@ def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path, seed: 
     expected = {"fixture": json.loads(key), **answers}
     facts: dict[str, Any] = {"seed": seed, "inputs": inputs, "expected": expected,
                              "classes": classes, "results": {}, "problem": "", "unobserved": {}}
-    observation, problem = _run_calls(run, inputs, LABELS)
-    if observation is None:
+    result, problem = _run_calls(run, inputs, LABELS, seed)
+    if result is None:
         facts["unobserved"] = {"malformed": problem}
-        observation, problem = _run_calls(run, inputs, RETRY_LABELS)
-    if observation is None:
+        result, problem = _run_calls(run, inputs, RETRY_LABELS, seed)
+    everything = {r["label"]: r for r in result.observation.get("results", [])} if result else {}
+    facts["measured"] = _measured(run, seed, inputs, result, problem, everything)
+    if result is None:
         facts["problem"] = problem
         return facts
+    observation = result.observation
     facts["import_error"] = observation.get("import_error")
     facts["function_found"] = observation.get("function_found")
-    facts["results"] = {r["label"]: r for r in observation.get("results", [])}
+    facts["results"] = {label: r for label, r in everything.items() if label != SCALED}
     return facts
 
 
@@ -321,18 +389,31 @@ def no_unsafe_constructs(ctx: CheckContext) -> Outcome:
                    tuple(evidence[:LIST_LIMIT]))
 
 
+@check("measured_performance")
+def measured_performance(ctx: CheckContext) -> Outcome:
+    """Kernel CPU time of the call on the perturbed list (24-36 users) and on 256 generated users against the reference's; any sleep costs all.
+
+    The one added call runs last in the prompt's one call run; the reference solution is timed
+    on the same two lists once per process. Cost on 256 users is full up to 2x the
+    reference's, growth from the perturbed list to 256 users full up to 2x the reference's
+    (``benchmark.analyzers.timing``)."""
+    return measured.outcome(ctx)
+
+
 @check("single_pass")
 def single_pass(ctx: CheckContext) -> Outcome:
+    """A static hint: no loop nested in another (measured_performance times the code itself)."""
     tree, failed = _needs_tree(ctx)
     if failed:
         return failed
     nested = astfacts.nested_loops(tree)
     loops = sum(isinstance(n, (ast.For, ast.AsyncFor, ast.While, ast.comprehension))
                 for n in all_nodes(tree))
+    hint = "a static hint; measured_performance times the code"
     if not nested:
-        return Outcome.ok(f"no loop runs inside another loop ({loops} loops)")
+        return Outcome.ok(f"no loop runs inside another loop ({loops} loops; {hint})")
     return Outcome.ratio(loops - len(nested), loops,
-                         f"{len(nested)} of {loops} loops are nested inside another loop",
+                         f"{len(nested)} of {loops} loops are nested inside another loop ({hint})",
                          [Evidence(MAIN, line) for line in nested])
 
 

@@ -23,6 +23,7 @@ import copy
 import json
 import random
 import re
+from functools import lru_cache
 from typing import Any
 
 from .. import bigint
@@ -308,7 +309,16 @@ def _user(rng: random.Random, number: int, kinds: tuple[str, str, str, str]) -> 
 def perturbed_users(seed: int) -> list[dict[str, Any]]:
     """20-40 users drawn from ``seed``: new ids, ages, purchase counts and providers."""
     rng = random.Random(seed)
-    count = rng.randint(24, 36)
+    return _users(rng, rng.randint(24, 36))
+
+
+@lru_cache(maxsize=4)  # once per process and seed; shared, so never mutated (only serialised)
+def scaled_users(seed: int, count: int) -> list[dict[str, Any]]:
+    """``count`` users (up to 9,800) drawn like the perturbed ones, for timing only."""
+    return _users(random.Random(f"{seed}:scaled:{count}"), count)
+
+
+def _users(rng: random.Random, count: int) -> list[dict[str, Any]]:
     numbers = rng.sample(range(200, 10_000), count)
     columns = [_kinds(rng, kinds, count)
                for kinds in (_ID_KINDS, _EMAIL_KINDS, _AGE_KINDS, _COUNT_KINDS)]

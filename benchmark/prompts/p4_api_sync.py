@@ -306,7 +306,9 @@ def retry_resilience(ctx: CheckContext) -> Outcome:
     persistent ConnectionError -> 2-3 attempts (0.5).
 
     The two attempt-count points also need the call to have returned None without raising
-    (the contract says never raise)."""
+    (the contract says never raise). A sleep outside a retry back-off (any ``time.sleep`` in a
+    call whose contract allows a single request: 200, 202, 400, 401, 404, bad bodies) costs 1
+    point, and the rationale names each such call and what it slept."""
     return judge.judge_retries(ctx)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..analyzers.memo import all_nodes
+from ..analyzers.timing import seconds
 from ..untrusted import NAME_LIMIT, text
 from .base import CheckContext, Outcome, load_problem
 from .base import strict_equal as same_json
@@ -275,8 +276,26 @@ def _attempt_points(facts: Mapping[str, Any], kind: str, low: int, high: int) ->
     return (0.5 if clean and low <= attempts <= high else 0.0), note
 
 
+ONE_REQUEST_KINDS = tuple(kind for kind, rule in RULES.items() if rule.max_requests == 1)
+NEEDLESS_SLEEP_COST = 1.0  # of retry_resilience's 2 points
+
+
+def needless_sleeps(facts: Mapping[str, Any]) -> dict[str, float]:
+    """Sleeps outside a retry back-off, by scenario label: what a call slept (``time.sleep``,
+    recorded, not slept) in a scenario whose contract allows a single request, where there is
+    nothing to back off from. A malformed ``sleep_total`` counts as no sleep."""
+    slept = {}
+    for scenario in scenarios_of(facts, ONE_REQUEST_KINDS):
+        result = result_of(facts, scenario)
+        total = seconds(result.get("sleep_total")) if isinstance(result, Mapping) else None
+        if total:
+            slept[scenario["label"]] = total
+    return slept
+
+
 def judge_retries(ctx: CheckContext) -> Outcome:
-    """The ``retry_resilience`` verdict: recovery with back-off (1), 400 once, network 2-3 tries."""
+    """The ``retry_resilience`` verdict: recovery with back-off (1), 400 once, network 2-3 tries;
+    a sleep in a call that needs no retry (a sleep outside a retry back-off) costs 1."""
     blocked = request_blocker(ctx)
     if blocked:
         return blocked
@@ -284,7 +303,7 @@ def judge_retries(ctx: CheckContext) -> Outcome:
     retry_result = result_of(ctx.facts, retry) or {}
     points, notes = 0.0, []
     if score_scenario(ctx.facts, retry)[0] == 1.0:
-        backoff = retry_result.get("sleep_total", 0) > 0
+        backoff = bool(seconds(retry_result.get("sleep_total")))
         points += 1.0 if backoff else 0.5
         notes.append("recovered from 503,503" + ("" if backoff else " but without back-off"))
     else:
@@ -294,4 +313,11 @@ def judge_retries(ctx: CheckContext) -> Outcome:
         earned, note = _attempt_points(ctx.facts, kind, low, high)
         points += earned
         notes.append(f"{what}: {note}")
+    slept = needless_sleeps(ctx.facts)
+    if slept:
+        points = max(0.0, points - NEEDLESS_SLEEP_COST)
+        where = ", ".join(f"{label} {total:g} s" for label, total in slept.items())
+        notes.insert(0, f"slept {sum(slept.values()):g} s outside a retry back-off, in calls that "
+                        f"needed one request (time.sleep, recorded instead of slept: {where}): "
+                        f"-{NEEDLESS_SLEEP_COST:g}")
     return Outcome.ratio(points, 2.0, f"{points:g}/2 retry points: {'; '.join(notes)}")

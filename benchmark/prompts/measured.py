@@ -1,0 +1,216 @@
+"""Measured performance for the core prompts that run code: the ``measured_performance`` check.
+
+A prompt's ``observe`` times its answer on inputs 4x and 16x a base record count (generated
+from the seed by the prompt's data module) inside the sandbox, and its reference solution
+(``benchmark/packs/core/<prompt>/reference/``) the same way through ``run(..., reference=True)``,
+memoised per process by (reference bytes, requests, inputs, seed). Prompt 3 times calls it
+already makes (the perturbed list, 24-36 users, and the differential one, 308): a cost is the
+call's CPU time from the kernel (``time.thread_time()`` around the call in the child), trusted
+only while the calls' sum stays within the child's own rusage. Prompt 1 (``script`` mode) adds one run on 16x the records: its cost
+is the script's CPU time in that run (``time.thread_time()`` around it in the child) less the
+least of the fixture and perturbed runs' (its imports and start), judged by the cost ratio alone, and the run is repeated
+(the least time counts) only when the answer falls short of full credit.
+``time.sleep`` is recorded, not slept; a sleep outside a retry back-off costs the whole check.
+The facts are plain JSON (``facts["measured"]``); ``benchmark.analyzers.timing`` judges them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+from ..analyzers import timing
+from ..packs import reference
+from ..packs.compiled import CORE_DIR
+from ..types import ExecResult
+from .base import CheckContext, Outcome, RunFn, raised
+
+SCALES = timing.SCALES
+LABELS = {scale: f"scale_{scale}x" for scale in SCALES}
+AGAIN = "_again"  # a repeat of a timed call: the least of the two times counts
+TIMEOUT_S = 20.0  # a scaled run may take this long (it is the last run of its prompt)
+KERNEL_SLACK_S = 0.02  # per-call times may exceed the run's kernel total by this much at most
+REFERENCE = "reference solution: "
+OUTSIDE_RATIO = 1.5  # CPU outside the timed code, allowed beyond the reference's, as a multiple
+OUTSIDE_SLACK_S = 0.025  # ... plus this (first-run caches, a bigger import, larger output)
+
+
+@lru_cache(maxsize=8)
+def _reference_bytes(prompt_id: str, names: tuple[str, ...]) -> tuple[tuple[str, bytes], ...]:
+    folder = CORE_DIR / prompt_id / "reference"
+    return tuple((name, (folder / name).read_bytes()) for name in names)
+
+
+def reference_files(prompt_id: str, names: tuple[str, ...]) -> dict[str, bytes]:
+    """The reference solution's files of a core prompt, read once per process (a missing one
+    raises: our fault)."""
+    return dict(_reference_bytes(prompt_id, names))
+
+
+def _failed(result: ExecResult) -> str | None:
+    if result.killed_by == "skipped":
+        return "was skipped (an earlier run of this prompt timed out)"
+    if result.timed_out:
+        return "timed out"
+    if result.observation is None:
+        return f"gave no record ({result.channel_error or 'the child died'})"
+    return None
+
+
+def _script_cpu(result: ExecResult) -> float | None:
+    return timing.seconds(result.observation.get("cpu_s"))
+
+
+def script_costs(baselines: dict[str, ExecResult], timed: dict[str, ExecResult],
+                 labels: tuple[str, ...] = tuple(LABELS.values())
+                 ) -> tuple[list[float] | None, str | None]:
+    """(cost per scale, None) or (None, why not): a cost is the least CPU time of a scale's timed
+    runs (``<label>`` and optionally ``<label>_again``) less the least of the ``baselines``
+    that ran cleanly (small runs: the script's imports and start). A run's time is the script's
+    own (``cpu_s``: ``time.thread_time()`` around it in the child), so the interpreter's and
+    the harness's start do not add their noise. Least, since interference only ever adds."""
+    clean = [r for r in baselines.values()
+             if _failed(r) is None and r.observation.get("exit_code") == 0 and _script_cpu(r) is not None]
+    if not clean:
+        return None, f"no small run ({', '.join(baselines)}) ended cleanly to subtract"
+    for label, result in timed.items():
+        problem = _failed(result)
+        if problem is None and result.observation.get("exit_code") != 0:
+            problem = f"exited with {result.observation.get('exit_code')}"
+        if problem is None and _script_cpu(result) is None:
+            problem = "reported no CPU time"
+        if problem:
+            return None, f"the {label} run {problem}"
+    base = min(_script_cpu(result) for result in clean)
+    return [max(0.0, min(_script_cpu(r) for name, r in timed.items() if name in (label, label + AGAIN)) - base)
+            for label in labels], None
+
+
+def call_costs(result: ExecResult, labels: tuple[str, ...]) -> tuple[list[float] | None, str | None]:
+    """(cost per label, None) or (None, why not) from a call/http run holding the calls named
+    by ``labels``, each of which must have returned with a CPU time."""
+    problem = _failed(result)
+    if problem:
+        return None, f"the run {problem}"
+    raw = result.observation.get("results")
+    items = [r for r in raw if type(r) is dict] if type(raw) is list else []
+    by_label = {r.get("label"): r for r in items}
+    costs = []
+    for label in labels:
+        item = by_label.get(label)
+        if item is None:
+            return None, f"the {label} call was not reported"
+        if type(item.get("exception")) is dict:
+            return None, f"the {label} call raised {raised(item['exception'])}"
+        cost = timing.seconds(item.get("cpu_s"))
+        if item.get("returned") is not True or cost is None:
+            return None, f"the {label} call did not return with a CPU time"
+        costs.append(cost)
+    total = sum(timing.seconds(r.get("cpu_s")) or 0.0 for r in items)
+    if total > result.cpu_s + KERNEL_SLACK_S:
+        return None, (f"the calls' CPU times add up to more than the kernel measured for the whole "
+                      f"run ({total:.3f} s > {result.cpu_s:.3f} s): not trusted")
+    return costs, None
+
+
+def script_outside(timed: dict[str, ExecResult]) -> float | None:
+    """The CPU time the kernel counted in a scale's timed script run(s) outside the script's own
+    reported time (the interpreter and the harness, and anything the timing missed), the least
+    over the runs that reported one; None when none did."""
+    values = [r.cpu_s - min(cpu, r.cpu_s) for r in timed.values()
+              if _failed(r) is None and (cpu := _script_cpu(r)) is not None]
+    return min(values) if values else None
+
+
+def call_outside(result: ExecResult | None) -> float | None:
+    """The CPU time the kernel counted in a call run outside the calls' reported times (the
+    interpreter, the harness, the module's import, and anything the timing missed); None when
+    the run gave no calls."""
+    if result is None or _failed(result) is not None:
+        return None
+    raw = result.observation.get("results")
+    items = [r for r in raw if type(r) is dict] if type(raw) is list else []
+    reported = sum(timing.seconds(r.get("cpu_s")) or 0.0 for r in items)
+    return max(0.0, result.cpu_s - reported)
+
+
+def unaccounted(mine: float | None, reference: float | None) -> float:
+    """The CPU time to charge to an answer's timed work: what the kernel counted outside its
+    reported times beyond the reference's by more than the allowance (OUTSIDE_RATIO times the
+    reference's, plus OUTSIDE_SLACK_S). The per-call times come from the child, which the
+    answer runs in and could change; the kernel's count for the whole run it cannot, so work
+    hidden from the timing (work in threads of its own, a timer it replaced) is still paid."""
+    if mine is None or reference is None:
+        return 0.0
+    return max(0.0, mine - (reference * OUTSIDE_RATIO + OUTSIDE_SLACK_S))
+
+
+def sleep_of(record: Mapping[str, Any] | None) -> float:
+    """The recorded ``sleep_total`` of a run or call (0 when absent or malformed)."""
+    return (timing.seconds(record.get("sleep_total")) or 0.0) if isinstance(record, Mapping) else 0.0
+
+
+def reference_costs(prompt_id: str, files: Mapping[str, bytes], key: Mapping[str, Any], seed: int,
+                    measure: Callable[[], tuple[list[float] | None, str | None, bool, float | None]]
+                    ) -> dict[str, Any]:
+    """{"costs": [...], "outside": s} or {"problem": "reference solution: ..."}, memoised per
+    process; ``key`` names the requests and inputs, ``measure()`` runs them and returns
+    (costs, problem, whether to keep the result, CPU outside the timed code)."""
+    def compute() -> tuple[dict[str, Any], bool]:
+        costs, problem, keep, outside = measure()
+        if problem:
+            return {"problem": f"{REFERENCE}{problem}"}, keep
+        return {"costs": costs, "outside": outside}, keep
+
+    return reference.memoised(files, {"prompt": prompt_id, **key}, {}, seed, compute)
+
+
+def facts(costs: list[float] | None, problem: str | None, gold: Callable[[], dict[str, Any]],
+          slept: Mapping[str, float], unit: str, outside: float | None = None) -> dict[str, Any]:
+    """``facts["measured"]``: the answer's costs or why there are none, the reference's (timed
+    only when the answer's are there to compare and it never slept), the sleeps outside a retry
+    back-off by run or call label, what the records are, and the CPU the kernel counted outside
+    the timed code (``outside``)."""
+    slept = {label: total for label, total in slept.items() if total > 0}
+    return {"costs": costs, "problem": problem, "slept": slept, "unit": unit, "outside": outside,
+            "reference": gold() if costs is not None and not slept else None}
+
+
+def outcome(ctx: CheckContext) -> Outcome:
+    """The ``measured_performance`` verdict from ``facts["measured"]`` (see the module doc)."""
+    measured = ctx.facts.get("measured")
+    if not isinstance(measured, dict):
+        return Outcome.error("performance was not measured")
+    slept = measured["slept"]
+    if slept:
+        where = ", ".join(f"{label} {total:g} s" for label, total in sorted(slept.items()))
+        return Outcome.fail(f"slept {sum(slept.values()):g} s in total outside a retry back-off "
+                            f"(time.sleep, recorded instead of slept: {where})")
+    if measured["problem"]:
+        return Outcome.fail(f"not timed on {measured['unit']}: {measured['problem']}")
+    gold = measured["reference"]
+    if "problem" in gold:
+        return Outcome.error(gold["problem"])
+    fraction, rationale = verdict(measured["costs"], measured.get("outside"), gold, measured.get("names"))
+    return Outcome(fraction, f"{rationale} (kernel CPU time on {measured['unit']}; no sleep)")
+
+
+def verdict(costs: list[float], outside: float | None, gold: Mapping[str, Any],
+            names: Sequence[str] | None = None) -> tuple[float, str]:
+    """(fraction, rationale) for an answer's costs (one scale, or the small and large inputs
+    named by ``names``) against the reference's ``gold``, with CPU the kernel counted outside
+    the timed code beyond the reference's charged to the largest input (``unaccounted``). The
+    prompts also use it to decide whether an answer is short of full credit and timed again."""
+    costs = list(costs)
+    hidden = unaccounted(outside, gold.get("outside"))
+    costs[-1] += hidden
+    if len(costs) == 1:  # one scale (the largest): the cost ratio alone
+        fraction, rationale = timing.judge_cost(costs[0], gold["costs"][0])
+    else:
+        fraction, rationale = timing.judge(costs, gold["costs"], names or ("4x the records", "16x the records"))
+    if hidden:  # no figure: the rationale stays as stable as the quantised score
+        rationale += ("; the kernel counted CPU time outside the timed code well beyond the "
+                      "reference's (work in threads of its own, a heavy import, or a timer the answer "
+                      "replaced), charged to the largest input")
+    return fraction, rationale

@@ -1,0 +1,391 @@
+"""Measured performance (issue 14): the pure judging on synthetic timings, the facts'
+fail-closed paths, the reference timed once per process, and real gradings in the sandbox of
+answers that differ from the reference by orders of magnitude (a sleep, a sort per record)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from benchmark.analyzers import timing
+from benchmark.engine.grading import GradeOptions, grade_prompt
+from benchmark.prompts import measured
+from benchmark.prompts import p1_refactoring as p1
+from benchmark.prompts import p3_transform as p3
+from benchmark.prompts.base import CheckContext
+from benchmark.types import ExecResult
+
+ROOT = Path(__file__).resolve().parent.parent
+TEST_DATA = ROOT / "test_data"
+REFERENCE = ROOT / "submissions" / "reference_implementations" / "example_model"
+CHECK = "measured_performance"
+
+
+# ---- the pure judging ---------------------------------------------------------------
+
+
+def test_band_is_full_up_to_its_bound_none_from_zero_and_log_linear_between():
+    assert timing.band(1.0, 2, 10) == 1 and timing.band(2.0, 2, 10) == 1
+    assert timing.band(10.0, 2, 10) == 0 and timing.band(50.0, 2, 10) == 0
+    assert timing.band(2 * math.sqrt(5), 2, 10) == pytest.approx(0.5)
+
+
+def test_quantised_to_the_nearest_quarter():
+    assert [timing.quantised(x) for x in (0.0, 0.12, 0.13, 0.6, 0.63, 0.9, 1.0)] == [
+        0.0, 0.0, 0.25, 0.5, 0.75, 1.0, 1.0]
+
+
+def test_an_answer_as_fast_as_the_reference_earns_full_credit_despite_jitter():
+    gold = [0.020, 0.080]
+    for jitter in (0.75, 0.8, 0.9, 1.0, 1.1, 1.25, 1.33):  # the small call varies most
+        fraction, rationale = timing.judge([0.020 * jitter, 0.080 / jitter], gold)
+        assert fraction == 1.0, (jitter, rationale)
+    assert rationale.count("within 2x") == 2
+
+
+def test_quadratic_work_loses_most_and_constant_factor_slowness_only_the_cost_half():
+    gold = [0.020, 0.080]
+    assert timing.judge([0.060, 0.960], gold)[0] == 0.0  # 12x cost, grows 4x faster
+    assert timing.judge([0.100, 0.400], gold)[0] == 0.75  # 5x cost, linear
+    assert timing.judge([0.100, 0.400], gold)[1].startswith("CPU time on 16x the records: about 4.5x")
+    named = timing.judge([0.001, 0.009], [0.001, 0.009], ("the perturbed list", "the differential list"))
+    assert named == (1.0, "CPU time on the differential list: within 2x the reference's; growth from "
+                          "the perturbed list to the differential list: within 2x the reference's")
+
+
+def test_one_scale_is_judged_by_the_cost_ratio_alone():
+    assert timing.judge_cost(0.012, 0.010) == (1.0, "CPU time on 16x the records: within 2x the reference's")
+    assert timing.judge_cost(0.050, 0.010) == (0.5, "CPU time on 16x the records: about 4.5x the reference's")  # 5x
+    assert timing.judge_cost(0.500, 0.010)[0] == 0.0
+    assert timing.judge_cost(0.0, 0.0)[0] == 1.0  # both under the floor
+
+
+def test_a_one_scale_measurement_reaches_the_verdict_through_judge_cost():
+    outcome = measured.outcome(_ctx(costs=[0.2], reference={"costs": [0.01]}))
+    assert outcome.fraction == 0 and "about 10x or more" in outcome.rationale
+
+
+def test_costs_under_the_timing_floor_count_as_the_floor():
+    assert timing.judge([0.0, 0.0], [0.0001, 0.0004]) == timing.judge([0.0005, 0.0005], [0.0005, 0.0005])
+
+
+@pytest.mark.parametrize("value", [True, "1.0", float("nan"), float("inf"), -0.1, None, [1.0]])
+def test_seconds_rejects_anything_but_a_finite_non_negative_number(value):
+    assert timing.seconds(value) is None
+
+
+def test_seconds_accepts_ints_and_floats():
+    assert timing.seconds(0) == 0.0 and timing.seconds(1.5) == 1.5
+
+
+# ---- the facts and the verdict ------------------------------------------------------
+
+
+def _ctx(**measured_facts) -> CheckContext:
+    facts = {"costs": [0.02, 0.08], "problem": None, "slept": {}, "unit": "records",
+             "reference": {"costs": [0.02, 0.08]}, **measured_facts}
+    return CheckContext(files={}, facts={"measured": facts})
+
+
+def test_a_sleep_costs_the_whole_check_and_the_rationale_names_the_total():
+    outcome = measured.outcome(_ctx(slept={"scale_4x": 10.24, "scale_16x": 40.96}))
+    assert outcome.fraction == 0 and "slept 51.2 s in total outside a retry back-off" in outcome.rationale
+    assert "scale_16x 40.96 s" in outcome.rationale
+
+
+def test_an_unmeasured_answer_fails_and_a_broken_reference_is_our_error():
+    assert measured.outcome(_ctx(costs=None, problem="the scale_16x run timed out")).fraction == 0
+    broken = measured.outcome(_ctx(reference={"problem": "reference solution: exited with 1"}))
+    assert broken.status == "error"
+    assert measured.outcome(CheckContext(files={}, facts={})).status == "error"
+
+
+def test_the_reference_is_timed_only_when_there_is_something_to_compare():
+    def gold():
+        raise AssertionError("the reference must not run")
+
+    assert measured.facts(None, "no record", gold, {}, "records")["reference"] is None
+    assert measured.facts([0.1, 0.4], None, gold, {"fixture": 0.5}, "records")["reference"] is None
+    assert measured.facts([0.1, 0.4], None, lambda: {"costs": [1, 2]}, {"x": 0.0}, "r")["slept"] == {}
+
+
+LABELS = ("small", "large")
+
+
+def _call_result(cpu_total: float, per_call: float) -> ExecResult:
+    results = [{"label": label, "returned": True, "exception": None, "cpu_s": per_call}
+               for label in LABELS]
+    return ExecResult(0, "", "", False, None, 1.0, cpu_total, 10.0, observation={"results": results})
+
+
+def test_call_timings_are_trusted_only_within_the_kernels_total_for_the_run():
+    assert measured.call_costs(_call_result(0.5, 0.2), LABELS) == ([0.2, 0.2], None)
+    costs, problem = measured.call_costs(_call_result(0.1, 0.2), LABELS)
+    assert costs is None and "not trusted" in problem
+
+
+def test_a_timed_call_that_raised_or_was_not_reported_is_not_timed():
+    result = _call_result(0.5, 0.2)
+    result.observation["results"][1].update(returned=False, exception={"type": "KeyError", "message": "x"})
+    assert "large call raised KeyError" in measured.call_costs(result, LABELS)[1]
+    result.observation["results"].pop()
+    assert "large call was not reported" in measured.call_costs(result, LABELS)[1]
+
+
+def test_the_reference_is_timed_once_per_process_and_the_memo_matches_a_fresh_timing():
+    from benchmark.packs import reference
+
+    calls = []
+
+    def measure():
+        calls.append(1)
+        return [0.01, 0.04], None, True, 0.03
+
+    files = {"x.py": b"pass\n"}
+    reference.clear()
+    first = measured.reference_costs("prompt_3", files, {"calls": [1]}, 7, measure)
+    again = measured.reference_costs("prompt_3", files, {"calls": [1]}, 7, measure)
+    assert first == again == {"costs": [0.01, 0.04], "outside": 0.03} and len(calls) == 1
+    measured.reference_costs("prompt_3", {"x.py": b"pass \n"}, {"calls": [1]}, 7, measure)
+    measured.reference_costs("prompt_3", files, {"calls": [1]}, 8, measure)
+    assert len(calls) == 3  # other bytes or another seed: timed afresh
+    reference.clear()
+
+
+def test_a_reference_timing_that_timed_out_is_not_kept():
+    from benchmark.packs import reference
+
+    calls = []
+
+    def measure():
+        calls.append(1)
+        return None, "timed out", False, None
+
+    reference.clear()
+    for _ in range(2):
+        got = measured.reference_costs("prompt_3", {"y.py": b"1"}, {}, 1, measure)
+        assert got == {"problem": "reference solution: timed out"}
+    assert len(calls) == 2
+    reference.clear()
+
+
+def _p3_fake(times: list[dict[str, float]], seen: list):
+    """A run() for p3.observe whose calls all return, taking the next CPU times by label."""
+    def run(request, stage, reference=False):
+        seen.append((request, reference))
+        cpu = {"perturbed": 0.001, "scale_16x": 0.008} if reference else times.pop(0)
+        results = [{"label": c["label"], "returned": True, "exception": None, "value": None,
+                    "cpu_s": cpu.get(c["label"], 0.0)} for c in request["calls"]]
+        observation = {"import_error": None, "function_found": True, "results": results}
+        return ExecResult(0, "", "", False, None, 0.1, 1.0, 10.0, observation=observation)
+    return run
+
+
+def test_p3_an_answer_short_of_full_credit_is_timed_once_more_and_the_least_counts():
+    from benchmark.packs import reference
+
+    reference.clear()
+    seen: list = []
+    run = _p3_fake([{"perturbed": 0.001, "scale_16x": 0.040}, {"perturbed": 0.001, "scale_16x": 0.009}], seen)
+    facts = p3.observe({}, run, TEST_DATA, 7)
+    assert [ref for _, ref in seen] == [False, True, False]  # answer, reference (once), again
+    again = seen[2][0]
+    assert again["repeat"] is again["retime"] is True  # retime: not listed in the executions
+    assert [c["label"] for c in again["calls"]] == ["fixture", "perturbed", "scale_16x"]
+    assert facts["measured"]["costs"] == [0.001, 0.009]
+    assert measured.outcome(CheckContext(files={}, facts=facts)).fraction == 1.0
+    seen.clear()
+    p3.observe({}, _p3_fake([{"perturbed": 0.001, "scale_16x": 0.008}], seen), TEST_DATA, 7)
+    assert [ref for _, ref in seen] == [False]  # full credit at once: no repeat; reference memoised
+    reference.clear()
+
+
+def test_cpu_the_kernel_counted_outside_the_timings_is_charged_beyond_the_allowance():
+    # the child's per-call times are the answer's to change; the run's kernel total is not
+    assert measured.unaccounted(0.05, 0.05) == 0 and measured.unaccounted(None, 0.05) == 0
+    allowance = 0.05 * measured.OUTSIDE_RATIO + measured.OUTSIDE_SLACK_S
+    assert measured.unaccounted(allowance, 0.05) == 0
+    assert abs(measured.unaccounted(allowance + 0.4, 0.05) - 0.4) < 1e-9
+    assert measured.call_outside(_call_result(0.5, 0.2)) == pytest.approx(0.1)
+    assert measured.call_outside(_call_result(0.1, 0.2)) == 0.0  # never negative
+    fair = measured.outcome(_ctx(outside=0.06, reference={"costs": [0.02, 0.08], "outside": 0.05}))
+    assert fair.fraction == 1 and "kernel counted" not in fair.rationale
+    # 0.5 s hidden from a timing that reports the reference's own cost: charged to the large input
+    hiding = _ctx(outside=0.55, reference={"costs": [0.02, 0.08], "outside": 0.05})
+    verdict = measured.outcome(hiding)
+    assert verdict.fraction < 0.5 and "the kernel counted CPU time outside the timed code" in verdict.rationale
+    assert measured.outcome(hiding).rationale == verdict.rationale  # no figure in it: stable
+
+
+def test_script_outside_is_the_runs_kernel_total_less_the_scripts_own_time_least_over_repeats():
+    def script(kernel: float, reported) -> ExecResult:
+        return ExecResult(0, "", "", False, None, 1.0, kernel, 10.0,
+                          observation={"exit_code": 0, "cpu_s": reported})
+
+    assert measured.script_outside({"scale_16x": script(0.30, 0.02)}) == pytest.approx(0.28)
+    both = {"scale_16x": script(0.30, 0.02), "scale_16x_again": script(0.05, 0.03)}
+    assert measured.script_outside(both) == pytest.approx(0.02)
+    assert measured.script_outside({"scale_16x": script(0.01, 0.5)}) == 0.0  # over-reported: clamped
+    assert measured.script_outside({"scale_16x": script(0.3, "fast")}) is None
+
+
+# ---- real gradings: correct but slow answers ----------------------------------------
+
+
+def _variant(tmp_path: Path, name: str, module, old: str, new: str) -> Path:
+    text = (REFERENCE / module.MAIN).read_text(encoding="utf-8")
+    assert old in text
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / module.MAIN).write_text(text.replace(old, new, 1), encoding="utf-8")
+    return folder
+
+
+def _import_time(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("import json\n", "import json\nimport time\n", 1), encoding="utf-8")
+
+
+def _check(result, check_id: str = CHECK):
+    return next(c for cat in result.categories for c in cat.checks if c.id == check_id)
+
+
+def _grade(module, folder: Path):
+    return grade_prompt(module, folder, test_data=TEST_DATA, options=GradeOptions())
+
+
+P3_LOOP = "            transformed.append(transform_user(user))\n"
+P3_QUADRATIC = (P3_LOOP + "            ordered.append(transformed[-1])\n"
+                "            ordered = sorted(ordered, key=lambda item: json.dumps(item, default=str))\n")
+
+
+@pytest.mark.parametrize("module", [p1, p3], ids=["prompt_1", "prompt_3"])
+def test_the_reference_keeps_full_points_graded_twice(module):
+    first, second = _grade(module, REFERENCE), _grade(module, REFERENCE)
+    assert _check(first).earned == _check(first).points and first.score == 25.0
+    assert (second.score, _check(second).rationale) == (first.score, _check(first).rationale)
+
+
+P1_LOOP = "        row, reason = normalise_record(record, rules)\n"
+
+
+def test_p1_an_answer_that_sleeps_per_record_loses_the_check_with_the_total_named(tmp_path):
+    folder = _variant(tmp_path, "sleepy", p1, P1_LOOP, "        time.sleep(0.01)\n" + P1_LOOP)
+    _import_time(folder / p1.MAIN)
+    first, second = _grade(p1, folder), _grade(p1, folder)
+    check = _check(first)
+    assert check.earned == 0 and "slept" in check.rationale and "scale_16x 2.56 s" in check.rationale
+    assert _check(first, "correct_values").earned == _check(first, "correct_values").points  # correct
+    assert second.score == first.score
+
+
+def test_p1_an_answer_that_sorts_everything_per_record_loses_the_check(tmp_path):
+    new = P1_LOOP + "        _ = sorted(map(repr, records))  # a fresh index of the whole batch\n"
+    folder = _variant(tmp_path, "sorting", p1, P1_LOOP, new)
+    result = _grade(p1, folder)
+    check = _check(result)
+    assert _check(result, "perturbed_dataset").earned == _check(result, "perturbed_dataset").points
+    assert check.earned <= 0.5 * check.points, check.rationale
+    assert "about" in check.rationale and "no sleep" in check.rationale
+    # short of full credit, so timed once more; that run is not listed (it depends on timing)
+    assert [e.get("label") for e in result.execution] == ["fixture", "perturbed", "scale_16x"]
+
+
+def test_p3_an_answer_that_sleeps_per_record_loses_the_check_with_the_total_named(tmp_path):
+    folder = _variant(tmp_path, "sleepy", p3, P3_LOOP, "            time.sleep(0.01)\n" + P3_LOOP)
+    _import_time(folder / p3.MAIN)
+    result = _grade(p3, folder)
+    check = _check(result)
+    assert check.earned == 0 and "slept" in check.rationale and "scale_16x 2.56 s" in check.rationale
+    assert _check(result, "id_standardization").earned == _check(result, "id_standardization").points
+
+
+P3_DEF = "def transform_and_enrich_users(user_list: Any) -> list[dict[str, Any]]:\n"
+
+
+def _quadratic_p3(tmp_path: Path, name: str) -> Path:
+    folder = _variant(tmp_path, name, p3, P3_LOOP, P3_QUADRATIC)
+    text = (folder / p3.MAIN).read_text(encoding="utf-8")
+    (folder / p3.MAIN).write_text(text.replace("    transformed = []\n", "    transformed = []\n    ordered = []\n", 1),
+                                  encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("how", ["thread", "forged_timer"])
+def test_p3_slow_work_hidden_from_the_calls_timing_is_still_paid(tmp_path, how):
+    # the same quadratic answer, its work in a worker thread (which a per-thread timer missed),
+    # or with the harness's timer replaced through the caller's frame: the kernel still counts it
+    folder = _quadratic_p3(tmp_path, how)
+    path = folder / p3.MAIN
+    text = path.read_text(encoding="utf-8")
+    if how == "thread":
+        wrapper = ("def transform_and_enrich_users(user_list: Any) -> list[dict[str, Any]]:\n"
+                   "    import threading\n"
+                   "    box = []\n"
+                   "    worker = threading.Thread(target=lambda: box.append(_work(user_list)))\n"
+                   "    worker.start()\n"
+                   "    worker.join()\n"
+                   "    return box[0]\n\n\n")
+        text = text.replace(P3_DEF, wrapper + P3_DEF.replace("transform_and_enrich_users", "_work"), 1)
+    else:
+        forge = ("    frame = sys._getframe(1)\n"
+                 "    if '_thread_time' in frame.f_globals:\n"
+                 "        frame.f_globals['_thread_time'] = lambda: 0.0\n")
+        text = text.replace(P3_DEF, P3_DEF + forge, 1)
+    path.write_text(text, encoding="utf-8")
+    result = _grade(p3, folder)
+    check = _check(result)
+    assert _check(result, "function_runs").earned == _check(result, "function_runs").points
+    assert check.earned <= 0.5 * check.points, check.rationale
+    if how == "forged_timer":
+        assert "the kernel counted CPU time outside the timed code" in check.rationale
+
+
+def test_p3_an_answer_that_sorts_its_output_so_far_per_record_loses_most_of_the_check(tmp_path):
+    folder = _variant(tmp_path, "sorting", p3, P3_LOOP, P3_QUADRATIC)
+    text = (folder / p3.MAIN).read_text(encoding="utf-8")
+    (folder / p3.MAIN).write_text(text.replace("    transformed = []\n", "    transformed = []\n    ordered = []\n", 1),
+                                  encoding="utf-8")
+    result = _grade(p3, folder)
+    check = _check(result)
+    assert _check(result, "function_runs").earned == _check(result, "function_runs").points
+    assert check.earned <= 0.5 * check.points, check.rationale
+
+
+# ---- the harness: per-call CPU time, recorded sleeps, timing-only calls -------------
+
+
+def test_the_harness_times_each_call_records_sleeps_and_reports_no_value_for_a_measure_call():
+    from benchmark.secure_runner import SecureRunner
+
+    code = (b"import time\n"
+            b"def f(n):\n"
+            b"    time.sleep(3)\n"
+            b"    total = 0\n"
+            b"    for i in range(n):\n"
+            b"        total += i * i\n"
+            b"    return [total]\n")
+    request = {"mode": "call", "module": "sub.py", "function": "f", "record_sleep": True,
+               "calls": [{"label": "small", "args": [1000]},
+                         {"label": "large", "args": [2_000_000], "measure": True}]}
+    result = SecureRunner("t").run_harness(request, {"sub.py": code}, timeout=20)
+    small, large = result.observation["results"]
+    assert small["value"] == [sum(i * i for i in range(1000))] and small["mutated"] is False
+    assert large["value"] is None and "mutated" not in large and large["value_type"] == "list"
+    assert small["sleep_total"] == large["sleep_total"] == 3.0  # recorded, not slept
+    assert result.wall_s < 3.0
+    # orders of magnitude apart, and within the kernel's total for the whole child
+    assert large["cpu_s"] > 20 * small["cpu_s"] and large["cpu_s"] > 0.02
+    assert small["cpu_s"] + large["cpu_s"] <= result.cpu_s + measured.KERNEL_SLACK_S
+
+
+def test_without_record_sleep_a_call_run_sleeps_for_real_and_reports_no_sleep_total():
+    from benchmark.secure_runner import SecureRunner
+
+    code = b"import time\ndef f():\n    time.sleep(0.2)\n    return 1\n"
+    request = {"mode": "call", "module": "sub.py", "function": "f", "calls": [{"label": "x", "args": []}]}
+    result = SecureRunner("t").run_harness(request, {"sub.py": code}, timeout=20)
+    (item,) = result.observation["results"]
+    assert item["value"] == 1 and "sleep_total" not in item and result.wall_s >= 0.2
