@@ -216,6 +216,12 @@ def _main(argv: list[str] | None) -> int:
     from . import commands
     from .reporting.saved_runs import SavedRunError
 
+    if grading and not (config.cluster or config.scheduler or config.scheduler_file):
+        import signal
+
+        from .sandbox import spawner
+
+        spawner.abort_on(signal.SIGINT, INTERRUPTED)  # Ctrl-C stops the sandboxes at once
     try:
         if args.self_check:
             return commands.self_check_command(config)
@@ -226,8 +232,12 @@ def _main(argv: list[str] | None) -> int:
         _error(str(exc))
         return EXIT_ERROR
     except KeyboardInterrupt:
-        _error("interrupted")
+        _error(f"{INTERRUPTED}: nothing of this run was written; models graded before it stay "
+               "in the cache")
         return EXIT_ERROR
+
+
+INTERRUPTED = "interrupted"
 
 
 def _detect_first(isolation: Any) -> None:

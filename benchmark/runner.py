@@ -11,6 +11,7 @@ worker count.
 from __future__ import annotations
 
 import re
+import signal
 import socket
 from collections.abc import Callable
 from concurrent.futures import as_completed
@@ -113,6 +114,11 @@ def _init_worker(support: isolation.KernelSupport | None, idle_mb: int,
     limits._IDLE_VM_MB = idle_mb
     if door is not None:
         spawner.use_door(door)
+    # A terminal's Ctrl-C reaches the whole process group: the parent alone decides; it ends
+    # its workers with SIGTERM, which here stops this worker's runs and unwinds its grading
+    # (so every sandbox folder is removed) before the worker exits.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    spawner.abort_on(signal.SIGTERM, "the grading pool was stopped", SystemExit)
     spawner.prestart()
     bandit_process.prestart()  # its import of bandit overlaps the worker's first model
     import multiprocessing.util
@@ -233,8 +239,14 @@ class BenchmarkRunner:
                                      initializer=_init_worker, initargs=init_args) as pool:
                 futures = [pool.submit(_grade_unit, entry, self.test_data, self.options,
                                        self.packs, self.core) for entry in entries]
-                for future in as_completed(futures):
-                    finish(future.result())
+                try:
+                    for future in as_completed(futures):
+                        finish(future.result())
+                except BaseException:  # Ctrl-C (or a failure): stop the other models now
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    for process in list((getattr(pool, "_processes", None) or {}).values()):
+                        process.terminate()  # each worker stops its runs and cleans up
+                    raise
         finally:
             if support is not None and support.pids_cgroup:
                 pids_cgroup.sweep()  # the workers' folders: they end without their own clean-up

@@ -220,3 +220,73 @@ def test_pipe_safe_stream_drops_writes_once_the_reader_left():
     assert safe.write("more\n") == 5
     safe.flush()  # ...and nothing raises afterwards, the close's own flush included
     stream.close()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_stops_the_sandboxes_at_once_and_leaves_nothing_behind(tree, workers):
+    """SIGINT while a model's script spins: the run ends long before that child's deadline
+    (120 s here), exits 1 saying it was interrupted, writes no results, keeps the finished
+    model's cache entry, and leaves no process and no sandbox folder of its own behind."""
+    import os
+    import signal
+    import tempfile
+    import threading
+    import time
+
+    import psutil
+
+    slow = tree / "submissions/user_submissions/spinning_model"
+    shutil.copytree(REFERENCE, slow)
+    script = slow / "prompt_1_solution.py"
+    text = script.read_text(encoding="utf-8")
+    script.write_text(text.replace('if __name__ == "__main__":', 'if __name__ == "__main__":\n'
+                                   '    while True:\n        pass\n', 1), encoding="utf-8")
+    folders = [Path(tempfile.gettempdir()), Path("/dev/shm")]
+
+    def ours() -> set[str]:
+        return {p.name for top in folders if top.is_dir() for p in top.iterdir()
+                if p.name.startswith(("rubricbench-spinning_model", "rubricbench-example_model"))}
+
+    before = ours()
+    env = {**os.environ, "RUBRICBENCH_TIMEOUT": "120", "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, str(ROOT / "run_benchmark.py"), "--all-models", "--no-cache",
+                             "--workers", str(workers)], cwd=tree, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines: list[str] = []
+    finished = threading.Event()
+
+    def read() -> None:
+        for line in proc.stdout:
+            lines.append(line)
+            if "Final Score" in line:
+                finished.set()
+    threading.Thread(target=read, daemon=True).start()
+    errors: list[str] = []
+    error_reader = threading.Thread(target=lambda: errors.append(proc.stderr.read()), daemon=True)
+    error_reader.start()
+    try:
+        assert finished.wait(120), "".join(lines)[-2000:]  # example_model is done; the other spins
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # the spinning script is running
+            tree_procs = psutil.Process(proc.pid).children(recursive=True)
+            if any(p.cpu_times().user > 0.5 for p in tree_procs if "zygote" in " ".join(p.cmdline())):
+                break
+            time.sleep(0.1)
+        family = psutil.Process(proc.pid).children(recursive=True)
+        assert family
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(timeout=60)  # raises if the run waits for the spinning child's deadline
+        error_reader.join(10)
+        stderr = "".join(errors)
+        assert code == cli.EXIT_ERROR, stderr[-2000:]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert "interrupted: nothing of this run was written" in stderr and "Traceback" not in stderr
+    results = tree / "results"
+    assert not (results / "latest_results.json").exists()
+    assert [p.name for p in results.iterdir() if not p.name.startswith(".")] == []  # no run folder
+    assert len(list((results / ".cache" / "models").iterdir())) == 1  # the finished model's
+    gone, alive = psutil.wait_procs(family, timeout=10)
+    assert not alive, [p.cmdline() for p in alive]
+    assert ours() <= before

@@ -149,7 +149,7 @@ class Zygote:
         for run in runs:
             if run.result.pid and run.result.status is None:
                 _kill_orphaned_run(run.result.pid)
-            run.result.error = run.result.error or reason
+            run.result.error = run.result.error or self.closed
             run.started.set()
             run.finished.set()
         self._hello.set()
@@ -222,6 +222,7 @@ _current: Zygote | None = None
 _current_pid: int | None = None
 _start_lock = threading.Lock()
 _door: socket.socket | None = None  # a pool worker's way to its parent's zygote
+_aborted: str | None = None  # set by abort(): no run starts in this process any more
 
 
 def use_door(door: socket.socket) -> None:
@@ -236,6 +237,8 @@ def get() -> Zygote:
     else started, if there is none or the last one has gone."""
     global _current, _current_pid, _door
     with _start_lock:
+        if _aborted is not None:
+            raise ZygoteError(_aborted)
         if _current is None or _current_pid != os.getpid() or not _current.alive:
             zygote = None
             if _door is not None:
@@ -246,6 +249,34 @@ def get() -> Zygote:
                     _door = None
             _current, _current_pid = zygote or Zygote(), os.getpid()
         return _current
+
+
+def abort(reason: str) -> None:
+    """Stop every run of this process now (Ctrl-C): the zygote kills the runs it has started
+    for us (closing our connection is its signal), each waiting run fails with ``reason``, and
+    from now on no run starts (``get`` raises), so a grading thread cannot start a new zygote
+    and go on. For this process only, once; the runs' sandboxes are removed by their owners."""
+    global _aborted
+    with _start_lock:
+        _aborted = _aborted or reason
+        zygote = _current if _current_pid == os.getpid() else None
+    if zygote is not None:
+        zygote.closed = zygote.closed or reason
+        zygote.close()
+
+
+def abort_on(signum: int, reason: str, then: type[BaseException] = KeyboardInterrupt) -> None:
+    """From now on, signal ``signum`` aborts this process's runs (``abort(reason)``, on a
+    thread of its own: the handler may have interrupted the main thread while it holds a lock
+    ``abort`` needs) and raises ``then`` in the main thread, whose clean-up then finds every
+    run failing at once instead of waiting for each to reach its deadline."""
+    import signal
+
+    def handler(_signum: int, _frame: Any) -> None:
+        threading.Thread(target=abort, args=(reason,), name="abort", daemon=True).start()
+        raise then(reason)
+
+    signal.signal(signum, handler)
 
 
 def prestart() -> None:
