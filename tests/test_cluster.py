@@ -103,6 +103,18 @@ def _kills_its_worker(unit, expected):
     return grade_unit(unit, expected)
 
 
+def _hangs_past_its_deadline(unit, expected):
+    """A test task: the unit named ``hung`` sits on its worker well past the deadline (had it
+    been waited for, its result would be this dict; bounded, so its worker frees up again)."""
+    if unit["name"] == "hung":
+        time.sleep(HANG_S)
+        return {"model": "hung", "late": True}
+    return grade_unit(unit, expected)
+
+
+HANG_S = 6.0
+
+
 def test_cluster_results_are_identical_to_a_local_run(session, submissions, tmp_path):
     runner = _runner(submissions, tmp_path)
     entries = sorted(runner.discover().values(), key=lambda e: e.name)
@@ -305,3 +317,25 @@ def test_fixture_folders_of_dead_workers_are_swept_at_the_next_admission(tmp_pat
         (folder / "fixtures").mkdir(parents=True)
     assert worker.sweep_stale_fixtures("res") == [dead]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([alive.name, other.name])
+
+
+def test_a_unit_past_its_deadline_is_cancelled_and_recorded_and_the_others_are_graded(session, submissions,
+                                                                                      tmp_path):
+    runner = _runner(submissions, tmp_path)
+    session.admit(runner.test_data, runner.options)
+    entry = runner.discover()["example_model"]
+    from benchmark.cluster.units import make_unit
+
+    files = [n for p in __import__("benchmark.rubric").rubric.RUBRIC for n in p.files]
+    units = [make_unit(name, entry.tier, f"{name}-{time.time_ns()}", entry.path, files)
+             for name in ("hung", "example_model")]
+    seen = {}
+    session.grade(units, deadline_s=1.5, task=_hangs_past_its_deadline,
+                  on_result=lambda unit, outcome: seen.__setitem__(unit["name"], outcome))
+    assert isinstance(seen["example_model"], dict), seen["example_model"]
+    assert "no result within 1.5 s of starting on a worker (cancelled)" in seen["hung"]
+    recorded = to_result(units[0], seen["hung"], None)
+    assert has_internal_error(recorded) and recorded.score == 0
+    deadline = time.monotonic() + HANG_S + 30  # the hung task's worker frees up for the next test
+    while any(session.client.processing().values()) and time.monotonic() < deadline:
+        time.sleep(0.2)
