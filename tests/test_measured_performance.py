@@ -389,3 +389,30 @@ def test_without_record_sleep_a_call_run_sleeps_for_real_and_reports_no_sleep_to
     result = SecureRunner("t").run_harness(request, {"sub.py": code}, timeout=20)
     (item,) = result.observation["results"]
     assert item["value"] == 1 and "sleep_total" not in item and result.wall_s >= 0.2
+
+
+def test_speed_counts_only_for_work_done_right():
+    full = _ctx()
+    assert measured.outcome(full, (17, 20), "the perturbed run").fraction == pytest.approx(0.85)
+    assert "scaled by 17/20, the records of the perturbed run it got right" in \
+        measured.outcome(full, (17, 20), "the perturbed run").rationale
+    assert measured.outcome(full, (0, 17), "x").fraction == 0  # fast because it does nothing
+    assert measured.outcome(full, (5, 5), "x") == measured.outcome(full) == measured.outcome(full, None)
+    broken = _ctx(reference={"problem": "reference solution: exited with 1"})
+    assert measured.outcome(broken, (1, 2), "x").status == "error"  # our fault stays ours
+
+
+def test_record_shares_count_exact_records_and_unexpected_ones():
+    from benchmark.prompts import p1_refactoring_judge as j1
+    from benchmark.prompts import p3_transform_judge as j3
+
+    expected = [{"id": 1, "a": "x"}, {"id": 2, "a": "y"}]
+    assert j1.record_share(expected, [{"id": 1, "a": "x"}, {"id": 2, "a": "y"}]) == (2, 2)
+    assert j1.record_share(expected, [{"id": 1, "a": "x"}, {"id": 2, "a": "z"}, {"id": 9}]) == (1, 3)
+    assert j1.record_share(expected, [{"id": "1", "a": "x"}]) == (0, 2)  # found, but not exact
+    assert j1.record_share(expected, []) == (0, 2)
+    users = [{"id": 1}, {"id": 2}, "not a user"]
+    want = [{"id": 1, "t": "a"}, {"id": 2, "t": "b"}]
+    assert j3.record_share(users, want, [{"id": 1, "t": "a"}, {"id": 2, "t": "b"}]) == (2, 2)
+    assert j3.record_share(users, want, [{"id": 1, "t": "a"}, {"id": 2, "t": 1}]) == (1, 2)
+    assert j3.record_share(users, want, None) == (0, 2)

@@ -340,9 +340,10 @@ def test_observe_stages_both_runs_then_one_timed_run_and_keeps_only_json(tmp_pat
     timed = seen[2]
     assert timed[0]["argv"] == [scaled.config_name] and timed[0]["repeat"] is True and not timed[2]
     assert timed[1] == {scaled.config_name, scaled.data_name}
-    assert all(ref for _, _, ref in seen[3:]) and len(seen) == 3 + 3  # the reference: 2 small, 1 timed
-    assert facts["measured"]["costs"] == [0.0]
-    assert facts["measured"]["reference"] == {"costs": [0.0], "outside": pytest.approx(0.09)}
+    assert all(ref for _, _, ref in seen[3:]) and len(seen) == 3 + 1  # the reference: its timed run
+    assert seen[3][0] == timed[0] and seen[3][1] >= timed[1] | {p1.MAIN}  # the same run, its own files
+    assert facts["measured"]["costs"] == [0.01]  # the whole script's CPU time in the timed run
+    assert facts["measured"]["reference"] == {"costs": [0.01], "outside": pytest.approx(0.09)}
     assert facts["measured"]["outside"] == pytest.approx(0.09)  # the kernel's 0.1 s less the script's 0.01
     assert facts["fixture"]["output"] == [] and facts["perturbed"]["expected"] == case.expected
     assert json.loads(json.dumps(facts)) == facts
@@ -441,8 +442,15 @@ def test_correct_filtering():
     stringly = [dict(row, id=str(row["id"])) for row in EXPECTED]
     assert fraction("correct_filtering", facts=facts_with(stringly)) == 1
     assert fraction("correct_filtering", facts=facts_with(EXPECTED + EXPECTED[:1])) == pytest.approx((8 + n) / (9 + n))
+    # the fixture's output printed again for other data: hard-coded, neither run is judged
     canned = facts_with(perturbed_output=EXPECTED)
-    assert fraction("correct_filtering", facts=canned) == pytest.approx(8 / (8 + n + 8))
+    assert fraction("correct_filtering", facts=canned) == 0
+    verdict = outcome("correct_filtering", facts=canned)
+    assert verdict.rationale.startswith("hard-coded: on other data it printed exactly its fixture output (8 records)")
+    assert fraction("correct_values", facts=canned) == 0
+    # one record of the perturbed output differs: not the same output, judged as usual
+    almost = facts_with(perturbed_output=EXPECTED[:-1] + [dict(EXPECTED[-1], age=EXPECTED[-1]["age"] + 1)])
+    assert 0 < fraction("correct_filtering", facts=almost) < 1
 
 
 def test_correct_values():

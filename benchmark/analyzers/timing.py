@@ -3,8 +3,8 @@ reference solution's, measured the same way in the same run, as ratios (never ab
 so a score does not depend on the machine).
 
 A *cost* is CPU seconds from the kernel: per call (``time.thread_time()`` around the call, in
-the child) or per run (the child's rusage, less a small run's, which holds the interpreter, the
-imports and the harness). Two ratios are scored, each full up to its FULL bound, nothing from
+the child) or per script run (``time.thread_time()`` around the whole script, its imports
+included). Two ratios are scored, each full up to its FULL bound, nothing from
 its ZERO bound, log-linear between:
 
 - cost: the answer's cost on the larger input over the reference's (full up to 2x, none from

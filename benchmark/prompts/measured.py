@@ -6,10 +6,13 @@ from the seed by the prompt's data module) inside the sandbox, and its reference
 memoised per process by (reference bytes, requests, inputs, seed). Prompt 3 times calls it
 already makes (the perturbed list, 24-36 users, and the differential one, 308): a cost is the
 call's CPU time from the kernel (``time.thread_time()`` around the call in the child), trusted
-only while the calls' sum stays within the child's own rusage. Prompt 1 (``script`` mode) adds one run on 16x the records: its cost
-is the script's CPU time in that run (``time.thread_time()`` around it in the child) less the
-least of the fixture and perturbed runs' (its imports and start), judged by the cost ratio alone, and the run is repeated
-(the least time counts) only when the answer falls short of full credit.
+only while the calls' sum stays within the child's own rusage. Prompt 1 (``script`` mode)
+adds one run on 16x the records: its cost is the whole script's CPU time in that run
+(``time.thread_time()`` around it in the child, its imports included), judged by the cost
+ratio alone, and the run is repeated (the least time counts) only when the answer falls short
+of full credit. Either way the kernel's total for the run bounds what the child reports
+(``unaccounted``), and the credit is scaled by the share of records like the timed ones that
+the answer got right.
 ``time.sleep`` is recorded, not slept; a sleep outside a retry back-off costs the whole check.
 The facts are plain JSON (``facts["measured"]``); ``benchmark.analyzers.timing`` judges them.
 """
@@ -62,18 +65,15 @@ def _script_cpu(result: ExecResult) -> float | None:
     return timing.seconds(result.observation.get("cpu_s"))
 
 
-def script_costs(baselines: dict[str, ExecResult], timed: dict[str, ExecResult],
-                 labels: tuple[str, ...] = tuple(LABELS.values())
+def script_costs(timed: dict[str, ExecResult], labels: tuple[str, ...] = tuple(LABELS.values())
                  ) -> tuple[list[float] | None, str | None]:
     """(cost per scale, None) or (None, why not): a cost is the least CPU time of a scale's timed
-    runs (``<label>`` and optionally ``<label>_again``) less the least of the ``baselines``
-    that ran cleanly (small runs: the script's imports and start). A run's time is the script's
-    own (``cpu_s``: ``time.thread_time()`` around it in the child), so the interpreter's and
-    the harness's start do not add their noise. Least, since interference only ever adds."""
-    clean = [r for r in baselines.values()
-             if _failed(r) is None and r.observation.get("exit_code") == 0 and _script_cpu(r) is not None]
-    if not clean:
-        return None, f"no small run ({', '.join(baselines)}) ended cleanly to subtract"
+    runs (``<label>`` and optionally ``<label>_again``), the script's own (``cpu_s``:
+    ``time.thread_time()`` around it in the child, its imports and start included), so the
+    interpreter's and the harness's start do not add their noise. The whole script, not its
+    time less a small run's: a difference of two runs of a few milliseconds each moved by
+    more than the band under load, a ratio of whole runs by a fraction of it. Least, since
+    interference only ever adds."""
     for label, result in timed.items():
         problem = _failed(result)
         if problem is None and result.observation.get("exit_code") != 0:
@@ -82,8 +82,7 @@ def script_costs(baselines: dict[str, ExecResult], timed: dict[str, ExecResult],
             problem = "reported no CPU time"
         if problem:
             return None, f"the {label} run {problem}"
-    base = min(_script_cpu(result) for result in clean)
-    return [max(0.0, min(_script_cpu(r) for name, r in timed.items() if name in (label, label + AGAIN)) - base)
+    return [min(_script_cpu(r) for name, r in timed.items() if name in (label, label + AGAIN))
             for label in labels], None
 
 
@@ -177,8 +176,26 @@ def facts(costs: list[float] | None, problem: str | None, gold: Callable[[], dic
             "reference": gold() if costs is not None and not slept else None}
 
 
-def outcome(ctx: CheckContext) -> Outcome:
-    """The ``measured_performance`` verdict from ``facts["measured"]`` (see the module doc)."""
+def outcome(ctx: CheckContext, share: tuple[int, int] | None = None, where: str = "") -> Outcome:
+    """The ``measured_performance`` verdict from ``facts["measured"]`` (see the module doc).
+
+    Speed counts only for work done right (as EvalPerf profiles only correct solutions): with
+    ``share`` = (right, counted), the records of the prompt's generated input like the timed
+    ones (``where``) that the answer got right, the timing's credit is scaled by right/counted.
+    An answer that is fast because it skips the work (a hard-coded or keyword-stuffed one)
+    earns nothing here; one that gets most records right, most of it."""
+    timed = _timed_outcome(ctx)
+    if share is None or timed.status is not None or timed.fraction == 0:
+        return timed
+    right, counted = share
+    if counted <= 0 or right >= counted:
+        return timed
+    return Outcome(timed.fraction * right / counted,
+                   f"{timed.rationale}; scaled by {right}/{counted}, the records of {where} it got "
+                   f"right: speed counts only for work done right")
+
+
+def _timed_outcome(ctx: CheckContext) -> Outcome:
     measured = ctx.facts.get("measured")
     if not isinstance(measured, dict):
         return Outcome.error("performance was not measured")

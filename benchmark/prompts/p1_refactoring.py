@@ -28,6 +28,7 @@ from . import p1_refactoring_cases as cases
 from . import p1_refactoring_data as data
 from . import p1_refactoring_judge as judge
 from .base import CheckContext, Outcome, RunFn, compiles, raised
+from .base import strict_equal as same_json
 from .p1_refactoring_fixtures import (CONFIG_NAME, CONFIG_TEXT, LEGACY_NAME, LEGACY_SCRIPT,
                                       RECORDS, RECORDS_NAME, records_bytes)
 from . import p1_refactoring_metrics  # noqa: F401  (registers its checks)
@@ -114,41 +115,36 @@ def _scaled_case(seed: int) -> cases.ScaledCase:
     return cases.scaled_case(seed, 16 * SCALE_BASE, SCALED)
 
 
-def _reference_costs(run: RunFn, small: dict[str, tuple[dict, dict]], seed: int) -> dict[str, Any]:
-    """The reference solution's cost, measured as the answer's (its own small runs and the
-    scaled run), once per process: CPU-time interference only ever adds, so one timing that
-    came out high makes answers look faster, never slower."""
+def _reference_costs(run: RunFn, seed: int) -> dict[str, Any]:
+    """The reference solution's cost, measured as the answer's (the scaled run), once per
+    process: CPU-time interference only ever adds, so one timing that came out high makes
+    answers look faster, never slower."""
     files = measured.reference_files(PROMPT_ID, FILES)
-    runs = {**small, SCALED: _scaled(seed, SCALED)}
+    request, inputs = _scaled(seed, SCALED)
 
-    def measure() -> tuple[list[float] | None, str | None, bool]:
-        results = {label: run(request, {**files, **inputs}, reference=True)
-                   for label, (request, inputs) in runs.items()}
-        timed = {label: results[label] for label in runs if label not in small}
-        costs, problem = measured.script_costs({label: results[label] for label in small}, timed, (SCALED,))
-        return (costs, problem, not any(r.timed_out for r in results.values()),
-                measured.script_outside(timed))
+    def measure() -> tuple[list[float] | None, str | None, bool, float | None]:
+        timed = {SCALED: run(request, {**files, **inputs}, reference=True)}
+        costs, problem = measured.script_costs(timed, (SCALED,))
+        return costs, problem, not timed[SCALED].timed_out, measured.script_outside(timed)
 
-    key = {"requests": [request for request, _ in runs.values()],
-           "inputs": [sorted(inputs) for _, inputs in runs.values()], "base": SCALE_BASE}
+    key = {"requests": [request], "inputs": [sorted(inputs)], "base": SCALE_BASE}
     return measured.reference_costs(PROMPT_ID, files, key, seed, measure)
 
 
-def _measured(run: RunFn, seed: int, small: dict[str, tuple[dict, dict]],
-              done: dict[str, ExecResult]) -> dict[str, Any]:
+def _measured(run: RunFn, seed: int, done: dict[str, ExecResult]) -> dict[str, Any]:
     """``facts["measured"]``: the scaled run's cost, run again (the least counts) only when the
     first falls short of full credit against the reference; sleeps of every run."""
     request, inputs = _scaled(seed, SCALED)
     timed = {SCALED: run(request, inputs)}
-    costs, problem = measured.script_costs(done, timed, (SCALED,))
+    costs, problem = measured.script_costs(timed, (SCALED,))
     slept = {label: measured.sleep_of(r.observation) for label, r in {**done, **timed}.items()}
-    gold = lambda: _reference_costs(run, small, seed)  # noqa: E731
+    gold = lambda: _reference_costs(run, seed)  # noqa: E731
     if costs is not None and not any(slept.values()):
         reference = gold()
         if "costs" in reference and measured.verdict(costs, measured.script_outside(timed), reference)[0] < 1:
             request, inputs = _scaled(seed, SCALED + measured.AGAIN)
             timed[SCALED + measured.AGAIN] = run({**request, "retime": True}, inputs)
-            again, _ = measured.script_costs(done, timed, (SCALED,))
+            again, _ = measured.script_costs(timed, (SCALED,))
             costs = again if again is not None else costs
         gold = lambda: reference  # noqa: E731
     unit = f"{16 * SCALE_BASE} generated records"
@@ -172,7 +168,7 @@ def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path,
     perturbed = judge.summarise_run("perturbed", done["perturbed"], case.expected)
     perturbed["forms"] = [list(form) for form in case.forms]
     return {"seed": seed, "fixture": fixture, "perturbed": perturbed,
-            "measured": _measured(run, seed, small, done)}
+            "measured": _measured(run, seed, done)}
 
 
 # ---- syntax -------------------------------------------------------------------------
@@ -244,14 +240,22 @@ def json_output_validation(ctx: CheckContext) -> Outcome:
 
 def _pooled_outputs(ctx: CheckContext) -> tuple[list[tuple[list, list]], Outcome | None]:
     """(expected, output) for the fixture and the perturbed run; a failed perturbed run
-    counts as an empty output, so canned fixture answers cannot earn these checks alone."""
+    counts as an empty output, so canned fixture answers cannot earn these checks alone. An
+    answer that prints exactly its fixture output for the other data too (where another
+    output is expected) is hard-coded: its output does not depend on the input, and neither
+    run is judged."""
     output, blocked = _output(ctx, "fixture")
     if blocked:
         return [], blocked
-    pairs = [(_run(ctx, "fixture")["expected"], output)]
+    fixture = _run(ctx, "fixture")["expected"]
+    pairs = [(fixture, output)]
     perturbed = _run(ctx, "perturbed")
     if perturbed is not None and "expected" in perturbed:
         other, problem = _output(ctx, "perturbed")
+        if not problem and output and same_json(other, output) and not same_json(perturbed["expected"], fixture):
+            return [], Outcome.fail(f"hard-coded: on other data it printed exactly its fixture output "
+                                    f"({len(output)} records), where {len(perturbed['expected'])} other "
+                                    f"records are expected; its output does not depend on the input")
         pairs.append((perturbed["expected"], [] if problem else other))
     return pairs, None
 
@@ -297,11 +301,16 @@ def correct_values(ctx: CheckContext) -> Outcome:
 def measured_performance(ctx: CheckContext) -> Outcome:
     """Kernel CPU time on 256 generated records against the reference's; any sleep costs all.
 
-    The script's own CPU time in one run beside the fixture and perturbed ones, less the least
-    of theirs (its imports and start); run again only when short of full credit (the least counts). The
+    The whole script's own CPU time in one run beside the fixture and perturbed ones (its
+    imports included); run again only when short of full credit (the least counts). The
     reference solution is timed the same way, once per process. Full up to 2x the reference's
-    cost, none from 10x (``benchmark.analyzers.timing``)."""
-    return measured.outcome(ctx)
+    cost, none from 10x (``benchmark.analyzers.timing``); scaled by the share of the
+    perturbed run's records the answer got right (speed counts only for work done right)."""
+    output, blocked = _output(ctx, "perturbed")
+    run = _run(ctx, "perturbed") or {}
+    expected = run.get("expected") or []
+    share = (0, max(1, len(expected))) if blocked or run.get("exit_code") != 0 else judge.record_share(expected, output)
+    return measured.outcome(ctx, share, "the perturbed run")
 
 
 @check("perturbed_dataset")

@@ -213,3 +213,17 @@ def form_verdicts(forms: list[tuple[str, int | None]], expected: list[dict[str, 
         wrong["unknown ids"] = f"records for ids no input has: {unknown[:5]}"
     return list(wrong.values())
 
+
+
+def record_share(expected: list[dict[str, Any]], output: list[Any]) -> tuple[int, int]:
+    """(right, counted) over a run's records: an expected record is right when the first output
+    record with its id (read leniently) equals it; counted are the expected records plus the
+    output ids nothing expects (records kept that the contract drops)."""
+    wanted = {row["id"]: row for row in expected}
+    first: dict[Any, Any] = {}
+    for item in output:
+        key = lenient_id(item.get("id")) if isinstance(item, dict) else None
+        if key is not None:
+            first.setdefault(key, item)
+    right = sum(1 for key, row in wanted.items() if same_json(first.get(key), row))
+    return right, len(wanted) + len(set(first) - set(wanted))

@@ -396,8 +396,15 @@ def measured_performance(ctx: CheckContext) -> Outcome:
     The one added call runs last in the prompt's one call run; the reference solution is timed
     on the same two lists once per process. Cost on 256 users is full up to 2x the
     reference's, growth from the perturbed list to 256 users full up to 2x the reference's
-    (``benchmark.analyzers.timing``)."""
-    return measured.outcome(ctx)
+    (``benchmark.analyzers.timing``); scaled by the share of the perturbed list's records the
+    answer got right (speed counts only for work done right)."""
+    facts = ctx.facts
+    share = None
+    if "expected" in facts and "perturbed" in facts.get("expected", {}):
+        result = facts.get("results", {}).get("perturbed") or {}
+        share = judge.record_share(facts["inputs"]["perturbed"], facts["expected"]["perturbed"],
+                                   result.get("value"))
+    return measured.outcome(ctx, share, "the perturbed list")
 
 
 @check("single_pass")

@@ -252,6 +252,13 @@ def class_failures(judged: list[dict[str, str]], expected: list[Any], inputs: li
     return failures
 
 
+def record_share(inputs: list[Any], expected: list[Any], output: Any) -> tuple[int, int]:
+    """(right, counted): the dict records of ``inputs`` whose output record (``align``) equals
+    the oracle's exactly, of all of them."""
+    got = align(inputs, expected, output)
+    return sum(1 for want, have in zip(expected, got) if have is not None and strict_equal(have, want)), len(expected)
+
+
 def judge_differential(ctx: CheckContext) -> Outcome:
     """Each contract value class answered wrongly costs CLASS_COST of the check."""
     blocked = blocker(ctx)
