@@ -52,6 +52,8 @@ def test_the_classes_rank_as_an_expert_would(graded):
     assert score["reference_prompt_3"] > score["subtly_wrong_p3"] > score["utf16_p3"]
     assert score["reference_prompt_1"] > score["keyword_stuffed_p1"] >= score["chat_fence_p1"]
     assert score["reference_prompt_4"] > score["insecure_p4"]
+    # right on the fixture only: below any answer that does the work
+    assert score["subtly_wrong_p3"] > score["hardcoded_p3"] and score["slow_p1"] > score["hardcoded_p1"]
 
 
 def test_slow_but_correct_ranks_below_the_reference_and_above_the_wrong(graded):
