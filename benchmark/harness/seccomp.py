@@ -1,4 +1,4 @@
-"""A seccomp deny list, as a classic BPF program installed with prctl (x86_64 only).
+"""A seccomp deny list, as a classic BPF program installed with prctl (x86_64 and aarch64).
 
 Used twice: by the kernel layer before the harness starts (``confine.apply``, or before exec
 for ``run_python_sandboxed``) and by the harness worker just before the submission loads
@@ -15,8 +15,10 @@ Denied with EPERM:
 - every socket family but IPv4 and IPv6 (unix, netlink, packet, vsock, ...: a named unix
   socket is reachable through the filesystem from any network namespace), and socket pairs of
   any type but ``SOCK_STREAM`` (a connected stream pair cannot ``sendto`` a named socket);
-- system calls of the x32 ABI (numbers with bit 30 set), which would otherwise dodge the
-  numbers listed here, and any architecture but x86_64.
+- on x86_64, system calls of the x32 ABI (numbers with bit 30 set), which would otherwise
+  dodge the numbers listed here; any architecture but the machine's own (a 32-bit ABI).
+The two tables differ only in numbers (aarch64 uses the generic table: no fork or vfork, the
+same numbers from 424 on); ``arch()`` picks the machine's, and none elsewhere.
 ``clone`` with any namespace flag is denied; ``clone3`` answers ENOSYS (its flags cannot be
 inspected, and the C library then falls back to ``clone``). With ``no_new_processes``, also
 fork, vfork, execve, execveat and any ``clone`` that does not create a thread.
@@ -29,35 +31,77 @@ import platform
 import struct
 
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
-AUDIT_ARCH_X86_64 = 0xC000003E
 X32_SYSCALL_BIT = 0x40000000
 RET_ALLOW = 0x7FFF0000
 RET_ERRNO = 0x00050000
 LD_W_ABS, JEQ_K, JGE_K, JSET_K, RET_K = 0x20, 0x15, 0x35, 0x45, 0x06
 ALU_AND_K = 0x54
-NR_CLONE, NR_CLONE3, NR_SOCKET, NR_SOCKETPAIR = 56, 435, 41, 53
 AF_INET, AF_INET6 = 2, 10
 SOCK_STREAM, SOCK_TYPE_MASK = 1, 0xF  # the type without SOCK_NONBLOCK and SOCK_CLOEXEC
 NAMESPACE_FLAGS = 0x7E020000  # CLONE_NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET
 CLONE_THREAD = 0x10000
-PROCESS_CALLS_X86_64 = {"fork": 57, "vfork": 58, "execve": 59, "execveat": 322}
-
+# from 424 on (pidfd_send_signal), every architecture numbers system calls alike
+UNIFIED = {
+    "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
+    "fspick": 433, "mount_setattr": 442, "io_uring_setup": 425, "io_uring_enter": 426,
+    "io_uring_register": 427, "pidfd_getfd": 438, "process_madvise": 440,
+}
 DENIED_X86_64 = {
     "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311, "mount": 165,
     "umount2": 166, "unshare": 272, "setns": 308, "pivot_root": 155, "chroot": 161,
     "bpf": 321, "keyctl": 250, "add_key": 248, "request_key": 249, "perf_event_open": 298,
     "kexec_load": 246, "kexec_file_load": 320, "init_module": 175, "finit_module": 313,
     "delete_module": 176, "reboot": 169, "swapon": 167, "swapoff": 168, "userfaultfd": 323,
-    "open_by_handle_at": 304, "name_to_handle_at": 303, "acct": 163, "open_tree": 428,
-    "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
-    "mount_setattr": 442, "io_uring_setup": 425, "io_uring_enter": 426,
-    "io_uring_register": 427, "shmget": 29, "shmat": 30, "shmctl": 31, "shmdt": 67,
+    "open_by_handle_at": 304, "name_to_handle_at": 303, "acct": 163,
+    "shmget": 29, "shmat": 30, "shmctl": 31, "shmdt": 67,
     "semget": 64, "semop": 65, "semctl": 66, "semtimedop": 220, "msgget": 68, "msgsnd": 69,
-    "msgrcv": 70, "msgctl": 71, "pidfd_getfd": 438, "process_madvise": 440,
+    "msgrcv": 70, "msgctl": 71,
     "fanotify_init": 300, "fanotify_mark": 301, "syslog": 103, "kcmp": 312, "mq_open": 240,
     "mq_unlink": 241, "mq_timedsend": 242, "mq_timedreceive": 243, "mq_notify": 244,
-    "mq_getsetattr": 245,
+    "mq_getsetattr": 245, **UNIFIED,
 }
+DENIED_AARCH64 = {  # include/uapi/asm-generic/unistd.h
+    "ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271, "mount": 40,
+    "umount2": 39, "unshare": 97, "setns": 268, "pivot_root": 41, "chroot": 51,
+    "bpf": 280, "keyctl": 219, "add_key": 217, "request_key": 218, "perf_event_open": 241,
+    "kexec_load": 104, "kexec_file_load": 294, "init_module": 105, "finit_module": 273,
+    "delete_module": 106, "reboot": 142, "swapon": 224, "swapoff": 225, "userfaultfd": 282,
+    "open_by_handle_at": 265, "name_to_handle_at": 264, "acct": 89,
+    "shmget": 194, "shmat": 196, "shmctl": 195, "shmdt": 197,
+    "semget": 190, "semop": 193, "semctl": 191, "semtimedop": 192, "msgget": 186, "msgsnd": 189,
+    "msgrcv": 188, "msgctl": 187,
+    "fanotify_init": 262, "fanotify_mark": 263, "syslog": 116, "kcmp": 272, "mq_open": 180,
+    "mq_unlink": 181, "mq_timedsend": 182, "mq_timedreceive": 183, "mq_notify": 184,
+    "mq_getsetattr": 185, **UNIFIED,
+}
+
+
+class Arch:
+    """One architecture's numbers: its audit value, the deny list, the calls that start a
+    program or a process (denied with ``no_new_processes``), clone, clone3, socket and
+    socketpair, and whether it has an x32 ABI to shut out."""
+
+    def __init__(self, audit, denied, process_calls, clone, clone3, socket, socketpair, x32):
+        self.audit, self.denied, self.process_calls = audit, denied, process_calls
+        self.clone, self.clone3, self.socket, self.socketpair, self.x32 = clone, clone3, socket, socketpair, x32
+
+
+ARCHES = {
+    "x86_64": Arch(0xC000003E, DENIED_X86_64, {"fork": 57, "vfork": 58, "execve": 59, "execveat": 322},
+                   56, 435, 41, 53, True),
+    "aarch64": Arch(0xC00000B7, DENIED_AARCH64, {"execve": 221, "execveat": 281},
+                    220, 435, 198, 199, False),
+}
+# the x86_64 names other modules and tests read
+AUDIT_ARCH_X86_64 = ARCHES["x86_64"].audit
+NR_CLONE, NR_CLONE3, NR_SOCKET, NR_SOCKETPAIR = 56, 435, 41, 53
+PROCESS_CALLS_X86_64 = ARCHES["x86_64"].process_calls
+
+
+def arch(machine=None):
+    """The numbers for ``machine`` (default: this one), or None where there is no table."""
+    return ARCHES.get(machine or platform.machine())
+
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -70,33 +114,36 @@ def _insn(code, jt, jf, k):
     return struct.pack("=HBBI", code, jt, jf, k)
 
 
-def _sockets(deny):
+def _sockets(deny, table):
     """socket(): IPv4 and IPv6 only; socketpair(): SOCK_STREAM only (args at offset 16, 24).
     Each block leaves the system call number reloaded for the blocks after it."""
     return [
-        _insn(JEQ_K, 0, 5, NR_SOCKET), _insn(LD_W_ABS, 0, 0, 16),
+        _insn(JEQ_K, 0, 5, table.socket), _insn(LD_W_ABS, 0, 0, 16),
         _insn(JEQ_K, 2, 0, AF_INET), _insn(JEQ_K, 1, 0, AF_INET6),
         _insn(RET_K, 0, 0, deny), _insn(LD_W_ABS, 0, 0, 0),
-        _insn(JEQ_K, 0, 5, NR_SOCKETPAIR), _insn(LD_W_ABS, 0, 0, 24),
+        _insn(JEQ_K, 0, 5, table.socketpair), _insn(LD_W_ABS, 0, 0, 24),
         _insn(ALU_AND_K, 0, 0, SOCK_TYPE_MASK), _insn(JEQ_K, 1, 0, SOCK_STREAM),
         _insn(RET_K, 0, 0, deny), _insn(LD_W_ABS, 0, 0, 0),
     ]
 
 
-def program(no_new_processes=False):
+def program(no_new_processes=False, machine=None):
+    """The filter for ``machine`` (default: this one); KeyError where there is no table."""
+    table = ARCHES[machine or platform.machine()]
     deny = RET_ERRNO | errno.EPERM
-    insns = [_insn(LD_W_ABS, 0, 0, 4), _insn(JEQ_K, 1, 0, AUDIT_ARCH_X86_64),
-             _insn(RET_K, 0, 0, deny), _insn(LD_W_ABS, 0, 0, 0),
-             _insn(JGE_K, 0, 1, X32_SYSCALL_BIT), _insn(RET_K, 0, 0, deny)]
-    numbers = set(DENIED_X86_64.values())
+    insns = [_insn(LD_W_ABS, 0, 0, 4), _insn(JEQ_K, 1, 0, table.audit),
+             _insn(RET_K, 0, 0, deny), _insn(LD_W_ABS, 0, 0, 0)]
+    if table.x32:
+        insns += [_insn(JGE_K, 0, 1, X32_SYSCALL_BIT), _insn(RET_K, 0, 0, deny)]
+    numbers = set(table.denied.values())
     if no_new_processes:
-        numbers |= set(PROCESS_CALLS_X86_64.values())
+        numbers |= set(table.process_calls.values())
     for number in sorted(numbers):
         insns += [_insn(JEQ_K, 0, 1, number), _insn(RET_K, 0, 0, deny)]
-    insns += [_insn(JEQ_K, 0, 1, NR_CLONE3), _insn(RET_K, 0, 0, RET_ERRNO | errno.ENOSYS)]
-    insns += _sockets(deny)
+    insns += [_insn(JEQ_K, 0, 1, table.clone3), _insn(RET_K, 0, 0, RET_ERRNO | errno.ENOSYS)]
+    insns += _sockets(deny, table)
     # clone: deny namespace flags; with no_new_processes, also anything but a new thread
-    insns += [_insn(JEQ_K, 0, 5 if no_new_processes else 3, NR_CLONE), _insn(LD_W_ABS, 0, 0, 16),
+    insns += [_insn(JEQ_K, 0, 5 if no_new_processes else 3, table.clone), _insn(LD_W_ABS, 0, 0, 16),
               _insn(JSET_K, 0, 1, NAMESPACE_FLAGS), _insn(RET_K, 0, 0, deny)]
     if no_new_processes:
         insns += [_insn(JSET_K, 1, 0, CLONE_THREAD), _insn(RET_K, 0, 0, deny)]
@@ -105,12 +152,12 @@ def program(no_new_processes=False):
 
 
 def supported():
-    return platform.machine() == "x86_64"
+    return arch() is not None
 
 
 def install_deny_list(no_new_processes=False):
     if not supported():
-        raise OSError(f"seccomp filter is written for x86_64, not {platform.machine()}")
+        raise OSError(f"no seccomp filter is written for {platform.machine()} (x86_64 and aarch64 only)")
     code = program(no_new_processes)
     buf = ctypes.create_string_buffer(code, len(code))
     prog = _SockFprog(len(code) // 8, ctypes.cast(buf, ctypes.c_void_p))
@@ -126,10 +173,11 @@ def probe():
     shmget and a unix socket (run in a throw-away fork)."""
     install_deny_list()
     _libc.syscall.restype = ctypes.c_long
-    calls = {"unshare": (DENIED_X86_64["unshare"], 0x10000000, 0, 0),
-             "io_uring_setup": (DENIED_X86_64["io_uring_setup"], 1, 0, 0),
-             "shmget": (DENIED_X86_64["shmget"], 0x52420001, 0, 0),  # never creates
-             "socket(AF_UNIX)": (NR_SOCKET, 1, 1, 0)}
+    table = arch()
+    calls = {"unshare": (table.denied["unshare"], 0x10000000, 0, 0),
+             "io_uring_setup": (table.denied["io_uring_setup"], 1, 0, 0),
+             "shmget": (table.denied["shmget"], 0x52420001, 0, 0),  # never creates
+             "socket(AF_UNIX)": (table.socket, 1, 1, 0)}
     for name, (number, *args) in calls.items():
         result = _libc.syscall(ctypes.c_long(number), *(ctypes.c_long(a) for a in args))
         if result >= 0 or ctypes.get_errno() != errno.EPERM:

@@ -54,7 +54,8 @@ def _kernel(runner) -> dict[str, Any]:
         "filesystem": "Landlock: writes only in the sandbox; reads only interpreter, system "
                       "libraries and the sandbox" if support.landlock_abi else "not confined",
         "seccomp": f"deny list of {len(seccomp.DENIED_X86_64)} calls, sockets but IPv4/IPv6, "
-                   f"x32 calls; no new processes in the worker" if support.seccomp else False,
+                   f"{'x32 calls' if seccomp.arch() and seccomp.arch().x32 else 'other ABIs'}; "
+                   f"no new processes in the worker" if support.seccomp else False,
         "unavailable": dict(support.reasons),
     }
 

@@ -1,0 +1,74 @@
+"""The seccomp deny list as a program, for every architecture it has numbers for, run on a
+small classic-BPF interpreter here: the machine's own filter is also tested in the kernel
+(tests/test_kernel_layer.py), the others only this way."""
+
+from __future__ import annotations
+
+import errno
+import struct
+
+import pytest
+
+from benchmark.harness import seccomp
+
+CLONE_NEWNET, CLONE_THREAD_FLAGS = 0x40000000, 0x003D0F00  # the flags pthread_create passes
+SOCK_DGRAM, SOCK_CLOEXEC, AF_UNIX, AF_NETLINK = 2, 0x80000, 1, 16
+EPERM = seccomp.RET_ERRNO | errno.EPERM
+ENOSYS = seccomp.RET_ERRNO | errno.ENOSYS
+ALLOWED = {  # read, write, openat, getpid
+    "x86_64": (0, 1, 257, 39),
+    "aarch64": (63, 64, 56, 172),
+}
+
+
+def run(code: bytes, nr: int, audit: int, *args: int) -> int:
+    """What the filter returns for a call (seccomp_data: nr, arch, ip, six 64-bit args)."""
+    data = struct.pack("<iIQ6Q", nr, audit, 0, *(list(args) + [0] * (6 - len(args))))
+    insns = [struct.unpack("=HBBI", code[i:i + 8]) for i in range(0, len(code), 8)]
+    pc, acc = 0, 0
+    while True:
+        op, jt, jf, k = insns[pc]
+        pc += 1
+        if op == seccomp.LD_W_ABS:
+            acc = struct.unpack_from("<I", data, k)[0]
+        elif op == seccomp.ALU_AND_K:
+            acc &= k
+        elif op == seccomp.RET_K:
+            return k
+        elif op in (seccomp.JEQ_K, seccomp.JGE_K, seccomp.JSET_K):
+            taken = {seccomp.JEQ_K: acc == k, seccomp.JGE_K: acc >= k, seccomp.JSET_K: bool(acc & k)}[op]
+            pc += jt if taken else jf
+        else:
+            raise AssertionError(f"opcode {op:#x} not expected in the filter")
+
+
+@pytest.mark.parametrize("machine", sorted(seccomp.ARCHES))
+@pytest.mark.parametrize("no_new_processes", [False, True])
+def test_every_architecture_denies_its_list_and_allows_the_rest(machine, no_new_processes):
+    table = seccomp.arch(machine)
+    code = seccomp.program(no_new_processes, machine)
+    call = lambda nr, *args: run(code, nr, table.audit, *args)  # noqa: E731
+    assert {name: call(nr) for name, nr in table.denied.items()} == dict.fromkeys(table.denied, EPERM)
+    assert [call(nr) for nr in ALLOWED[machine]] == [seccomp.RET_ALLOW] * 4
+    assert run(code, ALLOWED[machine][0], 0x40000028) == EPERM  # another ABI (32-bit arm)
+    assert call(table.clone3) == ENOSYS
+    assert call(table.socket, AF_UNIX, 1) == call(table.socket, AF_NETLINK, 3) == EPERM
+    assert call(table.socket, seccomp.AF_INET, 1) == call(table.socket, seccomp.AF_INET6, 2) == seccomp.RET_ALLOW
+    assert call(table.socketpair, AF_UNIX, SOCK_DGRAM) == EPERM
+    assert call(table.socketpair, AF_UNIX, seccomp.SOCK_STREAM | SOCK_CLOEXEC) == seccomp.RET_ALLOW
+    assert call(table.clone, CLONE_NEWNET) == EPERM
+    assert call(table.clone, CLONE_THREAD_FLAGS) == seccomp.RET_ALLOW  # a new thread
+    new_process = [call(nr) for nr in table.process_calls.values()] + [call(table.clone, 17)]  # fork = clone(SIGCHLD)
+    assert new_process == [EPERM if no_new_processes else seccomp.RET_ALLOW] * len(new_process)
+    if table.x32:
+        assert call(seccomp.X32_SYSCALL_BIT | ALLOWED[machine][0]) == EPERM
+
+
+def test_the_tables_name_the_same_calls_and_agree_from_424_on():
+    x86, arm = seccomp.arch("x86_64"), seccomp.arch("aarch64")
+    assert set(x86.denied) == set(arm.denied)
+    assert {name: nr for name, nr in x86.denied.items() if nr >= 424} == \
+        {name: nr for name, nr in arm.denied.items() if nr >= 424}
+    assert seccomp.arch("riscv64") is None
+    with pytest.raises(KeyError):
+        seccomp.program(False, "riscv64")
