@@ -1,18 +1,17 @@
 """Measured performance for the core prompts that run code: the ``measured_performance`` check.
 
-A prompt's ``observe`` times its answer on inputs 4x and 16x a base record count (generated
-from the seed by the prompt's data module) inside the sandbox, and its reference solution
-(``benchmark/packs/core/<prompt>/reference/``) the same way through ``run(..., reference=True)``,
-memoised per process by (reference bytes, requests, inputs, seed). Prompt 3 times calls it
-already makes (the perturbed list, 24-36 users, and the differential one, 308): a cost is the
-call's CPU time from the kernel (``time.thread_time()`` around the call in the child), trusted
-only while the calls' sum stays within the child's own rusage. Prompt 1 (``script`` mode)
-adds one run on 16x the records: its cost is the whole script's CPU time in that run
+A prompt's ``observe`` times its answer inside the sandbox on inputs generated from the seed,
+and its reference solution (``benchmark/packs/core/<prompt>/reference/``) the same way through
+``run(..., reference=True)``, memoised per process by (reference bytes, requests, inputs, seed).
+Prompt 3 times two calls of its one call run: the perturbed list it already calls (24-36
+users) and one added call on 16x ``SCALE_BASE`` (256) generated users; a cost is the call's CPU
+time from the kernel (``time.thread_time()`` around the call in the child), trusted only while
+the calls' sum stays within the child's own rusage. Prompt 1 (``script`` mode) adds one run on
+256 generated records: its cost is the whole script's CPU time in that run
 (``time.thread_time()`` around it in the child, its imports included), judged by the cost
-ratio alone, and the run is repeated (the least time counts) only when the answer falls short
-of full credit. Either way the kernel's total for the run bounds what the child reports
-(``unaccounted``), and the credit is scaled by the share of records like the timed ones that
-the answer got right.
+ratio alone. An answer short of full credit is timed once more (the least time counts).
+Either way the kernel's total for the run bounds what the child reports (``unaccounted``),
+and the credit is scaled by the share of records like the timed ones that the answer got right.
 ``time.sleep`` is recorded, not slept; a sleep outside a retry back-off costs the whole check.
 The facts are plain JSON (``facts["measured"]``); ``benchmark.analyzers.timing`` judges them.
 """
