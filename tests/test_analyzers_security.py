@@ -228,3 +228,33 @@ def test_a_scan_killed_at_its_deadline_leaves_no_file(tmp_path, monkeypatch):
     finally:
         bandit_process.shutdown()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_scan_folders_of_processes_killed_before_their_clean_up_are_swept(tmp_path, monkeypatch):
+    """A pool or cluster worker killed with SIGKILL never removes its bandit folder: the next
+    process that starts a bandit process removes the folders of dead owners, this user's
+    only, and never one whose owner is alive."""
+    import os
+    import subprocess
+    import sys
+
+    from benchmark.sandbox import bandit_process
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    dead = tmp_path / f"{bandit_process.SCANS_HEAD}{gone.pid}-abc"
+    alive = tmp_path / f"{bandit_process.SCANS_HEAD}{os.getppid()}-def"
+    unnamed = tmp_path / "rubricbench-scans-xyz"  # the old naming: no pid, left alone
+    for folder in (dead, alive, unnamed):
+        folder.mkdir()
+        (folder / "scan.py").write_text("secret = 1\n")
+    bandit_process.shutdown()
+    try:
+        assert bandit_process.scan("import pickle\n", "ok.py")["issues"]
+        names = sorted(p.name for p in tmp_path.iterdir())
+        ours = [n for n in names if n.startswith(f"{bandit_process.SCANS_HEAD}{os.getpid()}-")]
+        assert len(ours) == 1 and sorted(set(names) - set(ours)) == sorted([alive.name, unnamed.name])
+    finally:
+        bandit_process.shutdown()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([alive.name, unnamed.name])

@@ -10,7 +10,6 @@ identity and kernel profile, and raises ``IsolationRefused`` (never retried) oth
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import tempfile
 from dataclasses import asdict
@@ -25,10 +24,12 @@ from ..engine.options import GradeOptions
 from ..packs.suite import load_suite
 from ..reporting.results_json import model_to_dict
 from ..sandbox import isolation
+from ..sandbox.cleanup import owned_name, sweep_dead_owners
 from .preflight import run_preflight
 from .units import materialise, safe_relative, write_tree
 
 STATE = "rubricbench_admission"  # the worker attribute: {resource: facts}
+UNIT_HEAD = "rb-unit-p"  # a unit's private folder: rb-unit-p<pid>-...
 
 
 class IsolationRefused(Exception):
@@ -38,23 +39,8 @@ class IsolationRefused(Exception):
 def sweep_stale_fixtures(resource: str) -> list[Path]:
     """Remove the fixture folders of ``resource`` that worker processes now gone left behind
     (a worker killed by a unit, or by its nanny, never runs its plugin's teardown): each
-    folder names the pid of the process that made it. Only this user's folders, only of dead
-    processes (a reused pid keeps a folder: it is swept later). Returns what was removed."""
-    removed = []
-    head = f"rb-fixtures-{resource}-p"
-    for path in sorted(Path(tempfile.gettempdir()).glob(f"{head}*-*")):
-        pid_text = path.name[len(head):].partition("-")[0]
-        try:
-            if not pid_text.isdigit() or path.is_symlink() or path.stat().st_uid != os.getuid():
-                continue
-            os.kill(int(pid_text), 0)
-            continue  # alive
-        except ProcessLookupError:
-            shutil.rmtree(path, ignore_errors=True)
-            removed.append(path)
-        except OSError:
-            continue  # alive under another user, or unreadable: left alone
-    return removed
+    folder names the pid of the process that made it (``cleanup.sweep_dead_owners``)."""
+    return sweep_dead_owners(f"rb-fixtures-{resource}-p")
 
 
 def _admit_here(identity: dict[str, Any], files: dict[str, bytes], resource: str, core: bool,
@@ -64,7 +50,7 @@ def _admit_here(identity: dict[str, Any], files: dict[str, bytes], resource: str
     root = None
     try:
         sweep_stale_fixtures(resource)
-        root = materialise(files, f"rb-fixtures-{resource}-p{os.getpid()}-")
+        root = materialise(files, owned_name(f"rb-fixtures-{resource}-p"))
         packs = sorted((p for p in (root / "packs").iterdir()), key=lambda p: int(p.name)) \
             if (root / "packs").is_dir() else []
         facts = run_preflight(identity, root / "fixtures", packs, core, memory_mb)
@@ -133,7 +119,8 @@ def grade_unit(unit: dict[str, Any], expected: dict[str, Any]) -> dict[str, Any]
     facts = _admitted_facts(expected)
     packs = facts["packs"]
     suite = load_suite(packs, core=expected["core"]) if packs or not expected["core"] else None
-    with tempfile.TemporaryDirectory(prefix="rb-unit-") as folder:
+    sweep_dead_owners(UNIT_HEAD)  # the submissions of units whose worker was killed
+    with tempfile.TemporaryDirectory(prefix=owned_name(UNIT_HEAD)) as folder:
         model_dir = Path(folder, *safe_relative(f"{unit['tier']}/{unit['name']}").parts)
         model_dir.mkdir(parents=True)
         write_tree(model_dir, unit["files"])

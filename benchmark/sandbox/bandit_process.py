@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .cleanup import owned_name, sweep_dead_owners
+
 DEADLINE_S = 20.0
 CPU_MARGIN_S = 10  # the process's own limit: DEADLINE_S plus this much CPU time per scan
 MAX_ANSWER = 64 << 20
@@ -40,12 +42,18 @@ class AnalysisTimeout(RuntimeError):
     """Bandit did not finish one file within ``DEADLINE_S``."""
 
 
+SCANS_HEAD = "rubricbench-scans-p"
+
+
 class _Worker:
     def __init__(self) -> None:
         self.owner = os.getpid()
         # The process writes each file it scans into this folder, which this side removes when
-        # it stops the process: one killed at the deadline cannot clean up after itself.
-        self.folder = tempfile.mkdtemp(prefix="rubricbench-scans-")
+        # it stops the process: one killed at the deadline cannot clean up after itself. The
+        # name holds this process's pid: what a process killed before its clean-up left (a pool
+        # or cluster worker, a test) is swept by the next one that starts a bandit process.
+        sweep_dead_owners(SCANS_HEAD)
+        self.folder = tempfile.mkdtemp(prefix=owned_name(SCANS_HEAD))
         try:
             self.proc = subprocess.Popen(
                 [sys.executable, "-I", str(SERVER), self.folder], stdin=subprocess.PIPE,

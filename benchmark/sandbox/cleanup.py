@@ -19,6 +19,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import tempfile
 from pathlib import Path
 
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -52,6 +53,36 @@ def remove_tree(path: str | os.PathLike[str]) -> None:
         raise CleanupError(exc.errno, f"could not remove {path}: {exc.strerror}") from exc
     finally:
         os.close(top)
+
+
+def owned_name(head: str) -> str:
+    """A temporary folder prefix that names this process, for ``sweep_dead_owners(head)``:
+    ``<head><pid>-`` (``mkdtemp`` adds the rest)."""
+    return f"{head}{os.getpid()}-"
+
+
+def sweep_dead_owners(head: str) -> list[Path]:
+    """Remove the folders of the temporary folder named ``<head><pid>-...`` whose process is
+    gone: one killed (SIGKILL, a cluster nanny, a test) never ran the clean-up that removes
+    its own. Only this user's folders, only of dead processes (a reused pid keeps a folder
+    until a later sweep), never through a link. Returns what was removed."""
+    removed = []
+    for path in sorted(Path(tempfile.gettempdir()).glob(f"{head}*-*")):
+        pid_text = path.name[len(head):].partition("-")[0]
+        try:
+            if not pid_text.isdigit() or path.is_symlink() or path.stat().st_uid != os.getuid():
+                continue
+            os.kill(int(pid_text), 0)
+            continue  # alive
+        except ProcessLookupError:
+            try:
+                remove_tree(path)
+            except OSError:
+                continue
+            removed.append(path)
+        except OSError:
+            continue  # alive under another user, or unreadable: left alone
+    return removed
 
 
 def open_directory(parent_fd: int, name: str) -> int:
