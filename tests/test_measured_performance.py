@@ -343,6 +343,19 @@ def test_p3_slow_work_hidden_from_the_calls_timing_is_still_paid(tmp_path, how):
         assert "the kernel counted CPU time outside the timed code" in check.rationale
 
 
+def test_p3_a_timed_call_past_its_budget_is_stopped_and_costs_only_the_timing(tmp_path, monkeypatch):
+    # right on every input but the timed one, where it spins: before the budget, the run hit
+    # its deadline and every execution check of the prompt was lost with it
+    monkeypatch.setattr(measured, "BUDGET_S", 1.0)
+    spin = "    if isinstance(user_list, list) and len(user_list) == 256:\n        while True:\n            pass\n"
+    folder = _variant(tmp_path, "spinning", p3, P3_DEF, P3_DEF + spin)
+    result = _grade(p3, folder)
+    execution = next(c for c in result.categories if c.category.value == "execution")
+    assert execution.earned == execution.possible, [(c.id, c.rationale) for c in execution.checks]
+    check = _check(result)
+    assert check.earned == 0 and "the scale_16x call ran past its 1 s budget and was stopped" in check.rationale
+
+
 def test_p3_an_answer_that_sorts_its_output_so_far_per_record_loses_most_of_the_check(tmp_path):
     folder = _variant(tmp_path, "sorting", p3, P3_LOOP, P3_QUADRATIC)
     text = (folder / p3.MAIN).read_text(encoding="utf-8")

@@ -21,6 +21,7 @@ import errno
 import importlib.util
 import json
 import os
+import signal
 import stat
 import sys
 import tempfile
@@ -34,6 +35,7 @@ _loads = json.loads
 _write, _read, _close, _exit = os.write, os.read, os.close, os._exit
 _float_repr, _int_repr = float.__repr__, int.__repr__
 _thread_time = time.thread_time
+_setitimer, _ITIMER_REAL = signal.setitimer, signal.ITIMER_REAL
 _type, _len, _sorted, _int, _range = type, len, sorted, int, range
 _get_digits, _set_digits = sys.get_int_max_str_digits, sys.set_int_max_str_digits
 OUTPUT_CAP = 64 * 1024
@@ -304,14 +306,26 @@ def _decoded_text(value):
         return _encode(value)
 
 
-def _invoke(function, args, kwargs, measure=False):
+class TimingBudgetExceeded(BaseException):
+    """A ``measure`` call ran past its ``budget_s`` (wall seconds) and was stopped, so the
+    results of the calls the run made before it are still reported."""
+
+
+def _over_budget(signum, frame):
+    raise TimingBudgetExceeded("the call ran past its timing budget and was stopped")
+
+
+def _invoke(function, args, kwargs, measure=False, budget=None):
     """Call function(*args, **kwargs) with its output captured; ``mutated`` compares the
     arguments' encoding before and after. Returns (result, the value's JSON text or None):
     the text, taken at once (a later call may change the object), is written into the
     record's line as it is (``_record_line``), never decoded and encoded again. ``cpu_s`` is
     the CPU time of this thread in the call, from the kernel (``time.thread_time``, bound at
     load). A ``measure`` call (timed on a large input) reports the value's type only: no value
-    and no mutation check, so the harness's own work stays small beside the call."""
+    and no mutation check, so the harness's own work stays small beside the call. With
+    ``budget`` (seconds), a timer stops the call there (``TimingBudgetExceeded``, reported as
+    the call's exception): a call that is merely slow on a large input must not take the
+    run's deadline, and with it the results of every call before it."""
     before = None if measure else _decoded_text([args, kwargs])
     result = {"returned": False, "value_type": None, "unserializable": None,
               "exception": None}
@@ -320,7 +334,11 @@ def _invoke(function, args, kwargs, measure=False):
     capture.__enter__()
     started = _thread_time()
     try:
+        if budget:
+            _setitimer(_ITIMER_REAL, budget)
         value = function(*args, **kwargs)
+        if budget:
+            _setitimer(_ITIMER_REAL, 0)
         result["cpu_s"] = _thread_time() - started
         result["returned"] = True
         result["value_type"] = _type(value).__name__
@@ -330,6 +348,8 @@ def _invoke(function, args, kwargs, measure=False):
             except (TypeError, ValueError, RecursionError) as exc:
                 result["unserializable"] = f"{_type(value).__name__}: {exc}"
     except BaseException as exc:  # SystemExit included: the function must not exit
+        if budget:
+            _setitimer(_ITIMER_REAL, 0)
         result["cpu_s"] = _thread_time() - started
         result["exception"] = _exc_info(exc)
     finally:
@@ -396,7 +416,11 @@ def mode_call(request, record):
         return
     for call, (args, kwargs) in calls:
         _SLEPT[0] = 0.0
-        result, text = _invoke(function, args, kwargs, call.get("measure") is True)
+        measure = call.get("measure") is True
+        budget = call.get("budget_s") if measure and _type(call.get("budget_s")) in (int, float) else None
+        if budget:
+            signal.signal(signal.SIGALRM, _over_budget)
+        result, text = _invoke(function, args, kwargs, measure, budget)
         if request.get("record_sleep") is True:
             result["sleep_total"] = _SLEPT[0]
         result["label"] = call["label"]

@@ -32,6 +32,7 @@ SCALES = timing.SCALES
 LABELS = {scale: f"scale_{scale}x" for scale in SCALES}
 AGAIN = "_again"  # a repeat of a timed call: the least of the two times counts
 TIMEOUT_S = 20.0  # a scaled run may take this long (it is the last run of its prompt)
+BUDGET_S = 5.0  # a timed call inside a run is stopped here (the reference takes milliseconds)
 KERNEL_SLACK_S = 0.02  # per-call times may exceed the run's kernel total by this much at most
 REFERENCE = "reference solution: "
 OUTSIDE_RATIO = 1.5  # CPU outside the timed code, allowed beyond the reference's, as a multiple
@@ -100,6 +101,9 @@ def call_costs(result: ExecResult, labels: tuple[str, ...]) -> tuple[list[float]
         if item is None:
             return None, f"the {label} call was not reported"
         if type(item.get("exception")) is dict:
+            if item["exception"].get("type") == "TimingBudgetExceeded":
+                return None, (f"the {label} call ran past its {BUDGET_S:g} s budget and was stopped "
+                              f"(zero credit starts at 10x the reference's milliseconds)")
             return None, f"the {label} call raised {raised(item['exception'])}"
         cost = timing.seconds(item.get("cpu_s"))
         if item.get("returned") is not True or cost is None:
