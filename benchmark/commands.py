@@ -245,9 +245,10 @@ def _local_plan(config: RunConfig, runner: BenchmarkRunner, entries: list[ModelE
     """Key and look up every model. When the last run of the same context recorded what it
     measured (``ResultCache.measured``) and every model is served under keys holding that
     kernel profile, nothing is detected or probed: this run grades nothing and reports that
-    record. Otherwise the kernel is detected here, on the main thread before the run starts
-    its threads (see ``cli._detect_first``; a ``--no-cache`` or ``--require-isolation`` run
-    has detected already), and the keys hold what was detected."""
+    record, and the zygote started in case it had to grade is ended unused. Otherwise the
+    kernel is detected here, on the main thread before the run starts its threads (see
+    ``cli._detect_first``; a ``--no-cache`` or ``--require-isolation`` run has detected
+    already), and the keys hold what was detected."""
     base = runner.context_base()
     context = context_hash(base)
     measured = None
@@ -256,6 +257,7 @@ def _local_plan(config: RunConfig, runner: BenchmarkRunner, entries: list[ModelE
     if measured is not None:
         plan = runner.plan(entries, cache, kernel=measured.kernel, base=base)
         if not plan.todo:
+            spawner.discard_unused()  # (the zygote prestarted in case a model had to be graded)
             return LocalPlan(plan, context, measured.kernel, measured)
     kernel = kernel_profile(runner.options)  # (None with --unsafe)
     if measured is None or kernel != measured.kernel:

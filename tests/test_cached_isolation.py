@@ -12,7 +12,7 @@ import pytest
 
 from benchmark import cli, commands
 from benchmark.engine.cache import Measured, ResultCache
-from benchmark.sandbox import isolation
+from benchmark.sandbox import isolation, spawner
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "submissions" / "reference_implementations" / "example_model"
@@ -79,6 +79,15 @@ def test_a_run_served_wholly_from_the_cache_reports_what_the_grading_run_measure
     assert source["measured_at"] == graded["_metadata"]["timestamp_utc"]
     record = json.loads(_record(tree).read_text())
     assert record["kernel"] == asdict(isolation.detect())  # the profile the entries' keys hold
+
+
+def test_a_served_run_ends_the_zygote_it_started_without_using_it(tree, counted):
+    assert _run("--model", "example_model", "-q") == 0
+    spawner.get().close()  # as in a new process: the next run starts a zygote of its own
+    assert _run("--model", "example_model", "-q") == 0
+    zygote = spawner._current
+    assert _doc(tree)["models"]["example_model"]["cached"] is True
+    assert not zygote.used and zygote.process.poll() is not None
 
 
 def test_a_run_with_one_model_not_cached_detects_and_measures_again(tree, counted):

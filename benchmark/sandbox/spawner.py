@@ -103,6 +103,7 @@ class Zygote:
         self._hello = threading.Event()
         self.vm_peak_kb = 0
         self.closed: str | None = None
+        self.used = False  # a run was started through it (``run``): see ``discard_unused``
         threading.Thread(target=self._read, name="zygote-reader", daemon=True).start()
 
     # ---- answers -------------------------------------------------------------------------
@@ -176,6 +177,7 @@ class Zygote:
             if self.closed:
                 raise ZygoteError(self.closed)
             run_id = next(self._ids)
+            self.used = True
             self._runs[run_id] = run
         try:
             payload = json.dumps({**request, "op": "run", "id": run_id, "deadline_s": timeout}).encode()
@@ -251,6 +253,24 @@ def get() -> Zygote:
 def prestart() -> None:
     """Start the zygote now (its imports then overlap whatever the grader does next)."""
     get()
+
+
+def discard_unused() -> bool:
+    """End the zygote this process started, at once, if no run was ever started through it
+    (a run served wholly from the cache needs none): it is killed rather than left to finish
+    its imports before it sees the end of file, which the exit would wait for. It has no
+    child and holds nothing, and a later ``get()`` starts another. Call it only while no
+    pool worker can have its door. True when it was discarded."""
+    zygote = _current
+    if zygote is None or _current_pid != os.getpid() or zygote.process is None or zygote.used:
+        return False
+    with zygote._lock:  # (a run being started now would set ``used`` under this lock)
+        if zygote.used:
+            return False
+        zygote.closed = "discarded unused"
+    zygote.process.kill()
+    zygote.close()
+    return True
 
 
 def protected_pids() -> set[int]:
