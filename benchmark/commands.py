@@ -33,7 +33,6 @@ from .reporting.progress import Progress
 from .runner import BenchmarkRunner, DiscoveryError, ModelEntry, Plan, RejectedModel
 from .sandbox.sandbox_report import measured_isolation, missing_layers
 from .secure_runner import SecureRunner
-from .sandbox.self_check import format_table, run_self_check, verdicts
 from .types import ModelResult, RunConfig, RunResult
 from .untrusted import NAME_LIMIT, for_stream, text
 from .console import (EXIT_ERROR, EXIT_FAIL_UNDER, EXIT_MISSING_MODEL, EXIT_NOT_FOUND, EXIT_OK,
@@ -166,6 +165,8 @@ def _report(config: RunConfig, doc: dict[str, Any], paths: dict[str, Path]) -> N
 
 
 def self_check_command(config: RunConfig) -> int:
+    from .sandbox.self_check import format_table, run_self_check, verdicts  # (psutil: only here)
+
     rows = verdicts(run_self_check(config.memory_mb), detect().any)
     print(format_banner(measured_isolation(SecureRunner("self-check", memory_mb=config.memory_mb))))
     print(format_table(rows))

@@ -7,7 +7,6 @@ import platform
 import subprocess
 import sys
 from dataclasses import asdict
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,8 @@ def fixture_hashes(test_data: Path) -> dict[str, str]:
 
 
 def dependency_versions() -> dict[str, str]:
+    from importlib import metadata  # (~8 ms with email: not for a run with --no-metadata)
+
     versions = {}
     for name in DEPENDENCIES:
         try:
