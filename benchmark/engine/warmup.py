@@ -3,7 +3,8 @@
 The bandit process (``benchmark.sandbox.bandit_process``: a Python that imports bandit, about
 100 ms, on the other core), the compiled results-schema check (about 40 ms to generate) and
 Jinja2 (15 ms, plus 30 ms to compile the HTML template) are needed by every graded run, but
-only after the sandboxed children have started. ``start()`` prepares them on a daemon
+only after the sandboxed children have started; so are the manifest's dependency versions
+(importlib.metadata, about 12 ms). ``start()`` prepares them on a daemon
 thread while the main thread waits for the zygote and for children, which it does with the
 GIL released. The bandit process is started only once the run has said that this process
 grades something (``Warmup.grading``), and then first: never when pool workers grade (each
@@ -62,8 +63,10 @@ class Warmup:
 
     def _run(self) -> None:
         from ..reporting import results_json, templating
+        from . import manifest
 
-        steps = [results_json._fast_check, lambda: templating.environment().get_template("report.html.j2")]
+        steps = [results_json._fast_check, lambda: templating.environment().get_template("report.html.j2"),
+                 manifest.dependency_versions]
         if self._grading_here:  # grading needs bandit first, the reports only at the end
             self._decided.wait()  # (not holding the lock: the grading threads may need it)
             if self._needed:
