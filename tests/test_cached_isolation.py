@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from dataclasses import asdict
 from pathlib import Path
 
@@ -87,7 +88,11 @@ def test_a_served_run_ends_the_zygote_it_started_without_using_it(tree, counted)
     assert _run("--model", "example_model", "-q") == 0
     zygote = spawner._current
     assert _doc(tree)["models"]["example_model"]["cached"] is True
-    assert not zygote.used and zygote.process.poll() is not None
+    assert not zygote.used and zygote.closed == "discarded unused"
+    deadline = time.monotonic() + 10
+    while zygote.process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert zygote.process.poll() is not None  # killed
 
 
 def test_a_run_with_one_model_not_cached_detects_and_measures_again(tree, counted):

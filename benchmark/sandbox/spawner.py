@@ -198,19 +198,23 @@ class Zygote:
     def alive(self) -> bool:
         return not self.closed and (self.process is None or self.process.poll() is None)
 
-    def close(self) -> None:
-        """End our connection: shutting the socket down (a plain close would wait for the
-        reader thread's pending recv) is the end of file that makes the zygote kill our runs
-        (and, for the zygote this process started, exit)."""
+    def disconnect(self) -> None:
+        """Shut our connection and close the door (``close`` without waiting for the zygote)."""
         self.closed = self.closed or "closed by the grader"
         try:
             self._sock.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
+        self._sock.close()
+        if self.door is not None:
+            self.door.close()
+
+    def close(self) -> None:
+        """End our connection: shutting the socket down (a plain close would wait for the
+        reader thread's pending recv) is the end of file that makes the zygote kill our runs
+        (and, for the zygote this process started, exit)."""
         try:
-            self._sock.close()
-            if self.door is not None:
-                self.door.close()
+            self.disconnect()
         finally:
             if self.process is not None:
                 try:
@@ -257,8 +261,8 @@ def prestart() -> None:
 
 def discard_unused() -> bool:
     """End the zygote this process started, at once, if no run was ever started through it
-    (a run served wholly from the cache needs none): it is killed rather than left to finish
-    its imports before it sees the end of file, which the exit would wait for. It has no
+    (a run served wholly from the cache needs none): it is killed (and not waited for) rather
+    than left to finish its imports before it sees the end of file, which the exit would wait for. It has no
     child and holds nothing, and a later ``get()`` starts another. Call it only while no
     pool worker can have its door. True when it was discarded."""
     zygote = _current
@@ -269,7 +273,7 @@ def discard_unused() -> bool:
             return False
         zygote.closed = "discarded unused"
     zygote.process.kill()
-    zygote.close()
+    zygote.disconnect()  # (not waited for: reaped at exit by ``_shutdown``, or by subprocess's clean-up)
     return True
 
 
