@@ -20,7 +20,6 @@ from . import untrusted
 from .engine import warmup
 from .sandbox import spawner
 from .engine.options import GradeOptions, default_test_data, has_internal_error
-from .engine import manifest
 from .engine.manifest import build_manifest
 from .reporting import terminal
 from .reporting.banner import format_banner
@@ -303,8 +302,6 @@ def _begin(config: RunConfig, runner: BenchmarkRunner, stack: ExitStack,
 def _grade_and_write(config, runner, entries, skipped, warming, fail_under, probe, session,
                      cache, local) -> int:
     started = _now()
-    if not config.no_metadata:
-        manifest.ask_git_commit()  # its answer is back by the time the manifest is built
     progress = Progress(len(entries), quiet=config.quiet)
     header = _Header(config, progress, probe,
                      f"🔍 Grading {len(entries)} model(s): {', '.join(e.name for e in entries)}")

@@ -1,25 +1,10 @@
-"""The manifest's facts are the same whether they were asked for early or when it is built."""
+"""The manifest's dependency versions: the installed ones, however early they were asked for."""
 
 from __future__ import annotations
 
-import subprocess
 from importlib import metadata
 
 from benchmark.engine import manifest
-
-
-def test_a_git_commit_asked_early_is_the_one_git_gives():
-    expected = subprocess.run(["git", "-C", str(manifest.GRADER_CHECKOUT), "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, check=False).stdout.strip() or None
-    manifest.ask_git_commit()
-    assert manifest.git_commit() == expected
-    assert manifest.git_commit() == expected  # (asked again: git runs again)
-
-
-def test_outside_a_checkout_the_git_commit_is_none_either_way(tmp_path):
-    manifest.ask_git_commit(tmp_path)
-    assert manifest.git_commit(tmp_path) is None
-    assert manifest.git_commit(tmp_path) is None
 
 
 def test_dependency_versions_are_the_installed_ones_and_a_copy_each_time():

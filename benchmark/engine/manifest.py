@@ -46,38 +46,12 @@ def _dependency_versions() -> dict[str, str]:
     return versions
 
 
-GRADER_CHECKOUT = Path(__file__).resolve().parents[2]
-_git_asked: dict[str, subprocess.Popen] = {}
-
-
-def _git_command(directory: Path) -> list[str]:
-    return ["git", "-C", str(directory), "rev-parse", "--short", "HEAD"]
-
-
-def ask_git_commit(directory: Path = GRADER_CHECKOUT) -> None:
-    """Start ``git rev-parse`` for ``directory`` now; :func:`git_commit` takes its answer
-    (the run does not wait for git when it builds its manifest)."""
-    if str(directory) not in _git_asked:
-        try:
-            _git_asked[str(directory)] = subprocess.Popen(
-                _git_command(directory), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL, text=True)
-        except OSError:
-            pass
-
-
-def git_commit(directory: Path = GRADER_CHECKOUT) -> str | None:
-    asked = _git_asked.pop(str(directory), None)
-    if asked is not None:
-        try:
-            out, _ = asked.communicate(timeout=5)
-        except subprocess.TimeoutExpired:
-            asked.kill()
-            asked.communicate()
-            return None
-        return out.strip() or None
+def git_commit(directory: Path) -> str | None:
+    """The checkout's commit, asked of git when the manifest is built (not earlier: a git
+    child alive during grading is one more child of the grader while its runs come and go)."""
     try:
-        out = subprocess.run(_git_command(directory), capture_output=True, text=True, timeout=5, check=False)
+        out = subprocess.run(["git", "-C", str(directory), "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True, timeout=5, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return out.stdout.strip() or None
@@ -121,5 +95,5 @@ def build_manifest(config: RunConfig, isolation: dict[str, Any], models: list[Mo
         manifest["suite"] = suite
     if not config.no_metadata:
         manifest["dependencies"] = dependency_versions()
-        manifest["git_commit"] = git_commit(GRADER_CHECKOUT)
+        manifest["git_commit"] = git_commit(Path(__file__).resolve().parents[2])
     return manifest
