@@ -211,7 +211,7 @@ def _main(argv: list[str] | None) -> int:
             from .engine import pool_server
 
             pool_server.prestart()
-        if not args.unsafe:  # (see _detect_first)
+        if not args.unsafe and (args.no_cache or args.require_isolation):  # (see _detect_first)
             _detect_first(isolation)
     from . import commands
     from .reporting.saved_runs import SavedRunError
@@ -246,7 +246,11 @@ def _detect_first(isolation: Any) -> None:
     fork that runs Python without exec, and a forked child inherits every lock of its parent
     as it was: one held by another thread at that moment (``tempfile``'s, for one, by a
     grading thread making a sandbox) is never released in the child, and the probe, then the
-    run, would wait forever. Every later ``detect()`` of the run returns this answer."""
+    run, would wait forever. Every later ``detect()`` of the run returns this answer.
+
+    Here only when the run will grade or must measure (``--no-cache``, ``--require-isolation``);
+    otherwise the run may be served wholly from the cache and measure nothing, and it detects
+    once it knows it will grade (``commands._local_plan``, still before any thread of its own)."""
     isolation.detect()
 
 

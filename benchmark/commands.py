@@ -14,7 +14,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import untrusted
 from .engine import warmup
@@ -27,13 +27,12 @@ from .reporting.excerpts import attach_excerpts
 from .reporting.results_json import model_to_dict, run_to_dict
 from .reporting.saved_runs import compare_files, models_under, rebuild_reports
 from .reporting.writer import write_run
-from .engine.cache import ResultCache
+from .engine.cache import Measured, ResultCache, context_hash, kernel_profile
 from .sandbox.isolation import detect
 from .reporting.progress import Progress
-from .runner import BenchmarkRunner, DiscoveryError, ModelEntry, RejectedModel
+from .runner import BenchmarkRunner, DiscoveryError, ModelEntry, Plan, RejectedModel
 from .sandbox.sandbox_report import measured_isolation, missing_layers
 from .secure_runner import SecureRunner
-from .sandbox.self_check import format_table, run_self_check, verdicts
 from .types import ModelResult, RunConfig, RunResult
 from .untrusted import NAME_LIMIT, for_stream, text
 from .console import (EXIT_ERROR, EXIT_FAIL_UNDER, EXIT_MISSING_MODEL, EXIT_NOT_FOUND, EXIT_OK,
@@ -166,6 +165,8 @@ def _report(config: RunConfig, doc: dict[str, Any], paths: dict[str, Path]) -> N
 
 
 def self_check_command(config: RunConfig) -> int:
+    from .sandbox.self_check import format_table, run_self_check, verdicts  # (psutil: only here)
+
     rows = verdicts(run_self_check(config.memory_mb), detect().any)
     print(format_banner(measured_isolation(SecureRunner("self-check", memory_mb=config.memory_mb))))
     print(format_table(rows))
@@ -188,14 +189,27 @@ def run(config: RunConfig, *, fail_under: float | None = None) -> int:
     else:  # (on a cluster, the workers start their own zygotes)
         spawner.prestart()  # the zygote imports its libraries on the other core meanwhile
     warmup.tune_gc()
+    prepared = _prepare(config)
+    if isinstance(prepared, int):
+        return prepared
+    runner, entries, skipped = prepared
+    cache = ResultCache(Path(config.results_dir))  # --no-cache: graded afresh, then stored
+    local = None if _clustered(config) else _local_plan(config, runner, entries, cache)
     warming = warmup.start(grading_here=config.workers <= 1 and not _clustered(config))
     try:
-        return _run(config, warming, fail_under)
+        with ExitStack() as stack:
+            begun = _begin(config, runner, stack, local)
+            if isinstance(begun, int):
+                return begun
+            probe, session = begun
+            return _grade_and_write(config, runner, entries, skipped, warming, fail_under, probe,
+                                    session, cache, local)
     finally:
         warming.grading(False)  # (an early return: nothing was graded)
 
 
-def _run(config: RunConfig, warming: warmup.Warmup, fail_under: float | None) -> int:
+def _prepare(config: RunConfig) -> tuple[BenchmarkRunner, list[ModelEntry], list[RejectedModel]] | int:
+    """(the runner, the models to grade, the folders skipped for their names), or an exit code."""
     submissions = Path(config.submissions_dir)
     test_data = default_test_data()
     for folder, what in ((submissions, "submissions"), (test_data, "test data")):
@@ -210,33 +224,69 @@ def _run(config: RunConfig, warming: warmup.Warmup, fail_under: float | None) ->
     chosen = _discover(config, runner)
     if isinstance(chosen, int):
         return chosen
-    entries, skipped = chosen
     if not _confirm_unsafe(config):
         return EXIT_ERROR
-    with ExitStack() as stack:
-        begun = _begin(config, runner, stack)
-        if isinstance(begun, int):
-            return begun
-        probe, session = begun
-        return _grade_and_write(config, runner, entries, skipped, warming, fail_under, probe, session)
+    return (runner, *chosen)
 
 
-def _begin(config: RunConfig, runner: BenchmarkRunner, stack: ExitStack) -> tuple[Future, Any] | int:
+class LocalPlan(NamedTuple):
+    """A local run's cache plan, and how its isolation report is had: ``measured`` is the
+    record of an earlier run this run reports instead of measuring (every model came from
+    the cache, under keys holding that record's kernel profile), else None and ``kernel``
+    is the profile this run detected (recorded with the report it measures)."""
+
+    plan: Plan
+    context: str  # cache.context_hash of the run's context but the kernel profile
+    kernel: dict[str, Any] | None
+    measured: Measured | None
+
+
+def _local_plan(config: RunConfig, runner: BenchmarkRunner, entries: list[ModelEntry],
+                cache: ResultCache) -> LocalPlan:
+    """Key and look up every model. When the last run of the same context recorded what it
+    measured (``ResultCache.measured``) and every model is served under keys holding that
+    kernel profile, nothing is detected or probed: this run grades nothing and reports that
+    record, and the zygote started in case it had to grade is ended unused. Otherwise the
+    kernel is detected here, on the main thread before the run starts its threads (see
+    ``cli._detect_first``; a ``--no-cache`` or ``--require-isolation`` run has detected
+    already), and the keys hold what was detected."""
+    base = runner.context_base()
+    context = context_hash(base)
+    measured = None
+    if not (config.no_cache or config.unsafe or config.require_isolation):
+        measured = cache.measured(context)
+    if measured is not None:
+        plan = runner.plan(entries, cache, kernel=measured.kernel, base=base)
+        if not plan.todo:
+            spawner.discard_unused()  # (the zygote prestarted in case a model had to be graded)
+            return LocalPlan(plan, context, measured.kernel, measured)
+    kernel = kernel_profile(runner.options)  # (None with --unsafe)
+    if measured is None or kernel != measured.kernel:
+        plan = runner.plan(entries, cache, refresh=config.no_cache, kernel=kernel, base=base)
+    return LocalPlan(plan, context, kernel, None)
+
+
+def _begin(config: RunConfig, runner: BenchmarkRunner, stack: ExitStack,
+           local: LocalPlan | None) -> tuple[Future, Any] | int:
     """(the isolation report as a future, the admitted cluster session or None), or an exit code.
 
-    Locally the report and network probe run beside grading; only --require-isolation waits
+    Locally the report and network probe run beside grading (a run served wholly from the
+    cache reports its ``LocalPlan.measured`` record instead); only --require-isolation waits
     for them before grading; otherwise the banner is printed as soon as they are back (from
     the probe's thread), and always before the first model's results. On a cluster the
     report is the one an admitted worker made in its preflight."""
+    probe: Future = Future()
     if _clustered(config):
         from . import cluster_command
 
         session = cluster_command.open_admitted(config, cluster_command.spec_of(config), runner, stack)
         if isinstance(session, int):
             return session
-        probe: Future = Future()
         probe.set_result(cluster_command.isolation_of(session))
         return probe, session
+    if local is not None and local.measured is not None:
+        probe.set_result(local.measured.isolation)
+        return probe, None
     probes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="isolation-probe")
     probe = probes.submit(lambda: measured_isolation(runner.options.runner("probe")))
     probes.shutdown(wait=False)
@@ -249,9 +299,9 @@ def _begin(config: RunConfig, runner: BenchmarkRunner, stack: ExitStack) -> tupl
     return probe, None
 
 
-def _grade_and_write(config, runner, entries, skipped, warming, fail_under, probe, session) -> int:
+def _grade_and_write(config, runner, entries, skipped, warming, fail_under, probe, session,
+                     cache, local) -> int:
     started = _now()
-    cache = ResultCache(Path(config.results_dir))  # --no-cache: graded afresh, then stored
     progress = Progress(len(entries), quiet=config.quiet)
     header = _Header(config, progress, probe,
                      f"🔍 Grading {len(entries)} model(s): {', '.join(e.name for e in entries)}")
@@ -275,7 +325,8 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
     try:
         models, cached = runner.grade(entries, workers=config.workers, on_done=on_done, cache=cache,
                                       on_plan=lambda fresh: warming.grading(fresh > 0),
-                                      refresh=config.no_cache, cluster=session)
+                                      refresh=config.no_cache, cluster=session,
+                                      plan=local.plan if local is not None else None)
     finally:
         progress.close()
     header.show()
@@ -287,6 +338,11 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
         from .cluster_command import metadata
 
         doc["_metadata"].update(metadata(session))
+    elif local.measured is not None:
+        doc["_metadata"]["isolation_source"] = local.measured.source()
+    elif local.kernel is not None:  # measured by this run: what a run served from the cache reports
+        cache.record_measured(local.context, Measured(local.kernel, probe.result(), doc["run_id"],
+                                                      doc["_metadata"]["timestamp_utc"]))
     warming.join()  # its libraries are loaded and it compiles nothing while reports render
     paths, failures = _write(config, doc)
     _report(config, doc, paths)

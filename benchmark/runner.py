@@ -21,7 +21,7 @@ from typing import Any
 
 from . import untrusted
 from .sandbox import bandit_process, isolation, limits, pids_cgroup, spawner
-from .engine.cache import ResultCache, model_key, run_context
+from .engine.cache import ResultCache, base_context, model_key, run_context
 from .engine.options import GradeOptions, cacheable, default_test_data
 from .reporting.results_json import load_schema
 from .rubric import RUBRIC
@@ -135,6 +135,15 @@ def _grade_unit(entry: ModelEntry, test_data: Path, options: GradeOptions,
     return grade_model(entry.path, entry.tier, test_data=test_data, options=options, suite=suite)
 
 
+@dataclass(frozen=True)
+class Plan:
+    """A run's entries keyed and looked up in the cache (``BenchmarkRunner.plan``)."""
+
+    keys: dict[str, str]  # model name -> cache key (empty without a cache)
+    hits: dict[str, ModelResult]  # the models served from the cache
+    todo: list[ModelEntry]  # the models to grade
+
+
 class BenchmarkRunner:
     """Grades models. ``BenchmarkRunner(model_name=..., results_dir=..., timeout=...)`` as in the spec."""
 
@@ -166,11 +175,36 @@ class BenchmarkRunner:
     def scan(self) -> tuple[dict[str, ModelEntry], list[RejectedModel]]:
         return scan_models(self.submissions_dir)
 
+    def context_base(self) -> dict[str, Any]:
+        """This run's part of every cache key but the kernel profile (``cache.base_context``)."""
+        suite = self.suite() if self.extended else None
+        return base_context(self.test_data, self.options, suite.describe() if suite is not None else None)
+
+    def plan(self, entries: list[ModelEntry], cache: ResultCache | None = None, *,
+             refresh: bool = False, cluster: Any = None,
+             kernel: dict[str, Any] | None = None, base: dict[str, Any] | None = None) -> Plan:
+        """Key every entry and read the cache (nothing is graded). ``kernel``: the kernel
+        profile the keys hold (default: this machine's, detected; a cluster's: its workers');
+        ``base``: :meth:`context_base`, when already made."""
+        keys: dict[str, str] = {}
+        if cache is not None or cluster is not None:
+            suite = self.suite() if self.extended else None
+            if cluster is not None:
+                kernel = cluster.kernel_profile
+            context = run_context(self.test_data, self.options, kernel=kernel,
+                                  base=base if base is not None else self.context_base())
+            files = suite.model_files() if suite is not None else _all_files()
+            keys = {e.name: model_key(context, e.name, e.tier, e.path, files) for e in entries}
+        reading = cache if not refresh else None
+        hits = {e.name: hit for e in entries if reading and (hit := reading.get(keys[e.name], e.name))}
+        return Plan(keys, hits, [e for e in entries if e.name not in hits])
+
     def grade(self, entries: list[ModelEntry], workers: int = 1,
               on_done: Callable[[ModelResult], None] | None = None,
               cache: ResultCache | None = None,
               on_plan: Callable[[int], None] | None = None,
-              refresh: bool = False, cluster: Any = None) -> tuple[list[ModelResult], set[str]]:
+              refresh: bool = False, cluster: Any = None,
+              plan: Plan | None = None) -> tuple[list[ModelResult], set[str]]:
         """Grade entries (cached ones are not executed again). Returns the results sorted by
         model name and the names of the models that came from the cache. ``on_plan`` hears,
         before any grading, how many models are not served from the cache. ``refresh``
@@ -178,23 +212,15 @@ class BenchmarkRunner:
         Only a verified grading is stored (``options.cacheable``), as soon as it is back, so an
         interrupted run resumes where it stopped. ``cluster``: an admitted
         ``benchmark.cluster.session.ClusterSession`` grades the misses instead of this
-        machine; the kernel profile its workers share is part of the keys."""
-        keys: dict[str, str] = {}
+        machine; the kernel profile its workers share is part of the keys. ``plan``: what
+        :meth:`plan` answered for these entries and this cache, when already asked."""
+        plan = plan or self.plan(entries, cache, refresh=refresh, cluster=cluster)
+        keys, hits, todo = plan.keys, plan.hits, plan.todo
         results: list[ModelResult] = []
-        if cache is not None or cluster is not None:
-            suite = self.suite() if self.extended else None
-            context = run_context(self.test_data, self.options,
-                                  suite.describe() if suite is not None else None,
-                                  kernel=cluster.kernel_profile if cluster is not None else None)
-            files = suite.model_files() if suite is not None else _all_files()
-            keys = {e.name: model_key(context, e.name, e.tier, e.path, files) for e in entries}
-        reading = cache if not refresh else None
-        hits = {e.name: hit for e in entries if reading and (hit := reading.get(keys[e.name], e.name))}
         for name in sorted(hits):
             results.append(hits[name])
             if on_done:
                 on_done(hits[name])
-        todo = [e for e in entries if e.name not in hits]
         if on_plan:
             on_plan(len(todo))
 

@@ -500,7 +500,10 @@ def method(m: dict[str, Any]) -> list[str]:
         "memory: MB divided by a bare interpreter's peak RSS.",
         "- cold: a fresh results folder (empty cache) and `--no-cache`, on a tree holding only "
         "`example_model`; the OS page cache and `__pycache__` are not dropped. warm: the same "
-        "command right after. cached: after a run that filled `<results-dir>/.cache/`.",
+        "command right after. cached: after a run that filled `<results-dir>/.cache/`; such a "
+        "run grades nothing, so it detects no kernel mechanism, probes no network and ends the "
+        "zygote it prestarted unused: it reports the isolation the run that filled the cache "
+        "measured (`_metadata.isolation_source`).",
         "- cold with `PYTHONDONTWRITEBYTECODE=1`: the same, with that variable set for the CLI (the "
         "zygote runs `python -I -B` either way), each checkout with the bytecode its set-up "
         "left and nothing written since: "

@@ -32,11 +32,13 @@ SOURCES = (ROOT / "submissions" / "reference_implementations" / "example_model",
 TIMING_KEYS = {"timestamp", "wall_s", "cpu_s", "peak_rss_mb", "run_id", "finished_at",
                "timestamp_utc", "started_at", "started", "finished", "cached"}
 # Differ by construction between the runs compared (worker count, results folder, cache
-# setting: bench.py also compares a cached re-run; a cluster run's flags, ``config.cluster``,
+# setting: bench.py also compares a cached re-run, which names the run that measured the
+# isolation it reports, ``_metadata.isolation_source``; a cluster run's flags, ``config.cluster``,
 # and its per-worker facts, ``_metadata.workers``: addresses, hosts, admissions) or are a
 # start-up measurement that varies by a MB from run to run (an idle child's VmPeak, and the
 # address-space limit built on it).
-RUN_KEYS = {"workers", "results_dir", "no_cache", "idle_child_mb", "address_space_mb", "cluster", "kernel_profile"}
+RUN_KEYS = {"workers", "results_dir", "no_cache", "idle_child_mb", "address_space_mb", "cluster", "kernel_profile",
+            "isolation_source"}
 VOLATILE_KEYS = TIMING_KEYS | RUN_KEYS
 
 

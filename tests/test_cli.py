@@ -121,7 +121,8 @@ def test_a_run_served_from_the_cache_never_loads_the_grading_engine(tree):
     assert second.returncode == 0, second.stderr
     loaded = {line.rsplit("|", 1)[-1].strip() for line in second.stderr.splitlines() if "|" in line}
     assert json.loads((tree / "results/latest_results.json").read_text())["models"]["example_model"]["cached"]
-    assert not {"benchmark.engine.grading", "benchmark.prompts", "radon", "yaml"} & loaded
+    assert not {"benchmark.engine.grading", "benchmark.prompts", "radon", "yaml", "psutil",
+                "benchmark.sandbox.self_check"} & loaded
 
 
 def test_rubric_and_prompt_modules_name_the_same_files():

@@ -26,9 +26,41 @@ def order(monkeypatch):
     return seen
 
 
-def test_detection_comes_before_the_run_starts_any_thread(order):
-    assert cli.main(["--all-models", "-q"]) == 0
+@pytest.mark.parametrize("flag", ["--no-cache", "--require-isolation"])
+def test_detection_comes_before_the_run_starts_any_thread(order, flag):
+    assert cli.main(["--all-models", "-q", flag]) == 0
     assert order == ["zygote", "detect", "run"]
+
+
+def test_a_run_the_cache_may_serve_leaves_detection_to_the_run(order):
+    assert cli.main(["--all-models", "-q"]) == 0
+    assert order == ["zygote", "run"]
+
+
+def test_a_run_that_grades_detects_before_it_starts_a_thread_of_its_own(tmp_path, monkeypatch):
+    """Without --no-cache the run detects once it knows it will grade (the cache has no entry
+    here), still before any thread but the zygote's reader (see ``cli._detect_first``)."""
+    import shutil
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    shutil.copytree(root / "submissions/reference_implementations/example_model",
+                    tmp_path / "submissions/reference_implementations/example_model")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(root / "test_data"))
+    spawner.prestart()  # (its reader thread is there when the run detects, as in a real run)
+    before = set(threading.enumerate())
+    new_threads: list[list[str]] = []
+    detect = isolation._detect
+
+    def watched():
+        new_threads.append(sorted(t.name for t in set(threading.enumerate()) - before))
+        return detect()
+
+    monkeypatch.setattr(isolation, "_SUPPORT", None)
+    monkeypatch.setattr(isolation, "_detect", watched)
+    assert cli.main(["--model", "example_model", "-q"]) == 0
+    assert new_threads == [[]]
 
 
 def test_with_a_pool_the_pool_server_starts_before_detection_too(order):

@@ -852,3 +852,14 @@ def test_what_runs_used_to_import_after_the_fork_is_loaded_in_the_zygote(healthy
         maps = handle.read()
     if "_posixsubprocess" not in sys.builtin_module_names:
         assert "_posixsubprocess" in maps
+
+
+def test_an_unused_zygote_is_discarded_at_once_and_a_used_one_never(healthy_zygote):
+    zygote = fresh_zygote()
+    assert not zygote.used and spawner.discard_unused()
+    assert zygote.closed and wait_for(lambda: zygote.process.poll() is not None, 10)  # killed
+    res = script(SecureRunner("t"), "print('after the discard')")  # get() starts another
+    assert res.returncode == 0 and res.stdout.strip() == "after the discard"
+    used = spawner.get()
+    assert used is not zygote and used.used
+    assert not spawner.discard_unused() and used.process.poll() is None and not used.closed

@@ -9,6 +9,9 @@ atomically under ``<results-dir>/.cache/``; an unreadable entry is a miss, never
 They are not fsynced (one entry per graded model; a results file is): an entry torn by a
 crash (cut short, or zero-filled where the data never reached the disk) is not strict JSON
 or not a record the schema accepts, so it is a miss and the model is graded again.
+Beside the entries, ``.cache/isolation/`` keeps what the last run of a context measured of the
+machine (``Measured``: its kernel profile and isolation report), which a run served wholly
+from the cache under that profile reports instead of measuring (``benchmark.commands``).
 """
 
 from __future__ import annotations
@@ -16,14 +19,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from .. import __version__
-from ..sandbox.isolation import detect
+from ..sandbox.isolation import KernelSupport, detect
 from .manifest import fixture_hashes
 from .options import cacheable
 from ..reporting.failsafe import schema_problems
@@ -88,20 +91,31 @@ def kernel_profile(options: Any) -> dict[str, Any] | None:
     return asdict(support) if support else None
 
 
-def run_context(test_data: Path, options: Any, suite: list[dict[str, Any]] | None = None, *,
-                kernel: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The part of every key that is the same for the whole run; ``suite`` describes the
-    packs graded (their versions, content hashes and plugins) when not the core pack alone;
-    ``kernel`` is the profile of the machines that grade (default: this one's; a cluster's
-    admitted workers share one)."""
+def base_context(test_data: Path, options: Any, suite: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Every part of the run's context but the kernel profile (see :func:`run_context`)."""
     extra = {} if suite is None else {"suite": suite}
     return {**extra,
         "grader": __version__, "source": grader_source_hash(), "rubric": rubric_hash(),
         "fixtures": hashlib.sha256(json.dumps(fixture_hashes(test_data), sort_keys=True).encode()).hexdigest(),
         "options": {k: v for k, v in asdict(options).items() if k != "debug"},
-        "kernel": kernel if kernel is not None else kernel_profile(options),
         "guard": not options.unsafe and os.environ.get(GUARD_OFF_ENV) != "1",
     }
+
+
+def run_context(test_data: Path, options: Any, suite: list[dict[str, Any]] | None = None, *,
+                kernel: dict[str, Any] | None = None,
+                base: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The part of every key that is the same for the whole run; ``suite`` describes the
+    packs graded (their versions, content hashes and plugins) when not the core pack alone;
+    ``kernel`` is the profile of the machines that grade (default: this one's, detected; a
+    cluster's admitted workers share one); ``base``: :func:`base_context`, when already made."""
+    base = base if base is not None else base_context(test_data, options, suite)
+    return {**base, "kernel": kernel if kernel is not None else kernel_profile(options)}
+
+
+def context_hash(base: dict[str, Any]) -> str:
+    """The name of a :func:`base_context`'s isolation record (``ResultCache.measured``)."""
+    return hashlib.sha256(json.dumps(base, sort_keys=True).encode()).hexdigest()
 
 
 def model_key(context: dict[str, Any], name: str, tier: str, model_dir: Path, files: list[str]) -> str:
@@ -150,9 +164,73 @@ def _trusted(raw: str, item: Any, name: str | None) -> bool:
     return json_text_clean(raw) and not schema_problems(item.get("model_name"), item)
 
 
+@dataclass(frozen=True)
+class Measured:
+    """What a run measured of this machine for a run context (``context_hash``): the kernel
+    profile it detected (``kernel_profile``, part of every key it graded under) and its
+    isolation report (``_metadata.isolation``: the layers and the network probe), with the
+    run that measured them. A run whose models all come from the cache, under keys holding
+    this profile, reports this instead of measuring again (``benchmark.commands``)."""
+
+    kernel: dict[str, Any]
+    isolation: dict[str, Any]
+    run_id: str
+    measured_at: str
+
+    def source(self) -> dict[str, str]:
+        """``_metadata.isolation_source`` of a run that reports it."""
+        return {"measured_by_run": self.run_id, "measured_at": self.measured_at,
+                "why": "every model came from the cache, graded under this kernel profile"}
+
+
+def _is_profile(item: Any) -> bool:
+    """A kernel profile as ``kernel_profile`` makes it (the fields and types of ``KernelSupport``)."""
+    if not isinstance(item, dict) or set(item) != {f.name for f in fields(KernelSupport)}:
+        return False
+    flags = [value for name, value in item.items() if name not in ("landlock_abi", "reasons")]
+    reasons = item["reasons"]
+    return (all(type(value) is bool for value in flags) and type(item["landlock_abi"]) is int
+            and isinstance(reasons, dict) and all(isinstance(v, str) for v in reasons.values()))
+
+
+def _is_report(item: Any) -> bool:
+    """An isolation report of a measured, confined run (``sandbox_report.measured_isolation``)."""
+    probe = item.get("network_probe") if isinstance(item, dict) else None
+    return (isinstance(item, dict) and item.get("unsafe") is False and isinstance(item.get("network"), str)
+            and all(isinstance(item.get(layer), dict) for layer in ("process", "kernel", "guard"))
+            and isinstance(probe, dict) and set(probe) == {"kernel_layer", "with_guard"}
+            and all(isinstance(value, str) for value in probe.values()))
+
+
 class ResultCache:
     def __init__(self, results_dir: Path) -> None:
         self.directory = Path(results_dir) / ".cache" / "models"
+        self.measures = Path(results_dir) / ".cache" / "isolation"
+
+    def measured(self, context: str) -> Measured | None:
+        """The record :meth:`record_measured` wrote for ``context``, or None when there is none
+        or it is unusable (read as untrusted, like an entry: strict JSON, clean text, a kernel
+        profile and an isolation report of the shapes this grader writes)."""
+        try:
+            raw = (self.measures / f"{context}.json").read_bytes()
+            item = orjson.loads(raw)
+            if not (json_text_clean(raw.decode("utf-8")) and isinstance(item, dict)
+                    and _is_profile(item.get("kernel")) and _is_report(item.get("isolation"))
+                    and all(isinstance(item.get(k), str) for k in ("run_id", "measured_at"))):
+                return None
+            return Measured(item["kernel"], item["isolation"], item["run_id"], item["measured_at"])
+        except (OSError, ValueError):
+            return None
+
+    def record_measured(self, context: str, measured: Measured) -> None:
+        """Store what this run measured for ``context`` (replacing the last record)."""
+        try:
+            text = json.dumps(asdict(measured), ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError):
+            return
+        if json_text_clean(text):
+            self.measures.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(self.measures / f"{context}.json", text, durable=False)
 
     def get(self, key: str, name: str | None = None) -> ModelResult | None:
         """The entry (for model ``name``, when given), or None when it is missing or unusable.

@@ -3,7 +3,9 @@
 The bandit process (``benchmark.sandbox.bandit_process``: a Python that imports bandit, about
 100 ms, on the other core), the compiled results-schema check (about 40 ms to generate) and
 Jinja2 (15 ms, plus 30 ms to compile the HTML template) are needed by every graded run, but
-only after the sandboxed children have started. ``start()`` prepares them on a daemon
+only after the sandboxed children have started; so are the manifest's dependency versions
+(importlib.metadata, about 12 ms; looked up here only when some model is graded: a run
+served from the cache has no wait to fill). ``start()`` prepares them on a daemon
 thread while the main thread waits for the zygote and for children, which it does with the
 GIL released. The bandit process is started only once the run has said that this process
 grades something (``Warmup.grading``), and then first: never when pool workers grade (each
@@ -62,6 +64,7 @@ class Warmup:
 
     def _run(self) -> None:
         from ..reporting import results_json, templating
+        from . import manifest
 
         steps = [results_json._fast_check, lambda: templating.environment().get_template("report.html.j2")]
         if self._grading_here:  # grading needs bandit first, the reports only at the end
@@ -71,6 +74,9 @@ class Warmup:
         for step in steps:
             if not self._step(step):
                 return
+        self._decided.wait()  # (with a pool too: it hears whether any model is graded)
+        if self._needed:  # the run then waits for its models; otherwise this would only compete
+            self._step(manifest.dependency_versions)
         tune_gc()  # what the steps loaded is permanent too
 
     @staticmethod

@@ -4,8 +4,8 @@ Detection and the policy live here; applying it is grader-free code in
 ``benchmark/harness/confine.py`` (with ``landlock.py`` and ``seccomp.py``), run in a zygote's
 forked child before the harness starts, or before exec for ``run_python_sandboxed``; the
 submission never sees this module. Each mechanism is first
-*detected* by ``detect()`` (a probe in a throw-away forked process, cached per grader
-process); only what was detected is applied, and ``KernelSupport.report()`` says which.
+*detected* by ``detect()`` (a probe in a throw-away forked process, all of them side by side,
+cached per grader process); only what was detected is applied, and ``KernelSupport.report()`` says which.
 
 - user + network namespaces: the child has no network interface but a downed loopback;
 - a pid namespace: the harness is pid 1 of its own namespace, so every process a submission
@@ -92,6 +92,11 @@ class KernelSupport:
 
 def _probe(action) -> str | None:
     """Run ``action`` in a forked process; None when it worked, else the reason."""
+    return _probe_answer(*_probe_start(action))
+
+
+def _probe_start(action) -> tuple[int, int]:
+    """Fork a process that runs ``action`` and reports on a pipe: (its pid, the pipe's read end)."""
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -102,7 +107,12 @@ def _probe(action) -> str | None:
         except BaseException as exc:  # report any failure to the parent
             os.write(write_fd, f"{type(exc).__name__}: {exc}".encode()[:300])
         os._exit(0)
-    os.close(write_fd)
+    os.close(write_fd)  # (before the next probe forks: its end of file is this child's alone)
+    return pid, read_fd
+
+
+def _probe_answer(pid: int, read_fd: int) -> str | None:
+    """Wait for a probe :func:`_probe_start` forked; None when its action worked, else the reason."""
     with os.fdopen(read_fd, "rb") as reader:
         answer = reader.read().decode(errors="replace")
     os.waitpid(pid, 0)
@@ -168,16 +178,19 @@ def _detect() -> KernelSupport:
         "private_root": _probe_private_root,
         "seccomp": seccomp.probe,
     }
+    # Every probe is forked first and runs beside the others (each in a process of its own,
+    # touching nothing another uses); the answers are read in the same order as before.
+    started = {name: _probe_start(action) for name, action in checks.items()}
+    abi = landlock.abi_version()
+    groups, why = pids_cgroup.detect()
     found = {}
-    for name, action in checks.items():
-        problem = _probe(action)
+    for name, probe in started.items():
+        problem = _probe_answer(*probe)
         found[name] = problem is None
         if problem:
             reasons[name] = problem
-    abi = landlock.abi_version()
     if abi <= 0:
         reasons["landlock"] = "Landlock is not available in this kernel"
-    groups, why = pids_cgroup.detect()
     if groups is None:
         reasons["pids_cgroup"] = why or "unavailable"
     _SUPPORT = KernelSupport(found["user_namespaces"], found["network_namespace"],

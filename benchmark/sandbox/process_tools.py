@@ -16,8 +16,6 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
-import psutil
-
 from .cleanup import CleanupError, remove_tree  # noqa: F401 (SecureRunner's clean-up)
 from ..harness import confine
 
@@ -103,8 +101,17 @@ def limits(memory_mb: int, cpu_s: int) -> dict[int, int]:
 apply_limits = confine.apply_limits  # runs in the child between fork and exec
 
 
+def _psutil() -> Any:
+    """psutil, imported on first use: only killing and the fallback listing of children need
+    it, and a run served wholly from the cache does neither (its import is ~5 ms)."""
+    import psutil
+
+    return psutil
+
+
 def kill_tree(pid: int, known: set[int]) -> int:
     """Kill the child's process group and every descendant seen; return how many were killed."""
+    psutil = _psutil()
     victims: set[int] = set(known)
     try:
         victims.update(p.pid for p in psutil.Process(pid).children(recursive=True))
@@ -190,7 +197,7 @@ def current_children() -> set[int]:
                     raise
                 continue  # a thread that has just ended
     except OSError:
-        return {child.pid for child in psutil.Process().children()}
+        return {child.pid for child in _psutil().Process().children()}
     return found
 
 
@@ -212,6 +219,7 @@ def sweep_orphans(before: set[int]) -> int:
     for spared in _PROTECTED:
         leftovers -= spared()
     killed = 0
+    psutil = _psutil() if leftovers else None
     for pid in leftovers:
         try:
             child = psutil.Process(pid)

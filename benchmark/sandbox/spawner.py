@@ -103,6 +103,7 @@ class Zygote:
         self._hello = threading.Event()
         self.vm_peak_kb = 0
         self.closed: str | None = None
+        self.used = False  # a run was started through it (``run``): see ``discard_unused``
         threading.Thread(target=self._read, name="zygote-reader", daemon=True).start()
 
     # ---- answers -------------------------------------------------------------------------
@@ -176,6 +177,7 @@ class Zygote:
             if self.closed:
                 raise ZygoteError(self.closed)
             run_id = next(self._ids)
+            self.used = True
             self._runs[run_id] = run
         try:
             payload = json.dumps({**request, "op": "run", "id": run_id, "deadline_s": timeout}).encode()
@@ -196,19 +198,23 @@ class Zygote:
     def alive(self) -> bool:
         return not self.closed and (self.process is None or self.process.poll() is None)
 
-    def close(self) -> None:
-        """End our connection: shutting the socket down (a plain close would wait for the
-        reader thread's pending recv) is the end of file that makes the zygote kill our runs
-        (and, for the zygote this process started, exit)."""
+    def disconnect(self) -> None:
+        """Shut our connection and close the door (``close`` without waiting for the zygote)."""
         self.closed = self.closed or "closed by the grader"
         try:
             self._sock.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
+        self._sock.close()
+        if self.door is not None:
+            self.door.close()
+
+    def close(self) -> None:
+        """End our connection: shutting the socket down (a plain close would wait for the
+        reader thread's pending recv) is the end of file that makes the zygote kill our runs
+        (and, for the zygote this process started, exit)."""
         try:
-            self._sock.close()
-            if self.door is not None:
-                self.door.close()
+            self.disconnect()
         finally:
             if self.process is not None:
                 try:
@@ -282,6 +288,24 @@ def abort_on(signum: int, reason: str, then: type[BaseException] = KeyboardInter
 def prestart() -> None:
     """Start the zygote now (its imports then overlap whatever the grader does next)."""
     get()
+
+
+def discard_unused() -> bool:
+    """End the zygote this process started, at once, if no run was ever started through it
+    (a run served wholly from the cache needs none): it is killed (and not waited for) rather
+    than left to finish its imports before it sees the end of file, which the exit would wait for. It has no
+    child and holds nothing, and a later ``get()`` starts another. Call it only while no
+    pool worker can have its door. True when it was discarded."""
+    zygote = _current
+    if zygote is None or _current_pid != os.getpid() or zygote.process is None or zygote.used:
+        return False
+    with zygote._lock:  # (a run being started now would set ``used`` under this lock)
+        if zygote.used:
+            return False
+        zygote.closed = "discarded unused"
+    zygote.process.kill()
+    zygote.disconnect()  # (not waited for: reaped at exit by ``_shutdown``, or by subprocess's clean-up)
+    return True
 
 
 def protected_pids() -> set[int]:
