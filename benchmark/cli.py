@@ -216,12 +216,13 @@ def _main(argv: list[str] | None) -> int:
     from . import commands
     from .reporting.saved_runs import SavedRunError
 
-    if grading and not (config.cluster or config.scheduler or config.scheduler_file):
-        import signal
+    import signal
 
+    previous = None
+    if grading and not (config.cluster or config.scheduler or config.scheduler_file):
         from .sandbox import spawner
 
-        spawner.abort_on(signal.SIGINT, INTERRUPTED)  # Ctrl-C stops the sandboxes at once
+        previous = spawner.abort_on(signal.SIGINT, INTERRUPTED)  # Ctrl-C stops the sandboxes at once
     try:
         if args.self_check:
             return commands.self_check_command(config)
@@ -235,6 +236,9 @@ def _main(argv: list[str] | None) -> int:
         _error(f"{INTERRUPTED}: nothing of this run was written; models graded before it stay "
                "in the cache")
         return EXIT_ERROR
+    finally:
+        if previous is not None:  # (the command line in a process that goes on: a library, a test)
+            signal.signal(signal.SIGINT, previous)
 
 
 INTERRUPTED = "interrupted"

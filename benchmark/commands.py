@@ -303,8 +303,13 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
                      cache, local) -> int:
     started = _now()
     progress = Progress(len(entries), quiet=config.quiet)
-    header = _Header(config, progress, probe,
-                     f"🔍 Grading {len(entries)} model(s): {', '.join(e.name for e in entries)}")
+    grading_line = f"🔍 Grading {len(entries)} model(s): {', '.join(e.name for e in entries)}"
+    if local is not None and local.measured is not None:  # the banner is not this run's measure
+        grading_line += (f"\n   every model comes from the cache and nothing runs: the isolation above "
+                         f"is what run {text(local.measured.run_id, NAME_LIMIT)} measured at "
+                         f"{text(local.measured.measured_at, NAME_LIMIT)}, under the kernel profile "
+                         f"that graded them")
+    header = _Header(config, progress, probe, grading_line)
     probe.add_done_callback(lambda done: done.exception() is None and header.show())
     if session is not None:
         admitted = sum(row["admitted"] for row in session.rows)

@@ -82,6 +82,17 @@ def test_a_run_served_wholly_from_the_cache_reports_what_the_grading_run_measure
     assert record["kernel"] == asdict(isolation.detect())  # the profile the entries' keys hold
 
 
+def test_a_served_run_says_under_its_banner_whose_measure_the_banner_is(tree, counted, capsys):
+    assert _run("--model", "example_model") == 0
+    graded = _doc(tree)
+    assert "every model comes from the cache" not in capsys.readouterr().out
+    assert _run("--model", "example_model") == 0
+    out = capsys.readouterr().out
+    assert "RubricBench isolation status" in out
+    assert (f"every model comes from the cache and nothing runs: the isolation above is what run "
+            f"{graded['run_id']} measured at {graded['_metadata']['timestamp_utc']}") in out
+
+
 def test_a_served_run_ends_the_zygote_it_started_without_using_it(tree, counted):
     assert _run("--model", "example_model", "-q") == 0
     spawner.get().close()  # as in a new process: the next run starts a zygote of its own

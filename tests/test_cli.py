@@ -191,7 +191,11 @@ def test_model_flag_repeats_to_grade_several(tree, capsys):
         parse_args(["--model", "a", "--all-models"])
     shutil.copytree(REFERENCE, tree / "submissions/user_submissions/copy_model")
     shutil.copytree(REFERENCE, tree / "submissions/user_submissions/left_out")
+    import signal
+
+    before = signal.getsignal(signal.SIGINT)
     assert cli.main(["--model", "example_model", "--model", "copy_model", "-q"]) == cli.EXIT_OK
+    assert signal.getsignal(signal.SIGINT) is before  # the run's Ctrl-C handler is its own
     doc = json.loads((tree / "results/latest_results.json").read_text())
     assert sorted(doc["models"]) == ["copy_model", "example_model"]
     assert cli.main(["--model", "copy_model", "--model", "nope", "-q"]) == cli.EXIT_MISSING_MODEL

@@ -271,18 +271,19 @@ def abort(reason: str) -> None:
         zygote.close()
 
 
-def abort_on(signum: int, reason: str, then: type[BaseException] = KeyboardInterrupt) -> None:
+def abort_on(signum: int, reason: str, then: type[BaseException] = KeyboardInterrupt) -> Any:
     """From now on, signal ``signum`` aborts this process's runs (``abort(reason)``, on a
     thread of its own: the handler may have interrupted the main thread while it holds a lock
     ``abort`` needs) and raises ``then`` in the main thread, whose clean-up then finds every
-    run failing at once instead of waiting for each to reach its deadline."""
+    run failing at once instead of waiting for each to reach its deadline. Returns the
+    handler it replaced."""
     import signal
 
     def handler(_signum: int, _frame: Any) -> None:
         threading.Thread(target=abort, args=(reason,), name="abort", daemon=True).start()
         raise then(reason)
 
-    signal.signal(signum, handler)
+    return signal.signal(signum, handler)
 
 
 def prestart() -> None:
