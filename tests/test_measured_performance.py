@@ -175,7 +175,7 @@ def _p3_fake(times: list[dict[str, float]], seen: list):
     """A run() for p3.observe whose calls all return, taking the next CPU times by label."""
     def run(request, stage, reference=False):
         seen.append((request, reference))
-        cpu = {"perturbed": 0.001, "scale_16x": 0.008} if reference else times.pop(0)
+        cpu = {"scale_4x": 0.002, "scale_16x": 0.008} if reference else times.pop(0)
         results = [{"label": c["label"], "returned": True, "exception": None, "value": None,
                     "cpu_s": cpu.get(c["label"], 0.0)} for c in request["calls"]]
         observation = {"import_error": None, "function_found": True, "results": results}
@@ -188,16 +188,16 @@ def test_p3_an_answer_short_of_full_credit_is_timed_once_more_and_the_least_coun
 
     reference.clear()
     seen: list = []
-    run = _p3_fake([{"perturbed": 0.001, "scale_16x": 0.040}, {"perturbed": 0.001, "scale_16x": 0.009}], seen)
+    run = _p3_fake([{"scale_4x": 0.002, "scale_16x": 0.040}, {"scale_4x": 0.002, "scale_16x": 0.009}], seen)
     facts = p3.observe({}, run, TEST_DATA, 7)
     assert [ref for _, ref in seen] == [False, True, False]  # answer, reference (once), again
     again = seen[2][0]
     assert again["repeat"] is again["retime"] is True  # retime: not listed in the executions
-    assert [c["label"] for c in again["calls"]] == ["fixture", "perturbed", "scale_16x"]
-    assert facts["measured"]["costs"] == [0.001, 0.009]
+    assert [c["label"] for c in again["calls"]] == ["fixture", "perturbed", "scale_4x", "scale_16x"]
+    assert facts["measured"]["costs"] == [0.002, 0.009]
     assert measured.outcome(CheckContext(files={}, facts=facts)).fraction == 1.0
     seen.clear()
-    p3.observe({}, _p3_fake([{"perturbed": 0.001, "scale_16x": 0.008}], seen), TEST_DATA, 7)
+    p3.observe({}, _p3_fake([{"scale_4x": 0.002, "scale_16x": 0.008}], seen), TEST_DATA, 7)
     assert [ref for _, ref in seen] == [False]  # full credit at once: no repeat; reference memoised
     reference.clear()
 

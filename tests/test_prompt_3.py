@@ -419,14 +419,16 @@ def test_observe_sends_four_calls_and_records_a_dead_child():
     (request, stage), retry = requests
     assert stage == {} and request["mode"] == "call" and request["function"] == P3.FUNCTION
     assert [c["label"] for c in request["calls"]] == ["fixture", "malformed", "perturbed",
-                                                      "differential", "scale_16x"]
+                                                      "differential", "scale_4x", "scale_16x"]
     assert request["calls"][0]["args"][0] == D.fixture_users()
     assert request["calls"][3]["args"][0] == C.differential_case(SEED)[0]
-    assert len(request["calls"][4]["args"][0]) == 16 * P3.SCALE_BASE
-    assert [c.get("measure") for c in request["calls"]] == [None] * 4 + [True]
+    assert len(request["calls"][4]["args"][0]) == 4 * P3.SCALE_BASE
+    assert len(request["calls"][5]["args"][0]) == 16 * P3.SCALE_BASE
+    assert [c.get("measure") for c in request["calls"]] == [None] * 4 + [True, True]
+    assert [c.get("budget_s") for c in request["calls"][4:]] == [P3.measured.BUDGET_S] * 2
     assert request["record_sleep"] is True
     assert [c["label"] for c in retry[0]["calls"]] == ["fixture", "perturbed", "differential",
-                                                       "scale_16x"]
+                                                       "scale_4x", "scale_16x"]
     assert "timed out" in facts["problem"]
     assert facts["measured"]["costs"] is None and "timed out" in facts["measured"]["problem"]
     assert J.strict_equal(facts["expected"]["perturbed"], D.expected_output(D.perturbed_users(SEED)))

@@ -10,8 +10,8 @@ its ZERO bound, log-linear between:
 - cost: the answer's cost on the larger input over the reference's (full up to 2x, none from
   10x);
 - growth: the answer's cost on the larger input over its cost on the smaller, over the same
-  ratio of the reference (full up to 2x, none from 4x: prompt 3's inputs are about 9x apart,
-  where quadratic work grows about 9x more than linear work).
+  ratio of the reference (full up to 2x, none from 4x: prompt 3's inputs are 4x apart, where
+  quadratic work grows 4x more than linear work).
 
 Each is quantised to quarters and the check earns their mean; a prompt timed at one scale only
 (prompt 1: one extra run) earns the cost ratio's credit alone (``judge_cost``). CPU timings vary by a few percent

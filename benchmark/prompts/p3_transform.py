@@ -54,8 +54,8 @@ MAIN, FUNCTION = judge.MAIN, judge.FUNCTION
 LABELS = ("fixture", "malformed", "perturbed", judge.DIFFERENTIAL)
 RETRY_LABELS = (*judge.SCORED_LABELS, judge.DIFFERENTIAL)  # all but the malformed list
 SCALE_BASE = 16  # the added timed call gets 16x this many generated users
-SCALED = "scale_16x"
-TIMED = ("perturbed", SCALED)  # measured performance: the small input, then the large one
+SMALL, SCALED = "scale_4x", "scale_16x"
+TIMED = (SMALL, SCALED)  # measured performance: the small input, then the large one
 MAX_FUNCTION_LINES = 40
 MAX_COMPLEXITY = 10
 MI_FULL, MI_ZERO = maintainability.MI_FULL, maintainability.MI_ZERO
@@ -80,13 +80,15 @@ def answer_keys() -> dict[str, bytes]:
 # ---- observing ----------------------------------------------------------------------
 
 
-def _timed_call(seed: int) -> dict[str, Any]:
-    """The one added call: 16x SCALE_BASE generated users, last in the run; only its type and
-    CPU time come back (``measure``), and the harness stops it after ``measured.BUDGET_S``, so a
-    call that is merely slow there costs the timing, not the run's other calls. The perturbed
-    call (24-36 users, drawn the same way) is the small input the growth is measured from."""
-    return {"label": SCALED, "args": [data.scaled_users(seed, 16 * SCALE_BASE)], "measure": True,
-            "budget_s": measured.BUDGET_S}
+def _timed_calls(seed: int) -> list[dict[str, Any]]:
+    """The two added calls, last in the run: 4x and 16x SCALE_BASE generated users (64 and
+    256, drawn like the perturbed ones); only their type and CPU time come back (``measure``),
+    and the harness stops each after ``measured.BUDGET_S``, so a call that is merely slow there
+    costs the timing, not the run's other calls. Growth is measured from 64 users, not from the
+    perturbed list: its 24-36 users cost the reference about half a millisecond, which jitter
+    moved by more than the band."""
+    return [{"label": label, "args": [data.scaled_users(seed, scale * SCALE_BASE)], "measure": True,
+             "budget_s": measured.BUDGET_S} for label, scale in ((SMALL, 4), (SCALED, 16))]
 
 
 def _request(calls: list[dict[str, Any]]) -> dict[str, Any]:
@@ -96,7 +98,7 @@ def _request(calls: list[dict[str, Any]]) -> dict[str, Any]:
 def _run_calls(run: RunFn, inputs: dict[str, Any], labels: tuple[str, ...],
                seed: int) -> tuple[ExecResult | None, str]:
     calls = [{"label": label, "args": [inputs[label]]} for label in labels]
-    result = run(_request([*calls, _timed_call(seed)]), {})
+    result = run(_request([*calls, *_timed_calls(seed)]), {})
     if result.observation is None:
         why = "timed out" if result.timed_out else (result.channel_error or "no record")
         return None, f"the child run failed ({why})"
@@ -104,7 +106,7 @@ def _run_calls(run: RunFn, inputs: dict[str, Any], labels: tuple[str, ...],
 
 
 def _timing_request(inputs: dict[str, Any], seed: int, labels: tuple[str, ...]) -> dict[str, Any]:
-    return _request([*({"label": label, "args": [inputs[label]]} for label in labels), _timed_call(seed)])
+    return _request([*({"label": label, "args": [inputs[label]]} for label in labels), *_timed_calls(seed)])
 
 
 def _reference_costs(run: RunFn, inputs: dict[str, Any], seed: int) -> dict[str, Any]:
@@ -120,7 +122,7 @@ def _reference_costs(run: RunFn, inputs: dict[str, Any], seed: int) -> dict[str,
         costs, problem = measured.call_costs(result, TIMED)
         return costs, problem, not result.timed_out, measured.call_outside(result)
 
-    key = {"calls": [*LABELS, SCALED], "scaled": 16 * SCALE_BASE}
+    key = {"calls": [*LABELS, *TIMED], "scales": [4 * SCALE_BASE, 16 * SCALE_BASE]}
     return measured.reference_costs(PROMPT_ID, files, key, seed, measure)
 
 
@@ -135,8 +137,7 @@ def _measured(run: RunFn, seed: int, inputs: dict[str, Any], result: ExecResult 
         costs, problem = measured.call_costs(result, TIMED)
     outside = measured.call_outside(result) if costs is not None else None
     slept = {label: measured.sleep_of(item) for label, item in results.items()}
-    small = len(inputs["perturbed"])
-    names = [f"the perturbed list ({small} users)", f"{16 * SCALE_BASE} generated users"]
+    names = [f"{4 * SCALE_BASE} generated users", f"{16 * SCALE_BASE} generated users"]
     gold = lambda: _reference_costs(run, inputs, seed)  # noqa: E731
     if costs is not None and not any(slept.values()):
         reference = gold()
@@ -148,7 +149,7 @@ def _measured(run: RunFn, seed: int, inputs: dict[str, Any], result: ExecResult 
                 costs = [min(pair) for pair in zip(costs, retimed)]
                 outside = min(outside, measured.call_outside(again))
         gold = lambda: reference  # noqa: E731
-    unit = f"the perturbed list ({small} users) and {16 * SCALE_BASE} generated users"
+    unit = f"{4 * SCALE_BASE} and {16 * SCALE_BASE} generated users"
     return {**measured.facts(costs, problem, gold, slept, unit, outside), "names": names}
 
 
@@ -197,7 +198,7 @@ def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path, seed: 
     observation = result.observation
     facts["import_error"] = observation.get("import_error")
     facts["function_found"] = observation.get("function_found")
-    facts["results"] = {label: r for label, r in everything.items() if label != SCALED}
+    facts["results"] = {label: r for label, r in everything.items() if label not in TIMED}
     return facts
 
 
@@ -393,11 +394,11 @@ def no_unsafe_constructs(ctx: CheckContext) -> Outcome:
 
 @check("measured_performance")
 def measured_performance(ctx: CheckContext) -> Outcome:
-    """Kernel CPU time of the call on the perturbed list (24-36 users) and on 256 generated users against the reference's; any sleep costs all.
+    """Kernel CPU time of the calls on 64 and 256 generated users against the reference's; any sleep costs all.
 
-    The one added call runs last in the prompt's one call run; the reference solution is timed
-    on the same two lists once per process. Cost on 256 users is full up to 2x the
-    reference's, growth from the perturbed list to 256 users full up to 2x the reference's
+    The two added calls run last in the prompt's one call run; the reference solution is
+    timed on the same two lists once per process. Cost on 256 users is full up to 2x the
+    reference's, growth from 64 to 256 users full up to 2x the reference's
     (``benchmark.analyzers.timing``); scaled by the share of the perturbed list's records the
     answer got right (speed counts only for work done right)."""
     facts = ctx.facts
