@@ -3,8 +3,8 @@
 A prompt's ``observe`` times its answer inside the sandbox on inputs generated from the seed,
 and its reference solution (``benchmark/packs/core/<prompt>/reference/``) the same way through
 ``run(..., reference=True)``, memoised per process by (reference bytes, requests, inputs, seed).
-Prompt 3 times two calls of its one call run: the perturbed list it already calls (24-36
-users) and one added call on 16x ``SCALE_BASE`` (256) generated users; a cost is the call's CPU
+Prompt 3 times two calls added at the end of its one call run, on 4x and 16x ``SCALE_BASE``
+(64 and 256) generated users, each stopped at ``BUDGET_S``; a cost is the call's CPU
 time from the kernel (``time.thread_time()`` around the call in the child), trusted only while
 the calls' sum stays within the child's own rusage. Prompt 1 (``script`` mode) adds one run on
 256 generated records: its cost is the whole script's CPU time in that run
