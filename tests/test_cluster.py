@@ -208,18 +208,25 @@ def test_a_worker_whose_profile_no_longer_matches_refuses_the_unit(session, subm
     assert len(seen) == 1 and "refused on the worker" in seen[0] and "kernel profile" in seen[0]
 
 
-def test_a_unit_that_keeps_killing_its_worker_is_recorded_and_the_others_are_graded(session, submissions, tmp_path):
+def _grade_beside_example(session, submissions, tmp_path, name: str, task, deadline_s: float):
+    """Units ``name`` and ``example_model`` (both the example's files) graded by ``task``:
+    (the units, each name's outcome)."""
     runner = _runner(submissions, tmp_path)
     session.admit(runner.test_data, runner.options)
     entry = runner.discover()["example_model"]
     from benchmark.cluster.units import make_unit
 
     files = [n for p in __import__("benchmark.rubric").rubric.RUBRIC for n in p.files]
-    units = [make_unit(name, entry.tier, f"{name}-{time.time_ns()}", entry.path, files)
-             for name in ("killer", "example_model")]
+    units = [make_unit(unit, entry.tier, f"{unit}-{time.time_ns()}", entry.path, files)
+             for unit in (name, "example_model")]
     seen = {}
-    session.grade(units, deadline_s=120, task=_kills_its_worker,
+    session.grade(units, deadline_s=deadline_s, task=task,
                   on_result=lambda unit, outcome: seen.__setitem__(unit["name"], outcome))
+    return units, seen
+
+
+def test_a_unit_that_keeps_killing_its_worker_is_recorded_and_the_others_are_graded(session, submissions, tmp_path):
+    units, seen = _grade_beside_example(session, submissions, tmp_path, "killer", _kills_its_worker, 120)
     assert isinstance(seen["example_model"], dict), seen["example_model"]
     assert "worker lost" in seen["killer"]
     recorded = to_result(units[0], seen["killer"], None)
@@ -321,17 +328,7 @@ def test_fixture_folders_of_dead_workers_are_swept_at_the_next_admission(tmp_pat
 
 def test_a_unit_past_its_deadline_is_cancelled_and_recorded_and_the_others_are_graded(session, submissions,
                                                                                       tmp_path):
-    runner = _runner(submissions, tmp_path)
-    session.admit(runner.test_data, runner.options)
-    entry = runner.discover()["example_model"]
-    from benchmark.cluster.units import make_unit
-
-    files = [n for p in __import__("benchmark.rubric").rubric.RUBRIC for n in p.files]
-    units = [make_unit(name, entry.tier, f"{name}-{time.time_ns()}", entry.path, files)
-             for name in ("hung", "example_model")]
-    seen = {}
-    session.grade(units, deadline_s=1.5, task=_hangs_past_its_deadline,
-                  on_result=lambda unit, outcome: seen.__setitem__(unit["name"], outcome))
+    units, seen = _grade_beside_example(session, submissions, tmp_path, "hung", _hangs_past_its_deadline, 1.5)
     assert isinstance(seen["example_model"], dict), seen["example_model"]
     assert "no result within 1.5 s of starting on a worker (cancelled)" in seen["hung"]
     recorded = to_result(units[0], seen["hung"], None)
