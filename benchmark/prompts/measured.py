@@ -92,8 +92,7 @@ def call_costs(result: ExecResult, labels: tuple[str, ...]) -> tuple[list[float]
     problem = _failed(result)
     if problem:
         return None, f"the run {problem}"
-    raw = result.observation.get("results")
-    items = [r for r in raw if type(r) is dict] if type(raw) is list else []
+    items = _call_items(result)
     by_label = {r.get("label"): r for r in items}
     costs = []
     for label in labels:
@@ -109,7 +108,7 @@ def call_costs(result: ExecResult, labels: tuple[str, ...]) -> tuple[list[float]
         if item.get("returned") is not True or cost is None:
             return None, f"the {label} call did not return with a CPU time"
         costs.append(cost)
-    total = sum(timing.seconds(r.get("cpu_s")) or 0.0 for r in items)
+    total = _reported(items)
     if total > result.cpu_s + KERNEL_SLACK_S:
         return None, (f"the calls' CPU times add up to more than the kernel measured for the whole "
                       f"run ({total:.3f} s > {result.cpu_s:.3f} s): not trusted")
@@ -131,10 +130,18 @@ def call_outside(result: ExecResult | None) -> float | None:
     the run gave no calls."""
     if result is None or _failed(result) is not None:
         return None
+    return max(0.0, result.cpu_s - _reported(_call_items(result)))
+
+
+def _call_items(result: ExecResult) -> list[dict[str, Any]]:
+    """The call results of a run's record (dicts only: the record is the child's)."""
     raw = result.observation.get("results")
-    items = [r for r in raw if type(r) is dict] if type(raw) is list else []
-    reported = sum(timing.seconds(r.get("cpu_s")) or 0.0 for r in items)
-    return max(0.0, result.cpu_s - reported)
+    return [r for r in raw if type(r) is dict] if type(raw) is list else []
+
+
+def _reported(items: list[dict[str, Any]]) -> float:
+    """The CPU seconds the child reported for these calls (a malformed figure counts as 0)."""
+    return sum(timing.seconds(r.get("cpu_s")) or 0.0 for r in items)
 
 
 def unaccounted(mine: float | None, reference: float | None) -> float:
