@@ -92,10 +92,6 @@ ARCHES = {
     "aarch64": Arch(0xC00000B7, DENIED_AARCH64, {"execve": 221, "execveat": 281},
                     220, 435, 198, 199, False),
 }
-# the x86_64 names other modules and tests read
-AUDIT_ARCH_X86_64 = ARCHES["x86_64"].audit
-NR_CLONE, NR_CLONE3, NR_SOCKET, NR_SOCKETPAIR = 56, 435, 41, 53
-PROCESS_CALLS_X86_64 = ARCHES["x86_64"].process_calls
 
 
 def arch(machine=None):

@@ -53,11 +53,16 @@ def _kernel(runner) -> dict[str, Any]:
         "landlock_abi": support.landlock_abi,
         "filesystem": "Landlock: writes only in the sandbox; reads only interpreter, system "
                       "libraries and the sandbox" if support.landlock_abi else "not confined",
-        "seccomp": f"deny list of {len(seccomp.DENIED_X86_64)} calls, sockets but IPv4/IPv6, "
-                   f"{'x32 calls' if seccomp.arch() and seccomp.arch().x32 else 'other ABIs'}; "
-                   f"no new processes in the worker" if support.seccomp else False,
+        "seccomp": _seccomp_summary() if support.seccomp else False,
         "unavailable": dict(support.reasons),
     }
+
+
+def _seccomp_summary() -> str:
+    """What the machine's seccomp filter denies (detected as applied, so it has a table)."""
+    table = seccomp.arch()
+    return (f"deny list of {len(table.denied)} calls, sockets but IPv4/IPv6, "
+            f"{'x32 calls' if table.x32 else 'other ABIs'}; no new processes in the worker")
 
 
 def _pids_limit(support, policy) -> str | bool:
