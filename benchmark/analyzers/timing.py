@@ -68,15 +68,15 @@ def _about(credit: float, full: float, zero: float) -> str:
 
 
 def judge(model: Sequence[float], reference: Sequence[float],
-          names: Sequence[str] = ("4x the records", "16x the records")) -> tuple[float, str]:
+          names: Sequence[str] | None = None) -> tuple[float, str]:
     """(fraction, rationale) for an answer's (small, large) costs against the reference's on
-    the same inputs; ``names`` say what the two inputs are."""
+    the same inputs; ``names`` say what the two inputs are (default: 4x and 16x the records)."""
     mine = [max(value, MIN_COST_S) for value in model]
     gold = [max(value, MIN_COST_S) for value in reference]
     cost = quantised(band(mine[1] / gold[1], COST_FULL, COST_ZERO))
     growth_ratio = (mine[1] / mine[0]) / (gold[1] / gold[0])
     growth = quantised(band(growth_ratio, GROWTH_FULL, GROWTH_ZERO))
-    small, large = names
+    small, large = names or ("4x the records", "16x the records")
     rationale = (f"CPU time on {large}: {_about(cost, COST_FULL, COST_ZERO)} the reference's; "
                  f"growth from {small} to {large}: {_about(growth, GROWTH_FULL, GROWTH_ZERO)} "
                  f"the reference's")

@@ -235,7 +235,7 @@ def verdict(costs: list[float], outside: float | None, gold: Mapping[str, Any],
     if len(costs) == 1:  # one scale (the largest): the cost ratio alone
         fraction, rationale = timing.judge_cost(costs[0], gold["costs"][0])
     else:
-        fraction, rationale = timing.judge(costs, gold["costs"], names or ("4x the records", "16x the records"))
+        fraction, rationale = timing.judge(costs, gold["costs"], names)
     if hidden:  # no figure: the rationale stays as stable as the quantised score
         rationale += ("; the kernel counted CPU time outside the timed code well beyond the "
                       "reference's (work in threads of its own, a heavy import, or a timer the answer "
