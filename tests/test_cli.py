@@ -272,9 +272,14 @@ def test_ctrl_c_stops_the_sandboxes_at_once_and_leaves_nothing_behind(tree, work
     try:
         assert finished.wait(120), "".join(lines)[-2000:]  # example_model is done; the other spins
         deadline = time.monotonic() + 60
+        def spinning(child: psutil.Process) -> bool:
+            try:  # short-lived children (probes, finished runs) may exit while we look
+                return "zygote" in " ".join(child.cmdline()) and child.cpu_times().user > 0.5
+            except psutil.NoSuchProcess:
+                return False
+
         while time.monotonic() < deadline:  # the spinning script is running
-            tree_procs = psutil.Process(proc.pid).children(recursive=True)
-            if any(p.cpu_times().user > 0.5 for p in tree_procs if "zygote" in " ".join(p.cmdline())):
+            if any(spinning(p) for p in psutil.Process(proc.pid).children(recursive=True)):
                 break
             time.sleep(0.1)
         family = psutil.Process(proc.pid).children(recursive=True)
