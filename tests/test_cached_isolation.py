@@ -93,6 +93,29 @@ def test_a_served_run_says_under_its_banner_whose_measure_the_banner_is(tree, co
             f"{graded['run_id']} measured at {graded['_metadata']['timestamp_utc']}") in out
 
 
+def _reports(tree: Path) -> dict[str, str]:
+    folder = tree / "results" / _doc(tree)["run_id"]
+    return {name: (folder / name).read_text(encoding="utf-8")
+            for name in ("summary_report.txt", "report.html", "summary.md")}
+
+
+def test_every_report_of_a_served_run_names_the_run_that_measured_its_isolation(tree, counted):
+    assert _run("--model", "example_model", "-q") == 0
+    graded = _doc(tree)
+    for name, report in _reports(tree).items():  # a grading run's own measure: no other run named
+        assert "not by this run" not in report, name
+    assert "Isolation (as measured at run time):" in _reports(tree)["summary_report.txt"]
+
+    assert _run("--model", "example_model", "-q") == 0
+    origin = f"measured by run {graded['run_id']} at {graded['_metadata']['timestamp_utc']}, not by this run"
+    reports = _reports(tree)
+    assert f"Isolation ({origin}: every model came from the cache" in reports["summary_report.txt"]
+    assert "as measured at run time" not in reports["summary_report.txt"]
+    assert f"Isolation layers ({origin}: every model came from the cache" in reports["report.html"]
+    assert "(measured at run time)" not in reports["report.html"]
+    assert f"(isolation {origin.replace('_', chr(92) + '_')}" in reports["summary.md"]
+
+
 def test_a_served_run_ends_the_zygote_it_started_without_using_it(tree, counted):
     assert _run("--model", "example_model", "-q") == 0
     spawner.get().close()  # as in a new process: the next run starts a zygote of its own

@@ -53,6 +53,18 @@ def maximum(value: Any) -> str:
     return f"{number:.0f}" if number == int(number) else f"{number:.1f}"
 
 
+def isolation_origin(meta: Any) -> str | None:
+    """Where a results document's isolation report comes from, when not from its own run: a
+    run served wholly from the cache measures nothing and reports what the run that filled the
+    cache measured (``_metadata.isolation_source``). One line of plain text, or None."""
+    source = meta.get("isolation_source") if isinstance(meta, Mapping) else None
+    if not isinstance(source, Mapping):
+        return None
+    return (f"measured by run {text(source.get('measured_by_run', '?'), NAME_LIMIT)} at "
+            f"{text(source.get('measured_at', '?'), NAME_LIMIT)}, not by this run: "
+            f"{text(source.get('why', '?'), NAME_LIMIT)}")
+
+
 def label(value: Any) -> str:
     """A task key, task title or pack title as plain one-line text (``benchmark.untrusted``)."""
     return text(value, NAME_LIMIT)

@@ -20,8 +20,8 @@ from ..rubric import PASS_FRACTION
 from ..packs.model import CORE_PACK
 from ..scoring import category_totals, pack_of, prompt_sort_key
 from .banner import banner_rows
-from .common import (CATEGORY_NAMES, by_percentage, fixed, maximum, num, pack_boards, pack_subtotals, pack_titles,
-                     prompts_of)
+from .common import (CATEGORY_NAMES, by_percentage, fixed, isolation_origin, maximum, num, pack_boards,
+                     pack_subtotals, pack_titles, prompts_of)
 from .svg import hbars, heatmap, meter, pct_text
 from .templating import render_page
 
@@ -225,8 +225,9 @@ def _manifest(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
                         "platform", "timestamp_utc") if key in meta]
     layers = isolation if isinstance(isolation, Mapping) else {"isolation": isolation}
     summary = banner_rows(layers) if isinstance(isolation, Mapping) else kv_rows(layers)
+    origin = isolation_origin(meta)
     sections = [("Run", run),
-                ("Isolation layers (measured at run time)", summary),
+                (f"Isolation layers ({origin})" if origin else "Isolation layers (measured at run time)", summary),
                 ("Isolation details", kv_rows(layers) if layers else []),
                 ("Limits", kv_rows(_mapping(_mapping(layers.get("process")).get("rlimits")))
                  + [("timeout_s", str(_mapping(layers.get("process")).get("timeout_s", "?")))]),

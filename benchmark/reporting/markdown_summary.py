@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..scoring import prompt_sort_key
-from .common import (by_percentage, fixed, maximum, num, pack_boards, pack_score, pack_subtotals, pack_titles,
-                     prompts_of, tasks_by_pack)
+from .common import (by_percentage, fixed, isolation_origin, maximum, num, pack_boards, pack_score,
+                     pack_subtotals, pack_titles, prompts_of, tasks_by_pack)
 
 FAILED = ("fail", "error", "skipped")
 MAX_FAILED_ROWS = 150
@@ -49,6 +49,9 @@ def _header(doc: Mapping[str, Any]) -> list[str]:
              f"rubric {md(meta.get('rubric_hash', '?'))}"]
     if layers:
         lines[-1] += f" · isolation: {layers} · network: {md(isolation.get('network', '?'))}"
+        origin = isolation_origin(meta)
+        if origin:
+            lines[-1] += f" (isolation {md(origin, 2 * MAX_CELL_CHARS)})"
     return lines
 
 

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..scoring import generate_feedback_summary, generate_improvement_suggestions
-from .common import (CATEGORY_NAMES, RULE_WIDTH, by_percentage, fixed, label, maximum, num, pack_boards,
-                     pack_score, pack_subtotals, pack_titles, prompts_of)
+from .common import (CATEGORY_NAMES, RULE_WIDTH, by_percentage, fixed, isolation_origin, label, maximum, num,
+                     pack_boards, pack_score, pack_subtotals, pack_titles, prompts_of)
 
 TOP_N = 3
 STATUS_MARKS = {"partial": "◐", "fail": "✗", "error": "!", "skipped": "-"}
@@ -38,8 +38,9 @@ def _header(doc: Mapping[str, Any]) -> list[str]:
         f"git commit {meta.get('git_commit') or 'unknown'}",
         "=" * RULE_WIDTH,
         "",
-        "Isolation (as measured at run time):",
     ]
+    origin = isolation_origin(meta)
+    lines.append(f"Isolation ({origin}):" if origin else "Isolation (as measured at run time):")
     isolation = meta.get("isolation")
     lines += [f"  {line}" for line in _flatten(isolation)] if isolation else ["  (not recorded)"]
     return lines
