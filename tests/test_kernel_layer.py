@@ -471,3 +471,52 @@ def test_the_fast_encoder_follows_a_lowered_int_digit_limit_back_to_the_checked_
         assert child._encode(value) == "[" + "1" + "0" * 1000 + "]"
     finally:
         sys.set_int_max_str_digits(limit)
+
+
+def test_the_guard_sees_through_directory_descriptors(tmp_path):
+    """A path relative to a directory descriptor is relative to a folder the audit event does
+    not name (``open`` from os.open does not even say whether it had one): the guard refuses
+    a descriptor of a folder outside the sandbox, ``..`` from such an unnamed folder, and a
+    link that points out of the sandbox, so no descriptor's path can lead outside unseen."""
+    from benchmark.harness import guard
+
+    (tmp_path / "sub").mkdir()
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(read_fd, False)
+    hook = guard._make_hook((str(tmp_path),), (str(tmp_path), "/usr"), False, write_fd, os.getpid())
+    directory, creating = os.O_RDONLY | os.O_DIRECTORY, os.O_WRONLY | os.O_CREAT
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        cases = {
+            # os.open (mode None) of a folder: outside the sandbox it would be an unseen base
+            ("open", ("/usr", None, directory)): "denied",
+            ("open", ("/usr/lib", None, os.O_RDONLY)): "denied",
+            ("open", (str(tmp_path / "sub"), None, directory)): "allowed",
+            ("open", ("sub", None, directory)): "allowed",
+            ("open", ("/usr/lib", "r", 0)): "allowed",  # io.open cannot open a folder
+            # .. where a descriptor may be the base: os.open always, other events with a dir_fd
+            ("open", ("../x", None, creating)): "denied",
+            ("open", ("sub/../x", None, os.O_RDONLY)): "denied",
+            ("open", ("sub/x", None, creating)): "allowed",
+            ("os.remove", ("../x", 3)): "denied",
+            ("os.remove", ("sub/../x", -1)): "allowed",  # no descriptor: the working folder
+            ("os.mkdir", ("../x", 0o777, 3)): "denied",
+            ("os.rename", ("a", "../b", 3, -1)): "denied",
+            ("os.rename", ("a", "b", 3, 3)): "allowed",
+            # links: the target must stay in the sandbox, wherever the link is moved
+            ("os.symlink", ("/usr/lib", "link", -1)): "denied",
+            ("os.symlink", ("../../etc", "link", -1)): "denied",
+            ("os.symlink", (str(tmp_path / "sub"), "link", -1)): "allowed",
+            ("os.symlink", ("sub/x", "link", 3)): "allowed",
+        }
+        verdicts = {case: _guard_verdict(hook, *case) for case in cases}
+    finally:
+        os.chdir(cwd)
+    assert verdicts == cases
+    records = [json.loads(line) for line in os.read(read_fd, 1 << 20).decode().split("\n") if line]
+    os.close(read_fd)
+    os.close(write_fd)
+    assert len(records) == list(cases.values()).count("denied")
+    assert {r["blocked"] for r in records} == {"filesystem"}
+    assert any("directory descriptor outside the sandbox" in r["detail"] for r in records)

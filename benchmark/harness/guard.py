@@ -3,7 +3,11 @@
 It denies, and reports at once on the harness's private pipe, network use, process creation,
 native-library loading, heap and frame walking, replacing a function's code or defaults, and
 file writes, deletions, renames and links outside the sandbox; reads outside the allowed roots
-are denied and reported too. Ordinary code (json, yaml, logging, dataclasses, pathlib,
+are denied and reported too. A path relative to a directory descriptor is relative to a folder
+the event does not name (``open`` from ``os.open`` does not even say whether it had one), so
+the guard also refuses what could make such a path lead outside unseen: a descriptor of a
+folder outside the sandbox, ``..`` in a path that may be relative to a descriptor, and a link
+whose target is outside the sandbox or climbs out by ``..``. Ordinary code (json, yaml, logging, dataclasses, pathlib,
 requests) is untouched. The guard adds depth and evidence: the kernel layer contains every
 attack on its own.
 
@@ -55,6 +59,15 @@ PATH_EVENTS = (  # (event, indexes of the path arguments that are written): a tu
     ("shutil.unpack_archive", (1,)), ("socket.bind", (1,)),
 )
 PATH_EVENT_NAMES = frozenset(name for name, _ in PATH_EVENTS)
+# (event, indexes of its dir_fd arguments: -1 when none was given): a path relative to a
+# directory descriptor is relative to a folder the event does not name, and ``open`` from
+# os.open does not say whether it got one at all
+DIR_FD_EVENTS = (
+    ("os.remove", (1,)), ("os.rmdir", (1,)), ("os.mkdir", (2,)), ("os.rename", (2, 3)),
+    ("os.link", (2, 3)), ("os.symlink", (2,)), ("os.chmod", (2,)), ("os.chown", (3,)),
+    ("os.utime", (3,)), ("os.mkfifo", (2,)), ("os.mknod", (3,)),
+)
+NO_DIR_FD = (-1, getattr(os, "AT_FDCWD", -100))
 SETATTR_EVENTS = frozenset({"object.__setattr__", "object.__delattr__"})
 # every event the hook may deny: any other (str) event is let through at once, which is what
 # the full check concludes for it (builtins.id, object.__getattr__, sys._getframe, exec, ...
@@ -109,6 +122,7 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
              path_event_names=PATH_EVENT_NAMES,
              write_flags=WRITE_FLAGS, loopback=LOOPBACK, type=type, str=str, bytes=bytes,
              int=int, tuple=tuple, len=len, decode=bytes.decode, getcwd=os.getcwd,
+             dir_fd_events=DIR_FD_EVENTS, no_dir_fd=NO_DIR_FD, stat_of=os.stat, isdir=stat.S_ISDIR,
              write=os.write, quote=_quote, error=PermissionError, cap=DETAIL_CAP,
              record_cap=RECORD_CAP, base=BaseException, setattr_events=SETATTR_EVENTS,
              watched=WATCHED_EVENTS):
@@ -131,7 +145,31 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
                 writing = event != "open" or (type(mode) is str and (
                     "w" in mode or "a" in mode or "x" in mode or "+" in mode)) or (
                     type(flags) is int and flags & write_flags)
-                for index in indexes:
+                # relative to a directory descriptor (or, for os.open, perhaps): the base is
+                # not the working folder the path is resolved against
+                os_open = event == "open" and mode is None
+                based = os_open
+                for name, fd_indexes in dir_fd_events:
+                    if name == event:
+                        for index in fd_indexes:
+                            if index < len(args) and type(args[index]) is int and args[index] not in no_dir_fd:
+                                based = True
+                if event == "os.symlink" and len(args) > 0:  # the link's target: it must stay inside
+                    target = args[0]
+                    if type(target) is bytes:
+                        target = decode(target, "utf-8", "surrogateescape")
+                    if type(target) is not str:
+                        verdict = ("filesystem", event, "a link target of an unexpected type")
+                    elif target.startswith("/"):
+                        full = resolve(target, "/")
+                        inside = False
+                        for root in write_roots:
+                            inside = inside or full == root or full.startswith(root + "/")
+                        if not inside:
+                            verdict = ("filesystem", event, "a link to " + target[:cap])
+                    elif ".." in target.split("/"):
+                        verdict = ("filesystem", event, "a link climbing out by .. to " + target[:cap])
+                for index in (() if verdict else indexes):
                     value = args[index] if index < len(args) else None
                     if event == "socket.bind" and type(value) is tuple:
                         host = value[0] if len(value) > 0 else None
@@ -147,6 +185,10 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
                         verdict = ("filesystem", event, "a path argument of an unexpected type")
                         break
                     shown = ("write " if writing else "read ") + value[:cap]
+                    if based and not value.startswith("/") and ".." in value.split("/"):
+                        verdict = ("filesystem", event, shown + " (.. from a folder the event "
+                                   "does not name: a directory descriptor's)")
+                        break
                     try:
                         full = resolve(value, getcwd())
                     except base:
@@ -159,6 +201,19 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
                         verdict = ("network" if event == "socket.bind" else "filesystem",
                                    event, shown)
                         break
+                    if os_open and not writing:  # a descriptor of a folder outside the sandbox
+                        inside = False           # would be the base of paths never seen here
+                        for root in write_roots:
+                            inside = inside or full == root or full.startswith(root + "/")
+                        if not inside:
+                            try:
+                                folder = isdir(stat_of(full).st_mode)
+                            except base:
+                                folder = False
+                            if folder:
+                                verdict = ("filesystem", event, shown + " (a directory descriptor "
+                                           "outside the sandbox)")
+                                break
             elif event in network:
                 if not allow_network:
                     verdict = ("network", event, "")

@@ -77,6 +77,27 @@ def _dir_fd_write():
         os.close(usr)
 
 
+def _dir_fd_climb():
+    """A descriptor of the working folder, then deeper folders: `..` counted from the
+    descriptor reaches the root, the same `..` counted from the (new) working folder, which is
+    what the path is resolved against, stays inside the sandbox."""
+    depth = len(os.getcwd().strip("/").split("/"))
+    here = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+    deep = "/".join(["d"] * (depth + 1))
+    os.makedirs(deep, exist_ok=True)
+    os.chdir(deep)
+    try:
+        fd = os.open("../" * depth + OUTSIDE.lstrip("/") + "/dirfd_climb.txt",
+                     os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=here)
+        try:
+            return os.write(fd, b"escaped")
+        finally:
+            os.close(fd)
+    finally:
+        os.chdir(os.path.join(*[".."] * (depth + 1)))
+        os.close(here)
+
+
 def _sqlite(path):
     import sqlite3
 
@@ -97,6 +118,7 @@ def _attack():
     _twice("os.open O_CREAT", lambda: os.close(os.open(OUTSIDE + "/canary3.txt", os.O_WRONLY | os.O_CREAT, 0o644)), log)
     _twice("../ path", lambda: _write("../" * 20 + OUTSIDE.lstrip("/") + "/canary4.txt", "escaped"), log)
     _twice("dir_fd confusion", _dir_fd_write, log)
+    _twice("dir_fd climb", _dir_fd_climb, log)
     _twice("sqlite3", lambda: _sqlite(OUTSIDE + "/canary.db"), log)
     _twice("os.mkdir", lambda: os.mkdir(OUTSIDE + "/newdir"), log)
 
