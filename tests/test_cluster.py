@@ -49,9 +49,7 @@ def cluster():
         local.close()
         deadline = time.monotonic() + 15
         while True:
-            left = [p for p in psutil.Process().children(recursive=True)
-                    if p.pid not in before | _ours() and p.status() != psutil.STATUS_ZOMBIE
-                    and "resource_tracker" not in " ".join(p.cmdline())]
+            left = _left_over(before)
             if not left or time.monotonic() > deadline:
                 break
             time.sleep(0.2)
@@ -62,9 +60,27 @@ def _ours() -> set[int]:
     """This process's own zygote and bandit server (the local runs here start them)."""
     from benchmark.sandbox import bandit_process, spawner
 
-    ours = spawner.protected_pids() | {bandit_process.pid()} - {None}
-    return {c.pid for p in ours if psutil.pid_exists(p)
-            for c in [psutil.Process(p), *psutil.Process(p).children(recursive=True)]}
+    found = set()
+    for pid in spawner.protected_pids() | {bandit_process.pid()} - {None}:
+        try:
+            found |= {c.pid for c in [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]}
+        except psutil.NoSuchProcess:
+            pass
+    return found
+
+
+def _left_over(before: set[int]) -> list[psutil.Process]:
+    """Live descendants of this process that are not ours and were not there ``before`` (but
+    for multiprocessing's resource tracker); one that ends while we look is not left over."""
+    left = []
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            if (proc.pid not in before | _ours() and proc.status() != psutil.STATUS_ZOMBIE
+                    and "resource_tracker" not in " ".join(proc.cmdline())):
+                left.append(proc)
+        except psutil.NoSuchProcess:
+            pass
+    return left
 
 
 @pytest.fixture()
@@ -412,9 +428,7 @@ def test_the_cli_grades_over_mutual_tls_and_a_client_of_another_ca_is_refused(su
         local.close()
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:
-            left = [p for p in psutil.Process().children(recursive=True)
-                    if p.pid not in before | _ours() and p.status() != psutil.STATUS_ZOMBIE
-                    and "resource_tracker" not in " ".join(p.cmdline())]
+            left = _left_over(before)
             if not left:
                 break
             time.sleep(0.2)
