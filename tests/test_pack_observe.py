@@ -143,7 +143,10 @@ def test_stdin_and_output_file_and_a_symlinked_output_is_refused(tmp_path, runne
     run = facts["runs"]["fixture"]
     assert run["output"] == {"words": ["alpha", "beta", "gamma"], "count": 3}
     assert json.loads(run["output_text"]) == run["output"]
-    link = "import os\nos.makedirs('out')\nos.symlink('/etc/hostname', 'out/result.json')\n"
+    # a link inside the sandbox to a file of valid output (one to /etc/hostname is refused
+    # by the guard before the grader could refuse to follow it)
+    link = ("import os\nos.makedirs('out')\nopen('out/real.json', 'w').write('{\"count\": 1}')\n"
+            "os.symlink('real.json', 'out/result.json')\n")
     facts, _ = _observe(manifest, folder, runner, {"echo.py": link})
     run = facts["runs"]["fixture"]
     assert run["output"] is None and "symbolic link" in run["output_error"]
