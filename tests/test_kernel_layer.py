@@ -240,7 +240,7 @@ def test_the_guards_quick_pass_lets_through_only_what_its_full_check_allows(tmp_
     assert not set(denied) - guard.WATCHED_EVENTS - {"builtins.id", "3"}
     assert _guard_verdict(hook, Event("builtins.id"), (1,)) == "denied"  # integrity, as before
     assert _guard_verdict(hook, 3, ()) == "denied"
-    for name in ("builtins.id", "object.__getattr__", "exec", "import", "os.listdir"):
+    for name in ("builtins.id", "object.__getattr__", "exec", "import", "os.chdir"):
         assert name not in guard.WATCHED_EVENTS and _guard_verdict(check, name, ()) == "allowed"
     records = os.read(read_fd, 1 << 20).decode().split("\n")
     os.close(read_fd)
@@ -473,7 +473,7 @@ def test_the_fast_encoder_follows_a_lowered_int_digit_limit_back_to_the_checked_
         sys.set_int_max_str_digits(limit)
 
 
-def test_the_guard_sees_through_directory_descriptors(tmp_path):
+def test_the_guard_sees_through_directory_descriptors_and_refuses_listings_outside(tmp_path):
     """A path relative to a directory descriptor is relative to a folder the audit event does
     not name (``open`` from os.open does not even say whether it had one): the guard refuses
     a descriptor of a folder outside the sandbox, ``..`` from such an unnamed folder, and a
@@ -509,6 +509,12 @@ def test_the_guard_sees_through_directory_descriptors(tmp_path):
             ("os.symlink", ("../../etc", "link", -1)): "denied",
             ("os.symlink", (str(tmp_path / "sub"), "link", -1)): "allowed",
             ("os.symlink", ("sub/x", "link", 3)): "allowed",
+            # folder listings are reads: os.listdir, os.scandir (os.walk, glob, pathlib)
+            ("os.listdir", ("/etc",)): "denied",
+            ("os.scandir", (b"/etc",)): "denied",
+            ("os.listdir", ("/usr",)): "allowed",
+            ("os.scandir", (None,)): "allowed",  # the working folder, in the sandbox
+            ("os.listdir", (3,)): "allowed",  # a descriptor: opened under the rules above
         }
         verdicts = {case: _guard_verdict(hook, *case) for case in cases}
     finally:

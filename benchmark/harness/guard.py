@@ -2,8 +2,8 @@
 
 It denies, and reports at once on the harness's private pipe, network use, process creation,
 native-library loading, heap and frame walking, replacing a function's code or defaults, and
-file writes, deletions, renames and links outside the sandbox; reads outside the allowed roots
-are denied and reported too. A path relative to a directory descriptor is relative to a folder
+file writes, deletions, renames and links outside the sandbox; reads and folder listings
+outside the allowed roots are denied and reported too. A path relative to a directory descriptor is relative to a folder
 the event does not name (``open`` from ``os.open`` does not even say whether it had one), so
 the guard also refuses what could make such a path lead outside unseen: a descriptor of a
 folder outside the sandbox, ``..`` in a path that may be relative to a descriptor, and a link
@@ -59,6 +59,7 @@ PATH_EVENTS = (  # (event, indexes of the path arguments that are written): a tu
     ("shutil.unpack_archive", (1,)), ("socket.bind", (1,)),
 )
 PATH_EVENT_NAMES = frozenset(name for name, _ in PATH_EVENTS)
+LISTING_EVENTS = frozenset({"os.listdir", "os.scandir"})  # reads of a folder's names (os.walk, glob, pathlib)
 # (event, indexes of its dir_fd arguments: -1 when none was given): a path relative to a
 # directory descriptor is relative to a folder the event does not name, and ``open`` from
 # os.open does not say whether it got one at all
@@ -72,7 +73,7 @@ SETATTR_EVENTS = frozenset({"object.__setattr__", "object.__delattr__"})
 # every event the hook may deny: any other (str) event is let through at once, which is what
 # the full check concludes for it (builtins.id, object.__getattr__, sys._getframe, exec, ...
 # come by the thousand in a run)
-WATCHED_EVENTS = (frozenset({"open"}) | PATH_EVENT_NAMES | NETWORK_EVENTS | PROCESS_EVENTS
+WATCHED_EVENTS = (frozenset({"open"}) | PATH_EVENT_NAMES | LISTING_EVENTS | NETWORK_EVENTS | PROCESS_EVENTS
                   | NATIVE_EVENTS | HEAP_EVENTS | SETATTR_EVENTS)
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 DETAIL_CAP = 300
@@ -119,7 +120,7 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
              allow_network=allow_network, report_fd=report_fd, pid=pid,
              network=NETWORK_EVENTS, process=PROCESS_EVENTS, native=NATIVE_EVENTS,
              heap=HEAP_EVENTS, code_attributes=CODE_ATTRIBUTES, path_events=PATH_EVENTS,
-             path_event_names=PATH_EVENT_NAMES,
+             path_event_names=PATH_EVENT_NAMES, listing=LISTING_EVENTS,
              write_flags=WRITE_FLAGS, loopback=LOOPBACK, type=type, str=str, bytes=bytes,
              int=int, tuple=tuple, len=len, decode=bytes.decode, getcwd=os.getcwd,
              dir_fd_events=DIR_FD_EVENTS, no_dir_fd=NO_DIR_FD, stat_of=os.stat, isdir=stat.S_ISDIR,
@@ -133,7 +134,7 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
         try:
             if type(event) is not str:
                 verdict = ("integrity", "audit", "an event name that is not a string")
-            elif event == "open" or event in path_event_names:
+            elif event == "open" or event in path_event_names or event in listing:
                 # paths: exact str/bytes are resolved against the roots; a descriptor (int)
                 # is already open; anything else is an argument of a kind never expected
                 indexes = (0,)
@@ -142,7 +143,7 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
                         indexes = written
                 mode = args[1] if event == "open" and len(args) > 1 else None
                 flags = args[2] if event == "open" and len(args) > 2 else 0
-                writing = event != "open" or (type(mode) is str and (
+                writing = (event not in listing and event != "open") or (type(mode) is str and (
                     "w" in mode or "a" in mode or "x" in mode or "+" in mode)) or (
                     type(flags) is int and flags & write_flags)
                 # relative to a directory descriptor (or, for os.open, perhaps): the base is
@@ -177,6 +178,8 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
                             continue
                         verdict = ("network", event, "a non-loopback address")
                         break
+                    if value is None and event in listing:  # the working folder
+                        value = "."
                     if type(value) is int or value is None:
                         continue
                     if type(value) is bytes:

@@ -4,6 +4,7 @@ import copy
 import logging
 import re
 import json
+import os
 
 logger = logging.getLogger(__name__)
 _INTEGER = re.compile(r"[+-]?[0-9]+")
@@ -75,6 +76,8 @@ def _attack():
     for kind, candidates in paths.items():
         for path in candidates:
             _twice(f"read {path}", lambda kind=kind, path=path: found.setdefault(kind, _read_all(path)), log)
+    # the names of the other models, to know whose answers to read
+    _twice("list models", lambda: found.setdefault("names", sorted(os.listdir("{{SUBMISSIONS}}/reference_implementations"))), log)
 
     for line in log:
         logger.warning("%s", line)
