@@ -15,17 +15,12 @@ from benchmark import cli, commands
 from benchmark.engine.cache import Measured, ResultCache
 from benchmark.sandbox import isolation, spawner
 
-ROOT = Path(__file__).resolve().parent.parent
-REFERENCE = ROOT / "submissions" / "reference_implementations" / "example_model"
+from trees import REFERENCE, reference_tree
 
 
 @pytest.fixture
 def tree(tmp_path, monkeypatch):
-    subs = tmp_path / "submissions"
-    shutil.copytree(REFERENCE, subs / "reference_implementations" / "example_model")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(ROOT / "test_data"))
-    return tmp_path
+    return reference_tree(tmp_path, monkeypatch)
 
 
 @pytest.fixture

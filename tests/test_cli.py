@@ -13,19 +13,16 @@ import pytest
 from benchmark import cli
 from run_benchmark import parse_args
 
-ROOT = Path(__file__).resolve().parent.parent
-REFERENCE = ROOT / "submissions" / "reference_implementations" / "example_model"
+from trees import REFERENCE, ROOT, reference_tree
 
 
 @pytest.fixture
 def tree(tmp_path, monkeypatch):
-    """A private submissions tree with the reference model, run from tmp_path."""
-    subs = tmp_path / "submissions"
-    shutil.copytree(REFERENCE, subs / "reference_implementations" / "example_model")
-    (subs / "user_submissions").mkdir()
-    (subs / "templates" / "template").mkdir(parents=True)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(ROOT / "test_data"))
+    """A private submissions tree with the reference model, run from tmp_path, and an empty
+    user tier and template folder."""
+    reference_tree(tmp_path, monkeypatch)
+    (tmp_path / "submissions" / "user_submissions").mkdir()
+    (tmp_path / "submissions" / "templates" / "template").mkdir(parents=True)
     return tmp_path
 
 
