@@ -240,7 +240,7 @@ def test_the_guards_quick_pass_lets_through_only_what_its_full_check_allows(tmp_
     assert not set(denied) - guard.WATCHED_EVENTS - {"builtins.id", "3"}
     assert _guard_verdict(hook, Event("builtins.id"), (1,)) == "denied"  # integrity, as before
     assert _guard_verdict(hook, 3, ()) == "denied"
-    for name in ("builtins.id", "object.__getattr__", "exec", "import", "os.chdir"):
+    for name in ("builtins.id", "object.__getattr__", "exec", "compile", "os.chdir"):
         assert name not in guard.WATCHED_EVENTS and _guard_verdict(check, name, ()) == "allowed"
     records = os.read(read_fd, 1 << 20).decode().split("\n")
     os.close(read_fd)
@@ -516,6 +516,15 @@ def test_the_guard_sees_through_directory_descriptors_and_refuses_listings_outsi
             ("os.scandir", (None,)): "allowed",  # the working folder, in the sandbox
             ("os.listdir", (3,)): "allowed",  # a descriptor: opened under the rules above
         }
+        # an extension module: native code, only from the read roots that are not the sandbox
+        cases.update({
+            ("import", ("json", None, (), (), ())): "allowed",  # a source module: no file name
+            ("import", ("_x", "/usr/lib/_x.so", None, None, None)): "allowed",
+            ("import", ("_x", str(tmp_path / "_x.so"), None, None, None)): "denied",
+            ("import", ("_x", "_x.so", None, None, None)): "denied",  # relative: the sandbox
+            ("import", ("_x", "/opt/_x.so", None, None, None)): "denied",
+            ("import", ("_x", 7, None, None, None)): "denied",
+        })
         verdicts = {case: _guard_verdict(hook, *case) for case in cases}
     finally:
         os.chdir(cwd)
@@ -524,5 +533,5 @@ def test_the_guard_sees_through_directory_descriptors_and_refuses_listings_outsi
     os.close(read_fd)
     os.close(write_fd)
     assert len(records) == list(cases.values()).count("denied")
-    assert {r["blocked"] for r in records} == {"filesystem"}
+    assert {r["blocked"] for r in records} == {"filesystem", "native"}
     assert any("directory descriptor outside the sandbox" in r["detail"] for r in records)

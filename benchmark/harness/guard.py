@@ -1,15 +1,17 @@
 """In-child guard: an audit hook installed before the submission loads (runs INSIDE the child).
 
 It denies, and reports at once on the harness's private pipe, network use, process creation,
-native-library loading, heap and frame walking, replacing a function's code or defaults, and
-file writes, deletions, renames and links outside the sandbox; reads and folder listings
-outside the allowed roots are denied and reported too. A path relative to a directory descriptor is relative to a folder
-the event does not name (``open`` from ``os.open`` does not even say whether it had one), so
-the guard also refuses what could make such a path lead outside unseen: a descriptor of a
-folder outside the sandbox, ``..`` in a path that may be relative to a descriptor, and a link
-whose target is outside the sandbox or climbs out by ``..``. Ordinary code (json, yaml, logging, dataclasses, pathlib,
-requests) is untouched. The guard adds depth and evidence: the kernel layer contains every
-attack on its own.
+native-library loading (ctypes, and an extension module from anywhere but the interpreter's
+and the installed libraries' folders), heap and frame walking, replacing a function's code or
+defaults, and file writes, deletions, renames and links outside the sandbox; reads and folder
+listings outside the allowed roots are denied and reported too. A path relative to a
+directory descriptor is relative to a folder the event does not name (``open`` from
+``os.open`` does not even say whether it had one), so the guard also refuses what could make
+such a path lead outside unseen: a descriptor of a folder outside the sandbox, ``..`` in a
+path that may be relative to a descriptor, and a link whose target is outside the sandbox or
+climbs out by ``..``. Ordinary code (json, yaml, logging, dataclasses, pathlib, requests) is
+untouched. The guard adds depth and evidence: the kernel layer contains every attack on its
+own.
 
 Hardening, because the submission shares this process:
 - the hook never lets an exception of its own escape: any input it does not expect (an
@@ -73,7 +75,7 @@ SETATTR_EVENTS = frozenset({"object.__setattr__", "object.__delattr__"})
 # every event the hook may deny: any other (str) event is let through at once, which is what
 # the full check concludes for it (builtins.id, object.__getattr__, sys._getframe, exec, ...
 # come by the thousand in a run)
-WATCHED_EVENTS = (frozenset({"open"}) | PATH_EVENT_NAMES | LISTING_EVENTS | NETWORK_EVENTS | PROCESS_EVENTS
+WATCHED_EVENTS = (frozenset({"open", "import"}) | PATH_EVENT_NAMES | LISTING_EVENTS | NETWORK_EVENTS | PROCESS_EVENTS
                   | NATIVE_EVENTS | HEAP_EVENTS | SETATTR_EVENTS)
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 DETAIL_CAP = 300
@@ -217,6 +219,28 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
                                 verdict = ("filesystem", event, shown + " (a directory descriptor "
                                            "outside the sandbox)")
                                 break
+            elif event == "import":
+                # with a file name: an extension module (native code) about to be loaded;
+                # only the interpreter's and the installed libraries' (the read roots), never
+                # one the run could have written (a module's source import has no file name)
+                filename = args[1] if len(args) > 1 else None
+                if type(filename) is bytes:
+                    filename = decode(filename, "utf-8", "surrogateescape")
+                if filename is not None and type(filename) is not str:
+                    verdict = ("native", event, "an extension module path of an unexpected type")
+                elif filename is not None:
+                    shown = "an extension module the run could have written: " + filename[:cap]
+                    try:
+                        full = resolve(filename, getcwd())
+                    except base:
+                        full = None
+                    written, installed = full is None, False
+                    for root in write_roots:
+                        written = written or full == root or full.startswith(root + "/")
+                    for root in read_roots:
+                        installed = installed or (full is not None and full.startswith(root + "/"))
+                    if written or not installed:
+                        verdict = ("native", event, shown)
             elif event in network:
                 if not allow_network:
                     verdict = ("network", event, "")
@@ -258,7 +282,7 @@ def install(sandbox, read_roots, allow_network, report_fd):
     real = os.path.realpath
     write_roots = (real(sandbox).rstrip("/"), "/dev/null")
     reads = tuple(real(p).rstrip("/") for p in read_roots) + write_roots
-    sys.addaudithook(_make_hook(write_roots, reads, bool(allow_network), report_fd, os.getpid()))
-    import _posixsubprocess
+    import _posixsubprocess  # (before the hook: it may be an extension module of the interpreter's)
 
+    sys.addaudithook(_make_hook(write_roots, reads, bool(allow_network), report_fd, os.getpid()))
     _posixsubprocess.fork_exec = _fork_exec
