@@ -130,6 +130,17 @@ def _compose(text: str) -> dict:
     return child._compose({"mode": "call"}, text, status)
 
 
+@pytest.mark.skipif(not isolation.detect().private_root, reason="no private root on this machine")
+def test_the_private_root_probe_holds_from_any_working_folder(tmp_path, monkeypatch):
+    """The probe's child works in its sandbox, as a run's does: from a working folder that is
+    no ancestor of a read path or of the temporary folder (the new root keeps the working
+    folder's path), it used to fail, and the run then went without a private root."""
+    elsewhere = tmp_path / "not" / "in" / "the" / "new" / "root"
+    elsewhere.mkdir(parents=True)
+    monkeypatch.chdir(elsewhere)
+    isolation._probe_private_root()  # raises OSError when the root was not as built
+
+
 def test_a_partial_line_on_the_report_pipe_cannot_hide_a_record():
     record = '{"blocked": "network", "event": "socket.connect", "detail": ""}'
     text = '{"blocked": "nothing", "event": ' + "\n" + record + "\n" + '\n{"result": {"x": 1}}\n'

@@ -128,6 +128,7 @@ def _probe_private_root() -> None:
         if pid == 0:
             code = 1
             try:
+                os.chdir(sandbox)  # as a run's child is (the root keeps the working folder's path)
                 enter_namespaces(network=False, pid=False, mount=True)
                 reads, _ = default_paths(Path(sandbox), Path(__file__).resolve().parents[1] / "harness")
                 mounts.private_root(sandbox, list(reads), 1)
