@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from dataclasses import replace
 from typing import Any
@@ -216,13 +217,12 @@ def _main(argv: list[str] | None) -> int:
     from . import commands
     from .reporting.saved_runs import SavedRunError
 
-    import signal
-
-    previous = None
+    previous = {}
     if grading and not (config.cluster or config.scheduler or config.scheduler_file):
         from .sandbox import spawner
 
-        previous = spawner.abort_on(signal.SIGINT, INTERRUPTED)  # Ctrl-C stops the sandboxes at once
+        # Ctrl-C, or a SIGTERM (a CI job cancelled, ``timeout``), stops the sandboxes at once
+        previous = {signum: spawner.abort_on(signum, reason) for signum, reason in STOPPED_BY.items()}
     try:
         if args.self_check:
             return commands.self_check_command(config)
@@ -232,16 +232,18 @@ def _main(argv: list[str] | None) -> int:
     except SavedRunError as exc:
         _error(str(exc))
         return EXIT_ERROR
-    except KeyboardInterrupt:
-        _error(f"{INTERRUPTED}: nothing of this run was written; models graded before it stay "
-               "in the cache")
+    except KeyboardInterrupt as exc:
+        why = str(exc) if str(exc) in STOPPED_BY.values() else INTERRUPTED
+        _error(f"{why}: nothing of this run was written; models graded before it stay in the cache")
         return EXIT_ERROR
     finally:
-        if previous is not None:  # (the command line in a process that goes on: a library, a test)
-            signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():  # (the command line in a process that goes on)
+            signal.signal(signum, handler)
 
 
 INTERRUPTED = "interrupted"
+TERMINATED = "terminated (SIGTERM)"
+STOPPED_BY = {signal.SIGINT: INTERRUPTED, signal.SIGTERM: TERMINATED}
 
 
 def _detect_first(isolation: Any) -> None:

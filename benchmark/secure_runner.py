@@ -48,6 +48,18 @@ STDERR_CAP = 256 * 1024
 CHANNEL_CAP = 16 * 1024 * 1024
 
 
+_swept: set[tuple[int, str | None]] = set()  # (process, folder) pairs whose sweep has run
+
+
+def _sweep_once(base: str | None) -> None:
+    """Before this process's first sandbox in ``base``: remove the sandbox folders there of
+    grader processes that are gone (killed before their clean-up ran)."""
+    key = (os.getpid(), base)
+    if key not in _swept:
+        _swept.add(key)
+        pt.sweep_dead_sandboxes(base)
+
+
 class SecureRunner:
     """Run submission code in isolated child processes (see module docstring)."""
 
@@ -71,9 +83,10 @@ class SecureRunner:
         the child planted in it; raises ``process_tools.CleanupError`` (naming what remains)
         when it cannot be removed completely: a sandbox left behind is reported, not ignored.
         Made on a tmpfs when the runs get a private root (``benchmark.sandbox.staging``)."""
-        safe_name = "".join(c if c.isalnum() else "_" for c in self.model_name)[:40]
+        safe_name = "".join(c if c.isascii() and c.isalnum() else "_" for c in self.model_name)[:40]
         base = staging.base(self.private_root)
-        root = Path(tempfile.mkdtemp(prefix=f"rubricbench-{safe_name}-", dir=base)).resolve()
+        _sweep_once(base)
+        root = Path(tempfile.mkdtemp(prefix=pt.sandbox_prefix(safe_name), dir=base)).resolve()
         for sub in ("work", "home", "tmp"):
             (root / sub).mkdir()
         previous, self._sandbox = self._sandbox, root

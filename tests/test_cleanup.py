@@ -209,3 +209,54 @@ def test_a_failed_sandbox_clean_up_is_an_internal_error_of_that_prompt(monkeypat
     assert result.status == "error" and result.score == 0
     assert result.error.startswith(f"{INTERNAL_ERROR}: sandbox clean-up failed: could not remove ")
     assert result.error.endswith("/work/mnt: Device or resource busy")
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has exited and been reaped."""
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    return int(done.stdout)
+
+
+def test_sandboxes_of_a_killed_grader_are_swept_and_no_other_folder_is(tmp_path):
+    """A grader killed before its clean-up (SIGKILL) leaves its sandbox folders behind; the
+    next grader's first sandbox removes those of dead owners, as named by ``sandbox_prefix``,
+    and leaves alone a live owner's, another kind of folder, and a link (never followed)."""
+    dead, alive = _dead_pid(), os.getpid()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("x")
+    folder = tmp_path / "base"
+    folder.mkdir()
+    made = {
+        f"rubricbench-spinning_model-p{dead}-a1b2": True,  # removed
+        f"rubricbench-m-p{dead}-c3": True,
+        f"rubricbench-m-p{alive}-d4": False,  # its owner lives
+        "rubricbench-probe-p1x": False,  # not a sandbox name
+        f"rubricbench-odd name-p{dead}-e5": False,
+    }
+    for name in made:
+        (folder / name / "work" / "deep").mkdir(parents=True)
+        (folder / name / "work" / "deep" / "f.txt").write_text("y")
+    (folder / f"rubricbench-m-p{dead}-link").symlink_to(outside, target_is_directory=True)
+    assert pt.sandbox_prefix("m") == f"rubricbench-m-p{alive}-"
+
+    removed = cleanup.sweep_dead_sandboxes(str(folder))
+
+    assert sorted(path.name for path in removed) == sorted(name for name, gone in made.items() if gone)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        [name for name, gone in made.items() if not gone] + [f"rubricbench-m-p{dead}-link"])
+    assert (outside / "keep.txt").read_text() == "x"
+
+
+def test_a_runner_sweeps_before_its_first_sandbox_once_per_folder(monkeypatch):
+    import benchmark.secure_runner as secure_runner
+
+    swept = []
+    monkeypatch.setattr(secure_runner, "_swept", set())
+    monkeypatch.setattr(pt, "sweep_dead_sandboxes", lambda folder=None: swept.append(folder) or [])
+    runner = SecureRunner("m", unsafe=True)
+    for _ in range(3):
+        with runner.sandbox() as root:
+            assert root.name.startswith(f"rubricbench-m-p{os.getpid()}-")
+    assert swept == [None]  # the default temporary folder, once

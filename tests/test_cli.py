@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -224,13 +225,13 @@ def test_pipe_safe_stream_drops_writes_once_the_reader_left():
     stream.close()
 
 
-@pytest.mark.parametrize("workers", [1, 2])
-def test_ctrl_c_stops_the_sandboxes_at_once_and_leaves_nothing_behind(tree, workers):
-    """SIGINT while a model's script spins: the run ends long before that child's deadline
-    (120 s here), exits 1 saying it was interrupted, writes no results, keeps the finished
-    model's cache entry, and leaves no process and no sandbox folder of its own behind."""
+@pytest.mark.parametrize("signum, workers", [(signal.SIGINT, 1), (signal.SIGINT, 2), (signal.SIGTERM, 2)])
+def test_ctrl_c_or_sigterm_stops_the_sandboxes_at_once_and_leaves_nothing_behind(tree, signum, workers):
+    """SIGINT (Ctrl-C) or SIGTERM (a cancelled CI job) while a model's script spins: the run
+    ends long before that child's deadline (120 s here), exits 1 saying why, writes no results,
+    keeps the finished model's cache entry, and leaves no process and no sandbox folder of its
+    own behind."""
     import os
-    import signal
     import tempfile
     import threading
     import time
@@ -281,7 +282,7 @@ def test_ctrl_c_stops_the_sandboxes_at_once_and_leaves_nothing_behind(tree, work
             time.sleep(0.1)
         family = psutil.Process(proc.pid).children(recursive=True)
         assert family
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signum)
         code = proc.wait(timeout=60)  # raises if the run waits for the spinning child's deadline
         error_reader.join(10)
         stderr = "".join(errors)
@@ -289,7 +290,7 @@ def test_ctrl_c_stops_the_sandboxes_at_once_and_leaves_nothing_behind(tree, work
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert "interrupted: nothing of this run was written" in stderr and "Traceback" not in stderr
+    assert f"{cli.STOPPED_BY[signum]}: nothing of this run was written" in stderr and "Traceback" not in stderr
     results = tree / "results"
     assert not (results / "latest_results.json").exists()
     assert [p.name for p in results.iterdir() if not p.name.startswith(".")] == []  # no run folder

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 import tempfile
 from pathlib import Path
@@ -61,28 +62,52 @@ def owned_name(head: str) -> str:
     return f"{head}{os.getpid()}-"
 
 
-def sweep_dead_owners(head: str) -> list[Path]:
-    """Remove the folders of the temporary folder named ``<head><pid>-...`` whose process is
-    gone: one killed (SIGKILL, a cluster nanny, a test) never ran the clean-up that removes
-    its own. Only this user's folders, only of dead processes (a reused pid keeps a folder
-    until a later sweep), never through a link. Returns what was removed."""
+def sweep_dead_owners(head: str, folder: str | None = None) -> list[Path]:
+    """Remove the folders of the temporary folder (or ``folder``) named ``<head><pid>-...``
+    whose process is gone: one killed (SIGKILL, a cluster nanny, a test) never ran the
+    clean-up that removes its own. Only this user's folders, only of dead processes (a reused
+    pid keeps a folder until a later sweep), never through a link. Returns what was removed."""
+    found = Path(folder or tempfile.gettempdir()).glob(f"{head}*-*")
+    return [path for path in sorted(found) if _remove_if_orphaned(path, path.name[len(head):].partition("-")[0])]
+
+
+def sandbox_prefix(name: str) -> str:
+    """The ``mkdtemp`` prefix of a sandbox folder of this process for the run of ``name``
+    (a model's name made safe: letters, digits and ``_``): ``rubricbench-<name>-p<pid>-``,
+    which ``sweep_dead_sandboxes`` recognises once this process is gone."""
+    return f"rubricbench-{name}-p{os.getpid()}-"
+
+
+_SANDBOX_NAME = re.compile(r"rubricbench-[A-Za-z0-9_]{1,40}-p([0-9]+)-[^/]*")
+
+
+def sweep_dead_sandboxes(folder: str | None = None) -> list[Path]:
+    """``sweep_dead_owners`` for the sandbox folders ``sandbox_prefix`` names, of any model,
+    in the temporary folder (or ``folder``: the tmpfs of runs with a private root)."""
     removed = []
-    for path in sorted(Path(tempfile.gettempdir()).glob(f"{head}*-*")):
-        pid_text = path.name[len(head):].partition("-")[0]
-        try:
-            if not pid_text.isdigit() or path.is_symlink() or path.stat().st_uid != os.getuid():
-                continue
-            os.kill(int(pid_text), 0)
-            continue  # alive
-        except ProcessLookupError:
-            try:
-                remove_tree(path)
-            except OSError:
-                continue
+    for path in sorted(Path(folder or tempfile.gettempdir()).glob("rubricbench-*-p*-*")):
+        match = _SANDBOX_NAME.fullmatch(path.name)
+        if match and _remove_if_orphaned(path, match.group(1)):
             removed.append(path)
-        except OSError:
-            continue  # alive under another user, or unreadable: left alone
     return removed
+
+
+def _remove_if_orphaned(path: Path, pid_text: str) -> bool:
+    """Remove ``path`` if it is this user's folder (not a link) and process ``pid_text`` is
+    gone; True when it was removed."""
+    try:
+        if not pid_text.isdigit() or path.is_symlink() or path.stat().st_uid != os.getuid():
+            return False
+        os.kill(int(pid_text), 0)
+        return False  # alive
+    except ProcessLookupError:
+        try:
+            remove_tree(path)
+        except OSError:
+            return False
+        return True
+    except OSError:
+        return False  # alive under another user, or unreadable: left alone
 
 
 def open_directory(parent_fd: int, name: str) -> int:

@@ -16,7 +16,8 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
-from .cleanup import CleanupError, remove_tree  # noqa: F401 (SecureRunner's clean-up)
+from .cleanup import (CleanupError, remove_tree, sandbox_prefix,  # noqa: F401 (SecureRunner's
+                      sweep_dead_sandboxes)  # sandbox folders)
 from ..harness import confine
 
 FILE_SIZE_LIMIT = 32 * 1024 * 1024
