@@ -26,7 +26,7 @@ from .reporting.banner import format_banner
 from .reporting.excerpts import attach_excerpts
 from .reporting.results_json import model_to_dict, run_to_dict
 from .reporting.saved_runs import compare_files, models_under, rebuild_reports
-from .reporting.writer import write_run
+from .reporting.writer import results_folder_problem, write_run
 from .engine.cache import Measured, ResultCache, context_hash, kernel_profile
 from .sandbox.isolation import detect
 from .reporting.progress import Progress
@@ -225,6 +225,10 @@ def _prepare(config: RunConfig) -> tuple[BenchmarkRunner, list[ModelEntry], list
     if isinstance(chosen, int):
         return chosen
     if not _confirm_unsafe(config):
+        return EXIT_ERROR
+    problem = results_folder_problem(config.results_dir)  # (made now: before any grading is wasted)
+    if problem:
+        _error(problem)
         return EXIT_ERROR
     return (runner, *chosen)
 

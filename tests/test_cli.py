@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmark import cli
+from benchmark import cli, commands
 from run_benchmark import parse_args
 
 from trees import REFERENCE, ROOT, reference_tree
@@ -69,6 +69,20 @@ def test_same_model_in_two_tiers_names_both_folders(tree, capsys):
     assert cli.main(["--all-models", "-q"]) == cli.EXIT_ERROR
     err = capsys.readouterr().err
     assert "reference_implementations/example_model" in err and "user_submissions/example_model" in err
+
+
+@pytest.mark.parametrize("where", ["a file", "under /proc"])
+def test_a_results_folder_that_cannot_be_written_stops_the_run_before_it_grades(tree, capsys, monkeypatch, where):
+    results = tree / "taken" if where == "a file" else Path("/proc/rubricbench-results")
+    if where == "a file":
+        results.write_text("not a folder")
+    graded = []
+    monkeypatch.setattr(commands, "_grade_and_write", lambda *args, **kwargs: graded.append(args) or 0)
+    assert cli.main(["--model", "example_model", "--results-dir", str(results), "-q"]) == cli.EXIT_ERROR
+    err = capsys.readouterr().err
+    assert f"error: results folder {results}" in err and "Traceback" not in err
+    assert graded == []
+    assert not (results.exists() and results.is_dir())
 
 
 def test_missing_submissions_dir_exits_5(tree):

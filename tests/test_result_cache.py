@@ -141,3 +141,12 @@ def test_an_entry_reads_back_as_the_reference_reader_reads_it():
     shuffled["prompts"]["prompt_1"]["checks"][0]["category"] = "speed"
     with pytest.raises(KeyError):  # (get turns it into a miss)
         model_from_dict(shuffled)
+
+
+def test_an_unwritable_cache_folder_stores_nothing_and_never_stops_a_run(tmp_path):
+    blocker = tmp_path / "results"
+    blocker.write_text("a file where the cache's folder would be")
+    cache = ResultCache(blocker)
+    model = make_model("m")
+    cache.put("k" * 64, model)  # no OSError: the model is just not stored
+    assert cache.get("k" * 64) is None

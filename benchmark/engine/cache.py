@@ -229,8 +229,11 @@ class ResultCache:
         except (TypeError, ValueError):
             return
         if json_text_clean(text):
-            self.measures.mkdir(parents=True, exist_ok=True)
-            atomic_write_text(self.measures / f"{context}.json", text, durable=False)
+            try:  # (the cache never stops a run: an unwritable one only stays empty)
+                self.measures.mkdir(parents=True, exist_ok=True)
+                atomic_write_text(self.measures / f"{context}.json", text, durable=False)
+            except OSError:
+                pass
 
     def get(self, key: str, name: str | None = None) -> ModelResult | None:
         """The entry (for model ``name``, when given), or None when it is missing or unusable.
@@ -256,6 +259,9 @@ class ResultCache:
             text = json.dumps(model_to_dict(result), ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError, RecursionError):
             return
-        self.directory.mkdir(parents=True, exist_ok=True)
         if json_text_clean(text):  # what ``get`` would refuse is not stored
-            atomic_write_text(self.directory / f"{key}.json", text, durable=False)
+            try:  # (an unwritable cache folder: the run goes on, the model is not stored)
+                self.directory.mkdir(parents=True, exist_ok=True)
+                atomic_write_text(self.directory / f"{key}.json", text, durable=False)
+            except OSError:
+                pass

@@ -80,6 +80,23 @@ def atomic_write_bytes(path: str | Path, data: bytes, *, durable: bool = True) -
     return target
 
 
+def results_folder_problem(folder: str | Path) -> str | None:
+    """Why results cannot be written under ``folder``, or None: it is made when missing and a
+    file is created and removed in it (as root, permission bits say nothing about a read-only
+    or virtual file system). A run checks this before it grades anything."""
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        return f"results folder {folder} is not a folder"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(prefix=".write-check-", dir=folder)
+        os.close(handle)
+        os.unlink(name)
+    except OSError as exc:
+        return f"results folder {folder} cannot be written: {exc.strerror or exc}"
+    return None
+
+
 def atomic_write_text(path: str | Path, text: str, *, durable: bool = True) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8"), durable=durable)
 
