@@ -61,7 +61,7 @@ PATH_EVENTS = (  # (event, indexes of the path arguments that are written): a tu
     ("shutil.unpack_archive", (1,)), ("socket.bind", (1,)),
 )
 PATH_EVENT_NAMES = frozenset(name for name, _ in PATH_EVENTS)
-LISTING_EVENTS = frozenset({"os.listdir", "os.scandir"})  # reads of a folder's names (os.walk, glob, pathlib)
+LISTING_EVENTS = frozenset({"os.listdir", "os.scandir"})  # a folder's names (os.walk, glob, pathlib)
 # (event, indexes of its dir_fd arguments: -1 when none was given): a path relative to a
 # directory descriptor is relative to a folder the event does not name, and ``open`` from
 # os.open does not say whether it got one at all
@@ -75,8 +75,8 @@ SETATTR_EVENTS = frozenset({"object.__setattr__", "object.__delattr__"})
 # every event the hook may deny: any other (str) event is let through at once, which is what
 # the full check concludes for it (builtins.id, object.__getattr__, sys._getframe, exec, ...
 # come by the thousand in a run)
-WATCHED_EVENTS = (frozenset({"open", "import"}) | PATH_EVENT_NAMES | LISTING_EVENTS | NETWORK_EVENTS | PROCESS_EVENTS
-                  | NATIVE_EVENTS | HEAP_EVENTS | SETATTR_EVENTS)
+WATCHED_EVENTS = (frozenset({"open", "import"}) | PATH_EVENT_NAMES | LISTING_EVENTS | NETWORK_EVENTS
+                  | PROCESS_EVENTS | NATIVE_EVENTS | HEAP_EVENTS | SETATTR_EVENTS)
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 DETAIL_CAP = 300
 RECORD_CAP = 4000
@@ -155,7 +155,8 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
                 for name, fd_indexes in dir_fd_events:
                     if name == event:
                         for index in fd_indexes:
-                            if index < len(args) and type(args[index]) is int and args[index] not in no_dir_fd:
+                            if (index < len(args) and type(args[index]) is int
+                                    and args[index] not in no_dir_fd):
                                 based = True
                 if event == "os.symlink" and len(args) > 0:  # the link's target: it must stay inside
                     target = args[0]

@@ -68,7 +68,8 @@ def sweep_dead_owners(head: str, folder: str | None = None) -> list[Path]:
     clean-up that removes its own. Only this user's folders, only of dead processes (a reused
     pid keeps a folder until a later sweep), never through a link. Returns what was removed."""
     found = Path(folder or tempfile.gettempdir()).glob(f"{head}*-*")
-    return [path for path in sorted(found) if _remove_if_orphaned(path, path.name[len(head):].partition("-")[0])]
+    return [path for path in sorted(found)
+            if _remove_if_orphaned(path, path.name[len(head):].partition("-")[0])]
 
 
 def sandbox_prefix(name: str) -> str:
