@@ -226,7 +226,7 @@ def _prepare(config: RunConfig) -> tuple[BenchmarkRunner, list[ModelEntry], list
         return chosen
     if not _confirm_unsafe(config):
         return EXIT_ERROR
-    problem = results_folder_problem(config.results_dir)  # (made now: before any grading is wasted)
+    problem = results_folder_problem(config.results_dir)  # (before any grading is wasted)
     if problem:
         _error(problem)
         return EXIT_ERROR

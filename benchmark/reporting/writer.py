@@ -81,15 +81,18 @@ def atomic_write_bytes(path: str | Path, data: bytes, *, durable: bool = True) -
 
 
 def results_folder_problem(folder: str | Path) -> str | None:
-    """Why results cannot be written under ``folder``, or None: it is made when missing and a
-    file is created and removed in it (as root, permission bits say nothing about a read-only
-    or virtual file system). A run checks this before it grades anything."""
-    folder = Path(folder)
-    if folder.exists() and not folder.is_dir():
-        return f"results folder {folder} is not a folder"
+    """Why results cannot be written under ``folder``, or None. A file is created and removed
+    in the folder, or, while it does not exist, in its nearest existing parent (as root,
+    permission bits say nothing about a read-only or virtual file system); nothing is left
+    behind. A run checks this before it grades anything."""
+    folder = Path(folder).absolute()
+    existing = folder
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"results folder {folder}: {existing} is not a folder"
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        handle, name = tempfile.mkstemp(prefix=".write-check-", dir=folder)
+        handle, name = tempfile.mkstemp(prefix=".rubricbench-write-check-", dir=existing)
         os.close(handle)
         os.unlink(name)
     except OSError as exc:
