@@ -135,6 +135,31 @@ def test_a_non_utf8_reply_is_refused_naming_it(tmp_path, capsys):
     assert "not UTF-8" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("kind", ["a FIFO", "a link to /dev/zero", "a JSONL export over the cap"])
+def test_replies_that_are_not_a_bounded_regular_file_are_refused_at_once(tmp_path, capsys, monkeypatch, kind):
+    """A device or a FIFO, even behind a link, would never end or never answer: refused
+    before any read; a file over the size cap is refused too, naming the cap."""
+    import os
+
+    from benchmark.importing import sources
+
+    if kind == "a FIFO":
+        replies = tmp_path / "replies.md"
+        os.mkfifo(replies)
+    elif kind == "a link to /dev/zero":
+        replies = tmp_path / "replies.md"
+        replies.symlink_to("/dev/zero")
+    else:
+        monkeypatch.setattr(sources, "MAX_REPLIES_BYTES", 1024)
+        replies = tmp_path / "replies.jsonl"
+        replies.write_text(json.dumps({"task": "prompt_1", "response": "x" * 2000}) + "\n")
+    assert _import(replies, tmp_path / "subs") == 1
+    err = capsys.readouterr().err
+    assert f"cannot read {replies}: " in err
+    assert ("larger than the limit of 1024 bytes" if kind.startswith("a JSONL") else "not a regular file") in err
+    assert not (tmp_path / "subs").exists()
+
+
 def test_think_sections_are_blanked_line_for_line():
     text = "a\n<think>\n```py\nx\n```\n</think>\n```py\ny\n```\n"
     assert blank_think(text).count("\n") == text.count("\n")
