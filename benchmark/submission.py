@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from .decoding import decode_for
+from .files import FileRefused, read_regular
 from .diagnosis import explained
 
 MAX_FILE_BYTES = 512 * 1024
@@ -44,25 +43,12 @@ class SourceFile:
 
 
 def read_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> tuple[bytes | None, str | None]:
-    """Return (data, error). Errors: symbolic link, missing, not a regular file, too large."""
-    if path.is_symlink():
-        return None, "is a symbolic link (not followed)"
-    if not path.exists():
-        return None, "file not found"
-    if not path.is_file():
-        return None, "not a regular file"
+    """Return (data, error). Errors: symbolic link, missing, not a regular file, too large.
+    One file, opened once (``files.read_regular``): these bytes are graded and run."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError as exc:
-        return None, f"cannot be read ({exc.strerror})"
-    with open(fd, "rb") as handle:
-        status = os.fstat(fd)
-        if not stat.S_ISREG(status.st_mode):
-            return None, "not a regular file"
-        data = handle.read(max_bytes + 1)  # one file, opened once: these bytes are graded and run
-    if len(data) > max_bytes:
-        return None, f"file too large ({max(status.st_size, len(data))} bytes, limit {max_bytes})"
-    return data, None
+        return read_regular(path, max_bytes, follow_links=False), None
+    except FileRefused as exc:
+        return None, str(exc)
 
 
 def read_source(path: Path, *, python: bool, max_bytes: int = MAX_FILE_BYTES

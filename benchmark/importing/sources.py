@@ -11,11 +11,10 @@
 from __future__ import annotations
 
 import hashlib
-import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..files import FileRefused, read_regular
 from . import markdown
 from .tasks import ImportTask, task_named
 
@@ -56,20 +55,12 @@ def _decode(data: bytes, where: str) -> str:
 
 
 def _read(path: Path) -> bytes:
-    """The bytes of the regular file ``path`` (a device, a FIFO or a socket, even behind a
-    link, would never end or never answer), at most ``MAX_REPLIES_BYTES``."""
+    """The bytes of the regular file ``path``, at most ``MAX_REPLIES_BYTES`` (a device or a
+    FIFO, even behind a link, would never end or never answer)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as exc:
-        raise ImportInputError(EXIT_ERROR, f"cannot read {path}: {exc.strerror}")
-    with open(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ImportInputError(EXIT_ERROR, f"cannot read {path}: not a regular file")
-        data = handle.read(MAX_REPLIES_BYTES + 1)
-    if len(data) > MAX_REPLIES_BYTES:
-        raise ImportInputError(EXIT_ERROR, f"cannot read {path}: larger than the limit of "
-                                           f"{MAX_REPLIES_BYTES} bytes")
-    return data
+        return read_regular(path, MAX_REPLIES_BYTES)
+    except FileRefused as exc:
+        raise ImportInputError(EXIT_ERROR, f"cannot read {path}: {exc}") from None
 
 
 def _add(found: dict[str, Reply], reply: Reply) -> None:

@@ -16,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..files import read_regular
 from ..scoring import EPS, compare_models, is_core_only, pack_totals
 from ..types import CATEGORY_ORDER, CategoryScore, Check, ModelResult, PromptResult, RunResult
 
@@ -157,10 +158,13 @@ def validate_results(doc: Any) -> None:
         )
 
 
+MAX_RESULTS_BYTES = 1 << 30  # a saved results file (about 50 kB per model)
+
+
 def load_results(path: str | Path) -> dict[str, Any]:
-    """Read a results file and validate it; ``ResultsSchemaError`` if it does not conform."""
-    with open(path, encoding="utf-8") as handle:
-        doc = json.load(handle)
+    """Read a results file (a regular file of at most ``MAX_RESULTS_BYTES``: ``FileRefused``
+    otherwise) and validate it; ``ResultsSchemaError`` if it does not conform."""
+    doc = json.loads(read_regular(path, MAX_RESULTS_BYTES).decode("utf-8"))
     validate_results(doc)
     return doc
 

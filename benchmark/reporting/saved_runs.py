@@ -16,6 +16,7 @@ from .run_diff import diff_runs, regressions
 from .common import by_percentage, num
 from .diff_html import render_diff_html
 from .diff_text import render_diff_text
+from ..files import FileRefused
 from .results_json import load_results
 from .writer import atomic_write_text, write_reports
 
@@ -28,8 +29,8 @@ def load_saved(path: str | Path) -> dict[str, Any]:
     """A results document read from ``path`` and validated against the schema."""
     try:
         return load_results(path)
-    except FileNotFoundError:
-        raise SavedRunError(f"results file not found: {path}") from None
+    except FileRefused as exc:
+        raise SavedRunError(f"results file not found: {path}" if exc.missing else f"{path}: {exc}") from None
     except (OSError, ValueError) as exc:  # JSON, UTF-8 and schema errors are ValueErrors
         kind = "not valid JSON" if isinstance(exc, json.JSONDecodeError) else "not usable"
         raise SavedRunError(f"{path}: {kind}: {exc}") from None
