@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import secrets
+import signal
 import sys
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -36,7 +37,8 @@ from .secure_runner import SecureRunner
 from .types import ModelResult, RunConfig, RunResult
 from .untrusted import NAME_LIMIT, for_stream, text
 from .console import (EXIT_ERROR, EXIT_FAIL_UNDER, EXIT_MISSING_MODEL, EXIT_NOT_FOUND, EXIT_OK,
-                  EXIT_REGRESSION, EXIT_TIMEOUT, EXIT_VALIDATION, SCHEMA_VERSION, _error, _say)
+                  EXIT_REGRESSION, EXIT_TIMEOUT, EXIT_VALIDATION, SCHEMA_VERSION, _error, _say,
+                  signals_held)
 
 
 def _confirm_unsafe(config: RunConfig) -> bool:
@@ -353,8 +355,13 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
         cache.record_measured(local.context, Measured(local.kernel, probe.result(), doc["run_id"],
                                                       doc["_metadata"]["timestamp_utc"]))
     warming.join()  # its libraries are loaded and it compiles nothing while reports render
-    paths, failures = _write(config, doc)
-    _report(config, doc, paths)
+    with signals_held() as stopped:  # Ctrl-C or SIGTERM now: the results are written in full first
+        paths, failures = _write(config, doc)
+        _report(config, doc, paths)
+    if stopped:
+        _error(f"{signal.Signals(stopped[0]).name} while the results were being written: they were "
+               "written in full first")
+        return EXIT_ERROR
     return _gate(_exit_code(models, bool(skipped), bool(failures)), doc, fail_under)
 
 

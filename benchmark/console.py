@@ -13,7 +13,11 @@ scored under PCT percent.
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, TextIO
 
 from .types import RunConfig
@@ -78,3 +82,21 @@ class PipeSafe:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
+
+
+@contextmanager
+def signals_held(signums: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM)) -> Iterator[list[int]]:
+    """While the block runs, each of ``signums`` that arrives is noted (in the list this
+    yields) instead of acted on, so what the block writes is written in full; the handlers in
+    place before are restored after it. Only in the main thread (elsewhere nothing changes)."""
+    held: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield held
+        return
+    previous = {signum: signal.signal(signum, lambda number, _frame: held.append(number))
+                for signum in signums}
+    try:
+        yield held
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)

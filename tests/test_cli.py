@@ -239,6 +239,32 @@ def test_pipe_safe_stream_drops_writes_once_the_reader_left():
     stream.close()
 
 
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_while_the_results_are_written_lets_them_be_written_in_full(tree, capsys, monkeypatch, signum):
+    """Ctrl-C or SIGTERM once grading is over: the results files are still written in full
+    (nothing half-written, latest_results.json names the complete run), the run says so and
+    exits 1, and the signal handlers of before are back."""
+    import os
+
+    write = commands._write
+
+    def stopped_midway(config, doc):
+        os.kill(os.getpid(), signum)  # as if it came from outside, in the middle of the writing
+        return write(config, doc)
+
+    monkeypatch.setattr(commands, "_write", stopped_midway)
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    assert cli.main(["--model", "example_model", "-q"]) == cli.EXIT_ERROR
+    err = capsys.readouterr().err
+    assert f"{signal.Signals(signum).name} while the results were being written: they were written in full first" in err
+    assert "nothing of this run was written" not in err and "Traceback" not in err
+    latest = json.loads((tree / "results" / "latest_results.json").read_text())
+    run = tree / "results" / latest["run_id"]
+    assert sorted(p.name for p in run.iterdir()) == sorted(
+        ["results.json", "summary_report.txt", "comparison_chart.txt", "report.html", "junit.xml", "summary.md"])
+    assert {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)} == before
+
+
 @pytest.mark.parametrize("signum, workers", [(signal.SIGINT, 1), (signal.SIGINT, 2), (signal.SIGTERM, 2)])
 def test_ctrl_c_or_sigterm_stops_the_sandboxes_at_once_and_leaves_nothing_behind(tree, signum, workers):
     """SIGINT (Ctrl-C) or SIGTERM (a cancelled CI job) while a model's script spins: the run
