@@ -269,10 +269,10 @@ class AICodeBenchmark:
                               results_dir=results_dir, quiet=True, **options)
 
     def run_single_model(self, model_name: str) -> dict[str, Any]:
-        from .commands import _options
+        from .preparing import options_of
         from .runner import BenchmarkRunner
 
         runner = BenchmarkRunner(model_name, self.config.results_dir,
                                  submissions_dir=self.config.submissions_dir,
-                                 options=_options(self.config))
+                                 options=options_of(self.config))
         return runner.run_all_tests()

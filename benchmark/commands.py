@@ -20,102 +20,25 @@ from typing import Any, NamedTuple
 from . import untrusted
 from .engine import warmup
 from .sandbox import spawner
-from .engine.options import GradeOptions, default_test_data, has_internal_error
+from .engine.options import has_internal_error
 from .engine.manifest import build_manifest
 from .reporting import terminal
 from .reporting.banner import format_banner
 from .reporting.excerpts import attach_excerpts
 from .reporting.results_json import model_to_dict, run_to_dict
 from .reporting.saved_runs import compare_files, models_under, rebuild_reports
-from .reporting.writer import results_folder_problem, write_run
+from .reporting.writer import write_run
 from .engine.cache import Measured, ResultCache, context_hash, kernel_profile
 from .sandbox.isolation import detect
 from .reporting.progress import Progress
-from .runner import BenchmarkRunner, DiscoveryError, ModelEntry, Plan, RejectedModel
+from .preparing import prepare
+from .runner import BenchmarkRunner, ModelEntry, Plan
 from .sandbox.sandbox_report import measured_isolation, missing_layers
 from .secure_runner import SecureRunner
 from .types import ModelResult, RunConfig, RunResult
 from .untrusted import NAME_LIMIT, for_stream, text
-from .console import (EXIT_ERROR, EXIT_FAIL_UNDER, EXIT_MISSING_MODEL, EXIT_NOT_FOUND, EXIT_OK,
-                  EXIT_REGRESSION, EXIT_TIMEOUT, EXIT_VALIDATION, SCHEMA_VERSION, _error, _say,
-                  signals_held)
-
-
-def _confirm_unsafe(config: RunConfig) -> bool:
-    if not config.unsafe or config.trusted_model:
-        return True
-    if not sys.stdin.isatty():
-        _error("--unsafe needs --trusted-model when there is no terminal to confirm on")
-        return False
-    answer = input("--unsafe runs submissions without isolation. Type 'yes' to continue: ")
-    return answer.strip().lower() == "yes"
-
-
-def _options(config: RunConfig) -> GradeOptions:
-    return GradeOptions(memory_mb=config.memory_mb, timeout_s=config.timeout_s,
-                        unsafe=config.unsafe, allow_network=config.allow_network, debug=config.debug,
-                        seed=config.seed)
-
-
-def _packs_valid(runner: BenchmarkRunner) -> bool:
-    """Every grading run validates its packs first: each problem on its own line, as
-    ``rubricbench pack validate`` prints it; False when any is an error."""
-    from .packs.problems import PackError
-    from .packs.suite import SuiteError
-
-    try:
-        runner.suite()
-    except PackError as exc:
-        for problem in exc.problems:
-            print(for_stream(text(problem.format()), getattr(sys.stderr, "encoding", None)),
-                  file=sys.stderr)
-        _error(f"a task pack did not validate ({len(exc.problems)} problem(s)); nothing was graded")
-        return False
-    except SuiteError as exc:
-        _error(str(exc))
-        return False
-    return True
-
-
-def _skipped(config: RunConfig, rejected: list[RejectedModel]) -> list[RejectedModel]:
-    """Report each selected model folder whose name cannot name a model; they are not graded."""
-    chosen = [r for r in rejected if not config.models or r.name in config.models]
-    for folder in chosen:
-        _error(f"skipped model folder '{text(folder.name, NAME_LIMIT)}' in {folder.tier}: "
-               f"{folder.reason}")
-    return chosen
-
-
-def _select(config: RunConfig, found: dict[str, ModelEntry],
-            skipped: list[RejectedModel]) -> list[ModelEntry] | None:
-    if config.models:
-        missing = [m for m in config.models if m not in found and m not in {r.name for r in skipped}]
-        if missing:
-            _error(f"model '{missing[0]}' not found under {config.submissions_dir} "
-                   f"(available: {', '.join(sorted(found)) or 'none'})")
-            return None
-        return [found[m] for m in config.models if m in found] or None
-    if not found:
-        if not skipped:
-            _error(f"no models found under {config.submissions_dir}")
-        return None
-    return [found[name] for name in sorted(found)]
-
-
-def _discover(config: RunConfig,
-              runner: BenchmarkRunner) -> tuple[list[ModelEntry], list[RejectedModel]] | int:
-    """(the models to grade, the selected folders skipped for their names), or the exit code
-    when there is nothing to grade (1: the tree is unusable; 3: only skipped folders; 2: none)."""
-    try:
-        found, rejected = runner.scan()
-    except DiscoveryError as exc:
-        _error(str(exc))
-        return EXIT_ERROR
-    skipped = _skipped(config, rejected)
-    entries = _select(config, found, skipped)
-    if entries is None:
-        return EXIT_VALIDATION if skipped else EXIT_MISSING_MODEL
-    return entries, skipped
+from .console import (EXIT_ERROR, EXIT_FAIL_UNDER, EXIT_OK, EXIT_REGRESSION, EXIT_TIMEOUT,
+                      EXIT_VALIDATION, SCHEMA_VERSION, _error, _say, signals_held)
 
 
 def _write(config: RunConfig, doc: dict[str, Any]) -> tuple[dict[str, Path], dict[str, str]]:
@@ -191,7 +114,7 @@ def run(config: RunConfig, *, fail_under: float | None = None) -> int:
     else:  # (on a cluster, the workers start their own zygotes)
         spawner.prestart()  # the zygote imports its libraries on the other core meanwhile
     warmup.tune_gc()
-    prepared = _prepare(config)
+    prepared = prepare(config)
     if isinstance(prepared, int):
         return prepared
     runner, entries, skipped = prepared
@@ -208,31 +131,6 @@ def run(config: RunConfig, *, fail_under: float | None = None) -> int:
                                     session, cache, local)
     finally:
         warming.grading(False)  # (an early return: nothing was graded)
-
-
-def _prepare(config: RunConfig) -> tuple[BenchmarkRunner, list[ModelEntry], list[RejectedModel]] | int:
-    """(the runner, the models to grade, the folders skipped for their names), or an exit code."""
-    submissions = Path(config.submissions_dir)
-    test_data = default_test_data()
-    for folder, what in ((submissions, "submissions"), (test_data, "test data")):
-        if not folder.is_dir():
-            _error(f"{what} folder not found: {folder}")
-            return EXIT_NOT_FOUND
-    runner = BenchmarkRunner(results_dir=config.results_dir, submissions_dir=submissions,
-                             test_data=test_data, options=_options(config),
-                             packs=config.packs, core=config.core)
-    if runner.extended and not _packs_valid(runner):
-        return EXIT_VALIDATION
-    chosen = _discover(config, runner)
-    if isinstance(chosen, int):
-        return chosen
-    if not _confirm_unsafe(config):
-        return EXIT_ERROR
-    problem = results_folder_problem(config.results_dir)  # (before any grading is wasted)
-    if problem:
-        _error(problem)
-        return EXIT_ERROR
-    return (runner, *chosen)
 
 
 class LocalPlan(NamedTuple):
