@@ -71,6 +71,12 @@ def test_self_check_passes_on_this_machine(capsys):
                  "tasks past the pids limit", "start a process"):
         row = next(line for line in out.splitlines() if line.startswith(name) or name in line[:34])
         assert "PASS (must hold: kernel" in row, row
+    # the guard's newer refusals: each canary is a real attack (open without isolation) and held
+    for name, promise in (("load a native module the run wrote", "guard + all"),
+                          ("write through a folder descriptor", "kernel, guard + all"),
+                          ("list the grader's folders", "kernel, guard + all")):
+        row = next(line for line in out.splitlines() if line.startswith(name))
+        assert row.split()[len(name.split())] == "open" and f"PASS (must hold: {promise})" in row, row
 
 
 def test_read_paths_looked_up_once_are_those_a_fresh_lookup_gives(tmp_path):

@@ -97,6 +97,21 @@ def canaries() -> list[Canary]:
             import ctypes
             ctypes.CDLL(None).getpid()
             print("NATIVE")""", ("guard",), _printed("NATIVE")),
+        Canary("load a native module the run wrote", """
+            import glob, importlib.util, os, shutil
+            [original] = glob.glob(os.path.join(os.path.dirname(os.__file__), "lib-dynload", "_bisect.*.so"))[:1]
+            shutil.copy(original, "own.so")
+            spec = importlib.util.spec_from_file_location("_bisect", os.path.abspath("own.so"))
+            importlib.util.module_from_spec(spec)
+            print("LOADED")""", ("guard",), _printed("LOADED")),
+        Canary("write through a folder descriptor", """
+            import os
+            root = os.open("/", os.O_RDONLY | os.O_DIRECTORY)
+            os.close(os.open({outside!r}.lstrip("/") + "/canary.txt", os.O_WRONLY | os.O_CREAT, 0o600,
+                             dir_fd=root))""", ("kernel", "guard"), _file_absent),
+        Canary("list the grader's folders", """
+            import os
+            print("LISTED", len(os.listdir({grader_dir!r})))""", ("kernel", "guard"), _printed("LISTED")),
         Canary("daemon outlives the run", """
             import os, time
             pid = os.fork()
@@ -184,7 +199,8 @@ def run_self_check(memory_mb: int = 256, *, only: tuple[str, ...] | None = None,
         ctx = {"outside": Path(out), "port": listener.getsockname()[1], "datagram_socket": datagrams}
         for canary in (c for c in canaries() if only is None or c.name in only):
             code = textwrap.dedent(canary.code).format(
-                port=ctx["port"], outside=out, grader=grader_file, too_much=memory_mb + 200,
+                port=ctx["port"], outside=out, grader=grader_file, grader_dir=str(Path(grader_file).parent),
+                too_much=memory_mb + 200,
                 datagram=str(Path(out) / "datagram.sock"), shm_key=shm_key)
             row = {"canary": canary.name, "promised_by": canary.promised_by}
             for layer in layers:
