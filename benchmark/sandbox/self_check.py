@@ -99,7 +99,8 @@ def canaries() -> list[Canary]:
             print("NATIVE")""", ("guard",), _printed("NATIVE")),
         Canary("load a native module the run wrote", """
             import glob, importlib.util, os, shutil
-            [original] = glob.glob(os.path.join(os.path.dirname(os.__file__), "lib-dynload", "_bisect.*.so"))[:1]
+            dynload = os.path.join(os.path.dirname(os.__file__), "lib-dynload")
+            [original] = glob.glob(os.path.join(dynload, "_bisect.*.so"))[:1]
             shutil.copy(original, "own.so")
             spec = importlib.util.spec_from_file_location("_bisect", os.path.abspath("own.so"))
             importlib.util.module_from_spec(spec)
@@ -199,8 +200,8 @@ def run_self_check(memory_mb: int = 256, *, only: tuple[str, ...] | None = None,
         ctx = {"outside": Path(out), "port": listener.getsockname()[1], "datagram_socket": datagrams}
         for canary in (c for c in canaries() if only is None or c.name in only):
             code = textwrap.dedent(canary.code).format(
-                port=ctx["port"], outside=out, grader=grader_file, grader_dir=str(Path(grader_file).parent),
-                too_much=memory_mb + 200,
+                port=ctx["port"], outside=out, grader=grader_file,
+                grader_dir=str(Path(grader_file).parent), too_much=memory_mb + 200,
                 datagram=str(Path(out) / "datagram.sock"), shm_key=shm_key)
             row = {"canary": canary.name, "promised_by": canary.promised_by}
             for layer in layers:
