@@ -62,12 +62,12 @@ def owned_name(head: str) -> str:
     return f"{head}{os.getpid()}-"
 
 
-def sweep_dead_owners(head: str, folder: str | None = None) -> list[Path]:
-    """Remove the folders of the temporary folder (or ``folder``) named ``<head><pid>-...``
-    whose process is gone: one killed (SIGKILL, a cluster nanny, a test) never ran the
-    clean-up that removes its own. Only this user's folders, only of dead processes (a reused
-    pid keeps a folder until a later sweep), never through a link. Returns what was removed."""
-    found = Path(folder or tempfile.gettempdir()).glob(f"{head}*-*")
+def sweep_dead_owners(head: str) -> list[Path]:
+    """Remove the folders of the temporary folder named ``<head><pid>-...`` whose process is
+    gone: one killed (SIGKILL, a cluster nanny, a test) never ran the clean-up that removes
+    its own. Only this user's folders, only of dead processes (a reused pid keeps a folder
+    until a later sweep), never through a link. Returns what was removed."""
+    found = Path(tempfile.gettempdir()).glob(f"{head}*-*")
     return [path for path in sorted(found)
             if _remove_if_orphaned(path, path.name[len(head):].partition("-")[0])]
 
