@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from .. import __version__, installed
 from ..rubric import rubric_hash
 from ..types import ModelResult, RunConfig
 
@@ -35,13 +35,11 @@ def dependency_versions() -> dict[str, str]:
 
 @lru_cache(maxsize=1)
 def _dependency_versions() -> dict[str, str]:
-    from importlib import metadata  # (~8 ms with email: not for a run with --no-metadata)
-
     versions = {}
     for name in DEPENDENCIES:
         try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
+            versions[name] = installed.version(name)
+        except installed.NotInstalled:
             versions[name] = "not installed"
     return versions
 

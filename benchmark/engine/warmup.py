@@ -4,7 +4,7 @@ The bandit process (``benchmark.sandbox.bandit_process``: a Python that imports 
 100 ms, on the other core), the compiled results-schema check (about 40 ms to generate) and
 Jinja2 (15 ms, plus 30 ms to compile the HTML template) are needed by every graded run, but
 only after the sandboxed children have started; so are the manifest's dependency versions
-(importlib.metadata, about 12 ms; looked up here only when some model is graded: a run
+(``benchmark.installed``, about 3 ms; looked up here only when some model is graded: a run
 served from the cache has no wait to fill). ``start()`` prepares them on a daemon
 thread while the main thread waits for the zygote and for children, which it does with the
 GIL released. The bandit process is started only once the run has said that this process

@@ -59,18 +59,18 @@ def rubricbench_problem(specifier: str) -> str:
 
 def requirement_problem(requirement: str) -> str:
     """Why the distribution ``requirement`` (``name>=1.2``) is not installed as asked ("" when it is)."""
-    from importlib.metadata import PackageNotFoundError, version
+    from .. import installed
 
     match = _REQUIREMENT.match(requirement)
     if not match:
         return f"cannot read the requirement {requirement!r}"
     name, specifier = match.group(1), match.group(2).strip()
     try:
-        installed = version(name)
-    except PackageNotFoundError:
+        found = installed.version(name)
+    except installed.NotInstalled:
         return f"{requirement}: {name} is not installed"
     try:
-        ok = not specifier or satisfies(installed, specifier)
+        ok = not specifier or satisfies(found, specifier)
     except ValueError as exc:
         return f"{requirement}: {exc}"
-    return "" if ok else f"{requirement}: {name} {installed} is installed"
+    return "" if ok else f"{requirement}: {name} {found} is installed"
