@@ -6,7 +6,9 @@ one model end to end cold (also with ``PYTHONDONTWRITEBYTECODE=1``), warm and fr
 throughput and CPU per model (user + sys of the whole process tree) over 50 distinct
 generated models with ``--workers 1`` and ``--workers 2``, a cached re-run of those 50, and
 the peak memory of the grader's whole process tree with ``--workers 2``. Every figure is
-printed next to its ratio to the floor and its target; then one single-model run is
+printed next to its ratio to the floor and its target. Then one more 50-model run's CPU is
+split by process (grader, zygote, sandboxed runs, bandit process), the fixed cost of one
+sandboxed run is measured (``scripts/bench_roles.py``), and one single-model run is
 profiled phase by phase.
 
     .venv/bin/python scripts/bench.py [--baseline REV]
@@ -38,6 +40,7 @@ from typing import Any
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_roles  # noqa: E402
 from bench_trees import CpuMeter, Tree, baseline_tree, import_probe, scratch  # noqa: E402
 from check_bytecode import compile_package, stale_modules  # noqa: E402
 from check_parallel import (ROOT, SOURCES, compare_runs, differences, generate_models,  # noqa: E402
@@ -546,8 +549,15 @@ def render_doc(m: dict[str, Any], header: list[str], rows: list[list[str]]) -> s
              f"benchmark took {m['runtime']:.0f} s. Reproduce with:", "", "```sh", reproduce, "```", "",
              "## Results", "", *markdown_table(header, rows), "", *method(m), ""]
     lines += [*(f"- Note: {note}" for note in notes(m)), ""] if notes(m) else []
+    lines += ["## Where one model's CPU goes", "", *roles_section(m), ""]
     lines += ["## Where the time goes", "", *time_section(m), ""]
     return "\n".join(lines)
+
+
+def roles_section(m: dict[str, Any]) -> list[str]:
+    base = m["trees"].get(m.get("baseline") or "")
+    return bench_roles.section(m["roles"], MODELS, m.get("baseline"), m["trees"]["HEAD"]["w1"]["cpu"] / MODELS,
+                               base["w1"]["cpu"] / MODELS if base else None, markdown_table)
 
 
 def say(text: str) -> None:
@@ -572,6 +582,8 @@ def measure_all(tmp: Path, trees: list[Tree], meter: CpuMeter) -> dict[str, Any]
     merge(m, measure_single(tmp, trees))
     say(f"{MODELS} models: --workers 1, --workers 2 (CPU), memory sampled, cached re-run")
     merge(m, measure_many(tmp, trees, meter))
+    say(f"CPU by process: one more {MODELS}-model --workers 1 run each; {bench_roles.FLOOR_RUNS} no-op runs")
+    m["roles"] = bench_roles.measure(trees, tmp / "many" / "submissions", tmp, meter, BENCH_ENV, sys.executable)
     floor_sample()
     m["floor"], m["floor_samples"] = statistics.median(FLOOR_WALLS), len(FLOOR_WALLS)
     say("profiling the phases of one single-model run")
@@ -612,6 +624,7 @@ def main(argv: list[str] | None = None) -> int:
     print(format_table(header, rows))
     for note in notes(m):
         print(f"note: {note}")
+    print("\nWhere one model's CPU goes:\n" + "\n".join(roles_section(m)))
     print("\nWhere the time goes:\n" + "\n".join(time_section(m)))
     DOC.write_text(render_doc(m, header, rows), encoding="utf-8")
     print(f"\nwrote {DOC.relative_to(ROOT)} ({m['runtime']:.0f} s)")
