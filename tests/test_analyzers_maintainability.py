@@ -155,3 +155,16 @@ def test_each_function_complexity_is_radons_for_that_function_alone():
         fallback += sum((p.normalized.lineno, p.normalized.col_offset) not in measured for p in pairs)
         checked += len(pairs)
     assert checked > 1000 and 0 < fallback < checked / 10  # both paths are exercised
+
+
+def test_function_metrics_are_those_of_metrics_without_the_maintainability_index(monkeypatch):
+    calls = []
+    monkeypatch.setattr(M, "_raw", lambda text: calls.append(text) or M.analyze(text))
+    tree = ast.parse(SOURCE)
+    functions = M.function_metrics(tree)
+    assert calls == []  # the raw token metrics (MI's input) are not computed for functions alone
+    full = M.metrics(tree)
+    assert len(calls) == 1
+    assert functions.functions == full.functions
+    assert [f.name for f in functions.functions][-1] == "factory.<locals>.Local.method"
+    assert M.metrics(ast.parse(SOURCE)).mi == full.mi  # the same index whichever is asked first

@@ -82,21 +82,37 @@ def _metric(pair: NormalizedFunction, measured: dict[tuple[int, int], int]) -> F
     return FunctionMetric(pair.qualname, pair.original.lineno, span_length(node), complexity)
 
 
+@dataclass(frozen=True)
+class FunctionMetrics:
+    """Each function's metric, and the complexity radon's module visitor totals (for MI)."""
+
+    functions: tuple[FunctionMetric, ...]
+    total_complexity: int
+
+
+@per_tree
+def function_metrics(tree: ast.Module) -> FunctionMetrics:
+    """Radon's cyclomatic complexity and the normalized length of every function: what a
+    check of functions needs, without the maintainability index (which tokenizes the whole
+    normalized source once more, about half of :func:`metrics`)."""
+    _, pairs = normalized_functions(tree)
+    visitor = ComplexityVisitor.from_ast(normalized_tree(tree))  # one walk: each function's and the total
+    measured = _measured(visitor)
+    return FunctionMetrics(tuple(_metric(pair, measured) for pair in pairs), visitor.total_complexity)
+
+
 @per_tree
 def metrics(tree: ast.Module) -> CodeMetrics:
     """Radon cyclomatic complexity per function, MI and SLOC of the normalized source."""
-    text, pairs = normalized_functions(tree)
+    text, _ = normalized_functions(tree)
     raw = _raw(text)
-    parsed = normalized_tree(tree)
-    visitor = ComplexityVisitor.from_ast(parsed)  # one walk: each function's and the total
-    measured = _measured(visitor)
-    found = tuple(_metric(pair, measured) for pair in pairs)
-    values = [item.complexity for item in found]
+    measured = function_metrics(tree)
+    values = [item.complexity for item in measured.functions]
     return CodeMetrics(
-        functions=found,
+        functions=measured.functions,
         max_complexity=max(values, default=0),
         mean_complexity=sum(values) / len(values) if values else 0.0,
-        mi=_maintainability_index(raw, parsed, visitor.total_complexity),
+        mi=_maintainability_index(raw, normalized_tree(tree), measured.total_complexity),
         sloc=raw.sloc,
     )
 

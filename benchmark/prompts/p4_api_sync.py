@@ -315,7 +315,7 @@ def retry_resilience(ctx: CheckContext) -> Outcome:
 @check("code_organization")
 def code_organization(ctx: CheckContext) -> Outcome:
     tree = judge.main_tree(ctx)
-    functions = maintainability.metrics(tree).functions if tree is not None else ()
+    functions = maintainability.function_metrics(tree).functions if tree is not None else ()
     if not functions:
         return Outcome.fail("no functions to measure")
     big = [f for f in functions if f.length > 40 or f.complexity > 10]

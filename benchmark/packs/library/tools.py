@@ -93,7 +93,7 @@ def _functions(ctx: CheckContext, file: str | None):
     name, tree, failed = python_tree(ctx, file)
     if failed:
         return name, (), failed
-    functions = maintainability.metrics(tree).functions
+    functions = maintainability.function_metrics(tree).functions
     if not functions:
         return name, (), Outcome.fail(f"{name} defines no functions: all code runs at module level")
     return name, functions, None
