@@ -15,8 +15,12 @@ profiled phase by phase.
 
 ``--baseline REV`` takes the same measures, in the same run, of commit REV checked out into a
 temporary git worktree (its runs alternate with this checkout's), and adds each figure's
-ratio this checkout / REV. Targets are reported, not enforced: the exit code is 1 only when
-results differ between worker counts, between a graded and a cached run, or from REV's.
+ratio this checkout / REV. ``--identity REV`` compares this checkout's results for the 50
+models with those of commit REV (one more run, in another temporary worktree): for a REV
+graded under this checkout's rubric, where a baseline older than a deliberate change of
+scoring cannot be the reference. Targets are reported, not enforced: the exit code is 1 only
+when results differ between worker counts, between a graded and a cached run, from the
+baseline's under the same rubric, or from the ``--identity`` commit's.
 """
 
 from __future__ import annotations
@@ -227,6 +231,7 @@ def measure_many(tmp: Path, trees: list[Tree], meter: CpuMeter) -> dict[str, dic
     out[head.label]["memory"] = run_cli(head.cmd(subs, tmp / "many_w2_memory", 2), head, sample=True)
     for tree in trees[1:]:
         out[tree.label]["vs_head"] = compare_commits(tmp / f"many_{head.label}_w1_0", tmp / f"many_{tree.label}_w1_0")
+        out[tree.label]["rubrics"] = rubric_hashes(tmp, [head.label, tree.label])
     return out
 
 
@@ -238,6 +243,19 @@ def compare_commits(dir_a: Path, dir_b: Path) -> list[str]:
     for doc in docs:
         doc.get("_metadata", {}).pop("git_commit", None)
     return differences(normalise(docs[0]), normalise(docs[1]))
+
+
+def measure_identity(tmp: Path, tree: Tree) -> dict[str, Any]:
+    """``tree``'s results for the 50 models (one ``--workers 1`` run) against HEAD's first."""
+    results = tmp / f"identity_{tree.label}"
+    run_cli(tree.cmd(tmp / "many" / "submissions", results, 1), tree)
+    return {"rev": tree.label, "diffs": compare_commits(tmp / "many_HEAD_w1_0", results)}
+
+
+def rubric_hashes(tmp: Path, labels: list[str]) -> list[str | None]:
+    """``_metadata.rubric_hash`` of each tree's first ``--workers 1`` run."""
+    docs = [load_results(tmp / f"many_{label}_w1_0") or {} for label in labels]
+    return [doc.get("_metadata", {}).get("rubric_hash") for doc in docs]
 
 
 def import_cost() -> tuple[float, list[tuple[str, float]]]:
@@ -401,7 +419,14 @@ def table_rows(m: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     t.same("--workers 2 results vs --workers 1", h["w1_vs_w2"], base and base["w1_vs_w2"])
     t.same("cached re-run results vs --workers 1", h["cached_vs_w1"], base and base["cached_vs_w1"])
     if base:
-        t.same("HEAD results vs baseline, --workers 1", base["vs_head"])
+        rubrics = base.get("rubrics") or [None, None]
+        if rubrics[0] != rubrics[1]:  # graded under another rubric: the scores are not a reference
+            t.add("HEAD results vs baseline, --workers 1", f"{same(base['vs_head'])}: the rubric changed "
+                  f"(rubric_hash {rubrics[1]} -> {rubrics[0]})", None, target="identical under one rubric")
+        else:
+            t.same("HEAD results vs baseline, --workers 1", base["vs_head"])
+    if m.get("identity"):
+        t.same(f"HEAD results vs {m['identity']['rev']} (same models), --workers 1", m["identity"]["diffs"])
     mem, frss = h["memory"], m["floor_rss_mb"]
     t.add("peak memory of the grader's process tree, --workers 2 (PSS summed)",
           f"{mem['peak_pss_mb']:.0f} MB", mem["peak_pss_mb"] / frss, target="<= 300 MB",
@@ -517,7 +542,9 @@ def method(m: dict[str, Any]) -> list[str]:
         f"- Identity: `latest_results.json` of every `--workers 2` run against that of every "
         f"`--workers 1` run ({REPEATS * REPEATS} pairs), and the cached re-run's against the first "
         "`--workers 1` run's, compared after removing timing keys and keys that differ by "
-        "construction (`VOLATILE_KEYS` in `scripts/check_parallel.py`).",
+        "construction (`VOLATILE_KEYS` in `scripts/check_parallel.py`). Against the baseline "
+        "and the `--identity` commit, `_metadata.git_commit` is removed too; a baseline graded "
+        "under another rubric (`_metadata.rubric_hash`) is listed, not judged.",
         f"- Peak memory: the CLI process and all its descendants (pool workers, zygotes, sandboxed "
         f"children), sampled every 20 ms with psutil during one more `--workers 2` run, the same "
         f"command with its own results folder ({sampled['samples']} samples, up to "
@@ -544,6 +571,7 @@ def method(m: dict[str, Any]) -> list[str]:
 def render_doc(m: dict[str, Any], header: list[str], rows: list[list[str]]) -> str:
     date = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     reproduce = REPRODUCE + (f" --baseline {m['baseline']}" if m.get("baseline") else "")
+    reproduce += f" --identity {m['identity']['rev']}" if m.get("identity") else ""
     lines = ["# Performance", "", "<!-- Generated by scripts/bench.py; do not edit by hand. -->", "",
              f"Measured {date} on {machine()}; grader at commit {git_state()}; the whole "
              f"benchmark took {m['runtime']:.0f} s. Reproduce with:", "", "```sh", reproduce, "```", "",
@@ -594,6 +622,8 @@ def measure_all(tmp: Path, trees: list[Tree], meter: CpuMeter) -> dict[str, Any]
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline", metavar="REV", help="also measure commit REV (a temporary worktree)")
+    parser.add_argument("--identity", metavar="REV", help="also compare HEAD's results with commit REV's "
+                        "(one --workers 1 run of the same models; for a REV graded under HEAD's rubric)")
     parser.add_argument("--models", type=int, default=MODELS, help="distinct models (default %(default)s)")
     parser.add_argument("--repeats", type=int, default=REPEATS, help="runs per measure (default %(default)s)")
     parser.add_argument("--phases", nargs=2, metavar=("RESULTS_JSON", "OUT_DIR"), help=argparse.SUPPRESS)
@@ -616,6 +646,9 @@ def main(argv: list[str] | None = None) -> int:
                 trees.append(stack.enter_context(baseline_tree(args.baseline, tmp)))
             m = measure_all(tmp, trees, meter)
             m["baseline"] = trees[1].label if args.baseline else None
+            if args.identity:
+                say(f"results of {args.identity}: one {MODELS}-model --workers 1 run")
+                m["identity"] = measure_identity(tmp, stack.enter_context(baseline_tree(args.identity, tmp)))
     finally:
         meter.close()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -628,7 +661,9 @@ def main(argv: list[str] | None = None) -> int:
     print("\nWhere the time goes:\n" + "\n".join(time_section(m)))
     DOC.write_text(render_doc(m, header, rows), encoding="utf-8")
     print(f"\nwrote {DOC.relative_to(ROOT)} ({m['runtime']:.0f} s)")
-    differ = [tree.get(key) for tree in m["trees"].values() for key in ("w1_vs_w2", "cached_vs_w1", "vs_head")]
+    differ = [tree.get(key) for tree in m["trees"].values() for key in ("w1_vs_w2", "cached_vs_w1")]
+    differ += [tree.get("vs_head") for tree in m["trees"].values() if len(set(tree.get("rubrics") or [None])) == 1]
+    differ.append((m.get("identity") or {}).get("diffs"))
     return 1 if any(differ) else 0
 
 
