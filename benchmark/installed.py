@@ -7,7 +7,8 @@ distribution (what pip and uv install) is a ``<name>-<version>.dist-info`` folde
 where ``importlib.metadata`` looks, in the same order (the ``sys.path`` entries, first match
 wins), and hands anything it is not sure of to ``importlib.metadata`` itself: an entry with
 more than one candidate, an ``.egg-info``, an egg or zip on the path, a METADATA without a
-``Version:`` line, a name not found at all (so "not installed" is always its answer).
+``Version:`` line, a name not found at all (so "not installed" is always its answer). A
+distribution whose metadata names no version is ``UNKNOWN``, whichever answers.
 """
 
 from __future__ import annotations
@@ -74,15 +75,23 @@ def _fast_version(name: str) -> str | None:
     return None
 
 
+UNKNOWN = "unknown"  # installed, but its metadata names no version
+
+
 def version(name: str) -> str:
     """The installed version of distribution ``name``, as ``importlib.metadata.version(name)``
-    gives it; raises ``NotInstalled`` when there is none."""
+    gives it, or ``UNKNOWN`` for one whose metadata has no ``Version:`` (the standard library
+    answers None there, the importlib_metadata backport, once imported, raises KeyError);
+    raises ``NotInstalled`` when there is none."""
     found = _fast_version(name)
     if found is not None:
         return found
     from importlib import metadata  # the general case, with everything it imports
 
     try:
-        return metadata.version(name)
+        found = metadata.version(name)
     except metadata.PackageNotFoundError as exc:
         raise NotInstalled(name) from exc
+    except KeyError:
+        return UNKNOWN
+    return found if isinstance(found, str) and found else UNKNOWN

@@ -46,20 +46,32 @@ def test_version_comes_from_the_header_not_the_folder_name(tmp_path, monkeypatch
     assert installed.version("demo-pkg") == "1.2.3" == metadata.version("demo-pkg")
 
 
-@pytest.mark.parametrize("layout", ["two candidates", "egg-info", "no version line"])
+@pytest.mark.parametrize("layout", ["two candidates", "egg-info"])
 def test_unusual_layouts_get_importlib_metadata_answer(tmp_path, monkeypatch, layout):
     if layout == "two candidates":
         _dist_info(tmp_path, "demo_pkg", "1.0")
         _dist_info(tmp_path, "Demo.Pkg", "3.0")
-    elif layout == "egg-info":
+    else:
         egg = tmp_path / "demo_pkg.egg-info"
         egg.mkdir()
         (egg / "PKG-INFO").write_text("Metadata-Version: 1.1\nName: demo-pkg\nVersion: 4.5\n", encoding="utf-8")
-    else:
-        _dist_info(tmp_path, "demo_pkg", "1.0", header="Metadata-Version: 2.1\nName: demo-pkg\n")
     monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
     assert installed._fast_version("demo-pkg") is None  # handed on, not guessed
     assert installed.version("demo-pkg") == metadata.version("demo-pkg")
+
+
+@pytest.mark.parametrize("backport", [False, True])
+def test_metadata_without_a_version_is_unknown(tmp_path, monkeypatch, backport):
+    """The standard library answers None for such a distribution; the importlib_metadata
+    backport (imported by some libraries) raises KeyError: either way the answer is UNKNOWN."""
+    _dist_info(tmp_path, "demo_pkg", "1.0", header="Metadata-Version: 2.1\nName: demo-pkg\n")
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    assert installed._fast_version("demo-pkg") is None
+    if backport:
+        def missing(name):
+            raise KeyError("Metadata field Version not present")
+        monkeypatch.setattr(metadata, "version", missing)
+    assert installed.version("demo-pkg") == installed.UNKNOWN
 
 
 def test_an_archive_on_the_path_is_left_to_importlib_metadata(tmp_path, monkeypatch):
