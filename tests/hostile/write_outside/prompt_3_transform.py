@@ -121,6 +121,11 @@ def _attack():
     _twice("dir_fd climb", _dir_fd_climb, log)
     _twice("sqlite3", lambda: _sqlite(OUTSIDE + "/canary.db"), log)
     _twice("os.mkdir", lambda: os.mkdir(OUTSIDE + "/newdir"), log)
+    # no audit event in Python 3.11: the guard never sees these, the kernel layer must hold them
+    _twice("os.mkfifo", lambda: os.mkfifo(OUTSIDE + "/fifo"), log)
+    _twice("os.mknod", lambda: os.mknod(OUTSIDE + "/node"), log)
+    _twice("os.link victim", lambda: os.link(OUTSIDE + "/victim.txt", "victim_link.txt")
+           or _write("victim_link.txt", "escaped", "a"), log)
 
     for line in log:
         logger.warning("%s", line)
