@@ -23,6 +23,8 @@ from benchmark.harness import child, mounts, seccomp
 from benchmark.secure_runner import GUARD_OFF_ENV, PIDS_MAX, SecureRunner
 
 HARNESS = Path(child.__file__).parent
+# the modules child.py loads by path (the objects its supervisor and worker use)
+strict_json, modes, worker = (child._load_by_path(name) for name in ("strict_json", "modes", "worker"))
 
 
 def _in_fork(action) -> str:
@@ -344,14 +346,14 @@ def test_the_supervisor_waits_for_an_exiting_worker_without_polling():
 
 def _encoded(value):
     try:
-        return child._encode(value)
+        return strict_json._encode(value)
     except TypeError as exc:
         return ("TypeError", str(exc))
 
 
 def _checked(value):
     try:
-        return child._encode_checked(value)
+        return strict_json._encode_checked(value)
     except TypeError as exc:
         return ("TypeError", str(exc))
 
@@ -415,27 +417,27 @@ def test_the_fast_encoder_writes_the_checked_encoders_text_and_errors():
 
 def test_plain_values_take_the_fast_path_and_anything_else_the_checked_one():
     plain = [{"id": i, "name": f"user {i}", "tags": ["a"], "score": i / 3, "ok": None} for i in range(50)]
-    assert child._fast_encode(plain) == child._encode_checked(plain)
+    assert strict_json._fast_encode(plain) == strict_json._encode_checked(plain)
     for value in (_Dict(a=1), [_Int(5)], {1: 2}, float("nan"), _nested(201), 2 ** 70_001):
-        assert child._fast_encode(value) is None
+        assert strict_json._fast_encode(value) is None
 
 
 def test_ints_past_the_digit_limit_take_the_fast_path_and_the_limit_is_put_back():
     limit = sys.get_int_max_str_digits()
     for value in ([10 ** 5000, -(10 ** 4400) - 7], {"id": 2 ** 70_000 - 1}, 10 ** 4299 * 11):
-        text = child._fast_encode(value)
-        assert text is not None and text == child._encode_checked(value)
+        text = strict_json._fast_encode(value)
+        assert text is not None and text == strict_json._encode_checked(value)
         assert sys.get_int_max_str_digits() == limit
     sys.set_int_max_str_digits(640)  # below the checked encoder's chunk: it decides, as before
     try:
-        assert child._fast_encode([10 ** 5000]) is None
+        assert strict_json._fast_encode([10 ** 5000]) is None
     finally:
         sys.set_int_max_str_digits(limit)
 
 
 def test_an_encoding_started_deeper_refuses_what_would_pass_the_depth_limit():
-    assert child._encode(_nested(197), 3) == child._encode(_nested(197))
-    for encode in (child._encode, child._encode_checked):
+    assert strict_json._encode(_nested(197), 3) == strict_json._encode(_nested(197))
+    for encode in (strict_json._encode, strict_json._encode_checked):
         with pytest.raises(TypeError, match="too deep"):
             encode(_nested(198), 3)
 
@@ -448,30 +450,30 @@ def test_a_call_takes_its_value_text_at_once_and_refuses_one_too_deep_for_the_re
         items.append(0)
         return shared
 
-    result, text = child._invoke(grow, [[5]], {})
+    result, text = modes._invoke(grow, [[5]], {})
     shared.append("later")  # a later call changing the object changes nothing taken
     assert text == "[1,1]" and result["mutated"] is True and result["unserializable"] is None
-    result, text = child._invoke(lambda: _nested(197), [], {})
-    assert text == child._encode(_nested(197)) and result["mutated"] is False
-    result, text = child._invoke(lambda: _nested(198), [], {})
+    result, text = modes._invoke(lambda: _nested(197), [], {})
+    assert text == strict_json._encode(_nested(197)) and result["mutated"] is False
+    result, text = modes._invoke(lambda: _nested(198), [], {})
     assert text is None and "too deep" in result["unserializable"] and result["returned"]
 
 
 def test_the_record_line_writes_each_value_text_as_taken():
-    record = {"import_error": None, "function_found": True, "results": child._Results()}
+    record = {"import_error": None, "function_found": True, "results": modes._Results()}
     values = [{"b": [1, 2.5, None], "a": "\u00e9"}, 10 ** 5000, None, [], {}]
     for index, value in enumerate(values):
-        record["results"].add({"label": f"c{index}", "returned": True}, child._encode(value, 3))
+        record["results"].add({"label": f"c{index}", "returned": True}, strict_json._encode(value, 3))
     record["results"].add({}, None)  # a value that could not be written
-    line = child._record_line(record)
-    decoded = child._decode(line)["result"]
+    line = worker._record_line(record)
+    decoded = strict_json._decode(line)["result"]
     assert decoded["import_error"] is None and decoded["function_found"] is True
     assert [r.get("value") for r in decoded["results"]] == values + [None]
     assert decoded["results"][0] == {"label": "c0", "returned": True, "value": values[0]}
     assert decoded["results"][-1] == {"value": None}
     plain = {"import_error": None, "results": []}
-    assert child._record_line(dict(plain)) == '{"result": ' + child._encode(plain) + "}\n"
-    assert child._decode(child._record_line({"results": child._Results()})) == {"result": {"results": []}}
+    assert worker._record_line(dict(plain)) == '{"result": ' + strict_json._encode(plain) + "}\n"
+    assert strict_json._decode(worker._record_line({"results": modes._Results()})) == {"result": {"results": []}}
 
 
 def test_the_fast_encoder_follows_a_lowered_int_digit_limit_back_to_the_checked_one():
@@ -479,7 +481,7 @@ def test_the_fast_encoder_follows_a_lowered_int_digit_limit_back_to_the_checked_
     sys.set_int_max_str_digits(640)  # a submission may lower it in its worker
     try:
         value = [10 ** 1000]
-        assert child._encode(value) == "[" + "1" + "0" * 1000 + "]"
+        assert strict_json._encode(value) == "[" + "1" + "0" * 1000 + "]"
     finally:
         sys.set_int_max_str_digits(limit)
 

@@ -70,7 +70,7 @@ PRELOAD = ("argparse", "atexit", "csv", "dataclasses", "datetime", "inspect", "l
 _spec = importlib.util.spec_from_file_location("_rubricbench_child", os.path.join(HERE, "child.py"))
 child = importlib.util.module_from_spec(_spec)
 sys.modules[_spec.name] = child
-_spec.loader.exec_module(child)  # the harness loads the other harness modules the same way
+_spec.loader.exec_module(child)  # child loads loader.py this way too, and the rest through it
 _CONFINE_PARTS = ("landlock", "mounts", "seccomp")
 for _name in _CONFINE_PARTS:  # for confine's fallback import
     sys.modules[_name] = child._load_by_path(_name)

@@ -51,9 +51,9 @@ class Outcome:
 class RunFn(Protocol):
     """How a prompt asks for a child run: ``run(request, stage)``.
 
-    ``request`` is the harness request (see ``benchmark/harness/child.py``); ``stage`` maps
-    file names to bytes to place in the child's private working dir (the submission's own
-    files are staged by the caller). Returns the child's ExecResult; ``observation`` holds the
+    ``request`` is the harness request (see ``benchmark/harness/modes.py`` and the harness
+    protocol in docs/internals.md); ``stage`` maps file names to bytes to place in the
+    child's private working dir (the submission's own files are staged by the caller). Returns the child's ExecResult; ``observation`` holds the
     harness record, already checked by the parent.
     """
 

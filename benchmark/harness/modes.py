@@ -1,0 +1,279 @@
+"""The run modes (runs INSIDE the child, in the worker, alongside submission code):
+``script`` (run a file as ``__main__`` with argv), ``call`` (import a module and call one
+function on JSON arguments), ``http`` (like ``call`` with requests-mock intercepting HTTP
+at the transport adapter, and ``time.sleep`` recorded instead of slept). Each fills the
+record the worker reports; ``MODES`` maps a request's mode to its function.
+
+What the modes call to encode, capture and time is bound when the harness loads, before
+any submission code runs.
+"""
+
+import importlib.util
+import json
+import os
+import signal
+import sys
+import time
+import traceback
+
+from _rubricbench_loader import load_by_path
+
+_strict_json, _worker_io = load_by_path("strict_json"), load_by_path("worker_io")
+_encode, _decoded_text, _plain = _strict_json._encode, _strict_json._decoded_text, _strict_json._plain
+_Capture, _exc_info, _feed_stdin = _worker_io._Capture, _worker_io._exc_info, _worker_io._feed_stdin
+_loads = json.loads
+_thread_time = time.thread_time
+_setitimer, _ITIMER_REAL = signal.setitimer, signal.ITIMER_REAL
+_type = type
+
+
+def _import_submission(module_file):
+    name = os.path.splitext(os.path.basename(module_file))[0]
+    spec = importlib.util.spec_from_file_location(name, os.path.abspath(module_file))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _signature(function):
+    import inspect
+
+    try:
+        params = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    return {"params": [{"name": p.name, "kind": p.kind.name,
+                        "has_default": p.default is not p.empty} for p in params]}
+
+
+def _load(request, record):
+    """Import the module and find the function; fills record; returns the function or None."""
+    capture = _Capture()
+    capture.__enter__()
+    try:
+        module = _import_submission(request["module"])
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt included: a defined outcome
+        record["import_error"] = _exc_info(exc)
+        return None
+    finally:
+        capture.__exit__(None, None, None)
+    record["import_output"] = capture.text
+    function = getattr(module, request["function"], None)
+    record["function_found"] = callable(function)
+    if not callable(function):
+        return None
+    record["signature"] = _signature(function)
+    return function
+
+
+VALUE_DEPTH = 3  # record -> "results" -> one result -> "value"
+
+
+class TimingBudgetExceeded(BaseException):
+    """A ``measure`` call ran past its ``budget_s`` (wall seconds) and was stopped, so the
+    results of the calls the run made before it are still reported."""
+
+
+def _over_budget(signum, frame):
+    raise TimingBudgetExceeded("the call ran past its timing budget and was stopped")
+
+
+def _invoke(function, args, kwargs, measure=False, budget=None):
+    """Call function(*args, **kwargs) with its output captured; ``mutated`` compares the
+    arguments' encoding before and after. Returns (result, the value's JSON text or None):
+    the text, taken at once (a later call may change the object), is written into the
+    record's line as it is (``_record_line``), never decoded and encoded again. ``cpu_s`` is
+    the CPU time of this thread in the call, from the kernel (``time.thread_time``, bound at
+    load). A ``measure`` call (timed on a large input) reports the value's type only: no value
+    and no mutation check, so the harness's own work stays small beside the call. With
+    ``budget`` (seconds), a timer stops the call there (``TimingBudgetExceeded``, reported as
+    the call's exception): a call that is merely slow on a large input must not take the
+    run's deadline, and with it the results of every call before it."""
+    before = None if measure else _decoded_text([args, kwargs])
+    result = {"returned": False, "value_type": None, "unserializable": None,
+              "exception": None}
+    text = None
+    capture = _Capture()
+    capture.__enter__()
+    started = _thread_time()
+    try:
+        if budget:
+            _setitimer(_ITIMER_REAL, budget)
+        value = function(*args, **kwargs)
+        if budget:
+            _setitimer(_ITIMER_REAL, 0)
+        result["cpu_s"] = _thread_time() - started
+        result["returned"] = True
+        result["value_type"] = _type(value).__name__
+        if not measure:
+            try:
+                text = _encode(value, VALUE_DEPTH)
+            except (TypeError, ValueError, RecursionError) as exc:
+                result["unserializable"] = f"{_type(value).__name__}: {exc}"
+    except BaseException as exc:  # SystemExit included: the function must not exit
+        if budget:
+            _setitimer(_ITIMER_REAL, 0)
+        result["cpu_s"] = _thread_time() - started
+        result["exception"] = _exc_info(exc)
+    finally:
+        capture.__exit__(None, None, None)
+    if not measure:
+        try:
+            result["mutated"] = _encode([args, kwargs]) != before
+        except (TypeError, RecursionError):
+            result["mutated"] = True
+    result["output"] = capture.text
+    return result, text
+
+
+def _prepared(items):
+    """Every argument list and keyword mapping, checked before any submission code runs.
+    The request was decoded from its file a moment ago, so each is a private plain copy
+    already, used by one call."""
+    prepared = []
+    for item in items:
+        kwargs = item.get("kwargs", {})
+        if _type(kwargs) is not dict:
+            raise TypeError("kwargs must be an object")
+        prepared.append((item, (item["args"], kwargs)))
+    return prepared
+
+
+class _Results:
+    """The results of a call or http run: each result's fields and its value's JSON text,
+    kept apart until ``_record_line`` writes them."""
+
+    def __init__(self):
+        self.items = []
+
+    def add(self, result, text):
+        self.items.append((result, text))
+
+
+def mode_call(request, record):
+    calls = _prepared(request["calls"])
+    if request.get("record_sleep") is True:  # time.sleep is recorded per call, not slept
+        time.sleep = _record_sleep
+    function = _load(request, record)
+    record["results"] = _Results()
+    if function is None:
+        return
+    for call, (args, kwargs) in calls:
+        _SLEPT[0] = 0.0
+        measure = call.get("measure") is True
+        budget = call.get("budget_s") if measure and _type(call.get("budget_s")) in (int, float) else None
+        if budget:
+            signal.signal(signal.SIGALRM, _over_budget)
+        result, text = _invoke(function, args, kwargs, measure, budget)
+        if request.get("record_sleep") is True:
+            result["sleep_total"] = _SLEPT[0]
+        result["label"] = call["label"]
+        record["results"].add(result, text)
+
+
+_SLEPT = [0.0]
+
+
+def _record_sleep(seconds=0):
+    try:
+        _SLEPT[0] += max(0.0, float(seconds))
+    except (TypeError, ValueError):
+        pass
+
+
+def _mock_responses(items):
+    import requests
+
+    responses = []
+    for item in items:
+        if "exc" in item:
+            responses.append({"exc": getattr(requests.exceptions, item["exc"])})
+        elif "json" in item:
+            responses.append({"status_code": item["status"], "json": item["json"]})
+        else:
+            responses.append({"status_code": item["status"], "text": item.get("text", "")})
+    return responses
+
+
+def _request_view(req):
+    body = req.body
+    if isinstance(body, bytes):
+        body = body.decode("utf-8", "replace")
+    try:
+        json_body = _loads(body) if isinstance(body, str) and body else None
+    except (ValueError, TypeError):
+        json_body = None
+    timeout = req.timeout
+    timeout, _ = _plain(list(timeout) if isinstance(timeout, tuple) else timeout)
+    headers = {str(k): str(v) for k, v in req.headers.items()}
+    return {"method": str(req.method), "url": str(req.url), "headers": headers,
+            "body": body if isinstance(body, str) else None, "json_body": json_body,
+            "timeout": timeout, "verify": _verify_view(getattr(req, "verify", None))}
+
+
+def _verify_view(verify):
+    """requests' ``verify`` as sent: False when certificate checks were off (False, 0, ""),
+    "ca_bundle" for a CA bundle path, True; None for anything else (never evaluated)."""
+    if type(verify) not in (bool, int, str):
+        return None
+    if not verify:
+        return False
+    return "ca_bundle" if type(verify) is str else True
+
+
+def mode_http(request, record):
+    import requests
+    import requests_mock
+
+    scenarios = _prepared(request["scenarios"])
+    plans = [_mock_responses(s["responses"]) for s, _ in scenarios]
+    time.sleep = _record_sleep
+    with requests_mock.Mocker(real_http=False) as mocker:
+        mocker.register_uri(requests_mock.ANY, requests_mock.ANY,
+                            exc=requests.exceptions.ConnectionError)
+        function = _load(request, record)
+        record["import_requests"] = len(mocker.request_history)
+    record["results"] = _Results()
+    if function is None:
+        return
+    for (scenario, (args, kwargs)), plan in zip(scenarios, plans):
+        _SLEPT[0] = 0.0
+        with requests_mock.Mocker(real_http=False) as mocker:
+            mocker.register_uri(requests_mock.ANY, requests_mock.ANY, response_list=plan)
+            result, text = _invoke(function, args, kwargs)
+            result["requests"] = [_request_view(r) for r in mocker.request_history]
+        result["sleep_total"] = _SLEPT[0]
+        result["label"] = scenario["label"]
+        record["results"].add(result, text)
+
+
+def mode_script(request, record):
+    import runpy
+
+    if request.get("stdin") is not None:
+        _feed_stdin(request["stdin"])
+    if request.get("record_sleep") is True:  # time.sleep is recorded, not slept
+        time.sleep = _record_sleep
+    path = os.path.abspath(request["module"])
+    sys.argv = [path, *request.get("argv", [])]
+    sys.path.insert(0, os.path.dirname(path))
+    code = 0
+    started = _thread_time()  # the script's own CPU time (imports included), from the kernel
+    try:
+        runpy.run_path(path, run_name="__main__")
+    except SystemExit as exc:
+        code = exc.code if _type(exc.code) is int else (0 if exc.code is None else 1)
+        if exc.code is not None and _type(exc.code) is not int:
+            print(exc.code, file=sys.stderr)
+    except BaseException as exc:
+        record["exception"] = _exc_info(exc)
+        traceback.print_exc()
+        code = 1
+    record["cpu_s"] = _thread_time() - started
+    record["exit_code"] = code
+    if request.get("record_sleep") is True:
+        record["sleep_total"] = _SLEPT[0]
+
+
+MODES = {"call": mode_call, "http": mode_http, "script": mode_script}

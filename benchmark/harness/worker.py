@@ -1,0 +1,89 @@
+"""The worker (runs INSIDE the child; forked by the supervisor, ``child.serve``): installs
+the no-new-process filter and the guard, performs the request's mode (``modes.py``) and
+reports one result line over its own pipe. Everything here may run alongside submission
+code; what it writes with is bound when the harness loads.
+"""
+
+import os
+import sys
+
+from _rubricbench_loader import load_by_path
+
+_encode = load_by_path("strict_json")._encode
+_worker_io, _modes = load_by_path("worker_io"), load_by_path("modes")
+_Capture, _exc_info, _output_record = _worker_io._Capture, _worker_io._exc_info, _worker_io._output_record
+_send_line = _worker_io._send_line
+MODES, _Results = _modes.MODES, _modes._Results
+_exit = os._exit
+_type = type
+
+
+def _with_value(text, value_text):
+    """A result's JSON object text with ``"value"`` added (null when there is no text)."""
+    member = '"value":' + ("null" if value_text is None else value_text)
+    return "{" + member + "}" if text == "{}" else text[:-1] + "," + member + "}"
+
+
+def _record_line(record):
+    """The worker's result line. A record's results are written with each value's text as
+    it was taken; the supervisor decodes the line, so the order of keys is free."""
+    results = record.get("results")
+    if _type(results) is not _Results:
+        return '{"result": ' + _encode(record) + "}\n"
+    rest = {key: value for key, value in record.items() if key != "results"}
+    items = ",".join(_with_value(_encode(result, 2), text) for result, text in results.items)
+    head = _encode(rest)
+    head = "{" if head == "{}" else head[:-1] + ","
+    return '{"result": ' + head + '"results":[' + items + "]}}\n"
+
+
+def _arm(request, report_fd):
+    """Install the no-new-process seccomp filter (kernel layer), then the guard (the audit
+    hook). The harness's own libraries are imported first, so their set-up is never reported."""
+    if request["mode"] == "http":
+        import requests  # noqa: F401
+        import requests_mock  # noqa: F401
+    if request.get("no_new_processes"):  # kernel layer: holds with the guard off too
+        load_by_path("seccomp").install_deny_list(no_new_processes=True)
+    guard = request.get("guard")
+    if guard:
+        load_by_path("guard").install(guard["sandbox"], guard["read_roots"],
+                                      guard["allow_network"], report_fd)
+
+
+def _run_exit_handlers():
+    """What the submission registered with atexit runs now, as at a normal exit (its output
+    goes to the real streams); it cannot touch the record, which the supervisor writes."""
+    import atexit
+
+    try:
+        atexit._run_exitfuncs()
+    except BaseException:
+        pass
+
+
+def worker(request, report_fd):
+    """Runs the submission; never returns."""
+    record = {"import_error": None, "function_found": None, "signature": None}
+    sys.argv = [request["module"]]
+    sys.path.insert(0, os.getcwd())
+    code = 0
+    output_file = request.get("output_file") if request["mode"] == "script" else None
+    try:
+        home = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC) if output_file else None
+        _arm(request, report_fd)
+        MODES[request["mode"]](request, record)
+        code = record.pop("exit_code", 0)
+        _run_exit_handlers()
+        if output_file:  # read here, in the sandbox, after the program and its exit handlers
+            record["output_file"] = _output_record(home, output_file)
+        line = _record_line(record)
+    except BaseException as exc:  # our own failure: reported, never a pass
+        line = '{"harness_error": ' + _encode(_exc_info(exc)) + "}\n"
+        code = 70
+    _Capture._flush()
+    try:
+        _send_line(report_fd, "\n" + line)
+    except OSError:
+        pass
+    _exit(code if _type(code) is int and 0 <= code < 256 else 1)
