@@ -23,8 +23,6 @@ _get_digits, _set_digits = sys.get_int_max_str_digits, sys.set_int_max_str_digit
 _INT_CHUNK_DIGITS = 1000
 _INT_CHUNK = 10 ** _INT_CHUNK_DIGITS
 MAX_INT_BITS = 70_000
-
-
 MAX_DEPTH = 200
 FAST_NODES = 200_000  # past this the checked encoder writes it (the C one keeps a str per token)
 FAST_INT_BITS = 14_000  # ints the C encoder may print: below the default 4300-digit limit
