@@ -71,6 +71,23 @@ def test_same_model_in_two_tiers_names_both_folders(tree, capsys):
     assert "reference_implementations/example_model" in err and "user_submissions/example_model" in err
 
 
+def test_a_model_folder_that_is_a_symbolic_link_is_named_on_stderr_not_silently_left_out(tree, capsys):
+    """The folder is not followed (no submission path is), and a user who linked a model in
+    is told so: the other models are graded and the run exits 3, as for a folder whose name
+    cannot name a model; asked for by name, it is not 'not found'."""
+    outside = tree / "outside_model"
+    shutil.copytree(REFERENCE, outside)
+    (tree / "submissions" / "user_submissions" / "linked_model").symlink_to(outside)
+    assert cli.main(["--all-models", "-q", "--no-metadata"]) == cli.EXIT_VALIDATION
+    err = capsys.readouterr().err
+    assert "skipped model folder 'linked_model' in user_submissions: it is a symbolic link (not followed)" in err
+    doc = json.loads((tree / "results" / "latest_results.json").read_text())
+    assert list(doc["models"]) == ["example_model"]
+    assert cli.main(["--model", "linked_model", "-q", "--no-metadata"]) == cli.EXIT_VALIDATION
+    err = capsys.readouterr().err
+    assert "symbolic link" in err and "not found" not in err
+
+
 @pytest.mark.parametrize("where", ["a file", "under /proc"])
 def test_a_results_folder_that_cannot_be_written_stops_the_run_before_it_grades(tree, capsys, monkeypatch, where):
     results = tree / "taken" if where == "a file" else Path("/proc/rubricbench-results")
