@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import signal
 import subprocess
@@ -129,6 +130,33 @@ def test_all_models_run_writes_results_and_skips_the_template(tree):
         "comparison_chart.txt", "junit.xml", "report.html", "results.json", "summary.md", "summary_report.txt"]
     assert json.loads((run_dir / "results.json").read_text()) == doc
     assert doc["comparison"]["ranking"][0]["model"] == "example_model"
+
+
+HANG = ("import time\n\n\ndef transform_and_enrich_users(users):\n"
+        "    end = time.monotonic() + 10  # bounded: the time-out ends it first\n"
+        "    while time.monotonic() < end:\n        pass\n    return users\n")
+
+
+def test_exit_3_and_4_name_each_prompt_behind_them_on_stderr_even_with_q(tree, monkeypatch, capsys):
+    """A CI job runs with -q and gates on the exit code: the code's causes are on stderr (as
+    --fail-under names its models), not only in the results files."""
+    hang = tree / "submissions/user_submissions/hang_model"
+    shutil.copytree(REFERENCE, hang)
+    (hang / "prompt_3_transform.py").write_text(HANG)
+    monkeypatch.setenv("RUBRICBENCH_TIMEOUT", "1.5")
+    assert cli.main(["--model", "hang_model", "-q", "--no-metadata"]) == cli.EXIT_TIMEOUT
+    out, err = capsys.readouterr()
+    assert out == ""
+    timed_out = (r"error: model 'hang_model' prompt_3: a child run hit the wall-clock time-out "
+                 r"\(killed after \d+\.\d s\)")
+    assert re.fullmatch(timed_out + "\n", err), err
+    (hang / "prompt_1_solution.py").write_bytes(b"")
+    assert cli.main(["--all-models", "-q", "--no-metadata"]) == cli.EXIT_VALIDATION
+    out, err = capsys.readouterr()
+    assert out == ""
+    lines = err.splitlines()
+    assert lines[0] == "error: model 'hang_model' prompt_1: prompt_1_solution.py: file is empty"
+    assert re.fullmatch(timed_out, lines[1]) and len(lines) == 2, err
 
 
 def test_console_script_and_shim_agree(tree):
