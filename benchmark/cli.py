@@ -92,6 +92,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.workers < 1:
         parser.error("--workers must be at least 1")
+    if not -2**63 <= args.seed < 2**63:  # the results record it as a 64-bit JSON integer
+        parser.error(f"--seed takes an integer from {-2**63} to {2**63 - 1}")
     _check_report_flags(parser, args)
     _check_cluster_flags(parser, args)
     return args

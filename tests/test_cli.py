@@ -54,6 +54,18 @@ def test_spec_environment_aliases(monkeypatch):
     assert cli.config_from_args(parse_args([])).results_dir == "ours"
 
 
+def test_a_seed_the_results_cannot_hold_is_refused_before_grading(capsys):
+    """The seed is written in the results (JSON integers are 64-bit here); a larger one used to
+    grade every model and then fail with a traceback while the results were written."""
+    for seed in (2**63, -2**63 - 1, 10**32):
+        with pytest.raises(SystemExit) as exit_:
+            parse_args(["--seed", str(seed)])
+        assert exit_.value.code == 2
+        assert "--seed takes an integer from -9223372036854775808 to 9223372036854775807" in capsys.readouterr().err
+    assert parse_args(["--seed", str(2**63 - 1)]).seed == 2**63 - 1
+    assert parse_args(["--seed", "-1"]).seed == -1
+
+
 def test_unknown_model_exits_2_and_overwrites_nothing(tree, capsys):
     latest = tree / "results" / "latest_results.json"
     latest.parent.mkdir()
