@@ -7,6 +7,7 @@ a submission folder) and ``pack`` (validate, list ... task packs).
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import signal
 import sys
@@ -166,8 +167,35 @@ def _check_report_flags(parser: argparse.ArgumentParser, args: argparse.Namespac
         parser.error("--fail-under applies to grading runs and takes a percentage from 0 to 100")
 
 
+class ConfigError(ValueError):
+    """The environment asks for something the run cannot do (exit 1, before any grading)."""
+
+
+MAX_TIMEOUT_S = 86400.0
+
+
+def _timeout_s() -> float:
+    """``RUBRICBENCH_TIMEOUT`` (or its alias) in seconds, over 0 and at most a day; 30 when
+    unset or empty. ``ConfigError`` names the variable otherwise (NaN and infinities included:
+    the results must record it)."""
+    name = next((f"{prefix}_TIMEOUT" for prefix in ("RUBRICBENCH", "AIBUGBENCH")
+                 if f"{prefix}_TIMEOUT" in os.environ), "RUBRICBENCH_TIMEOUT")
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return 30.0
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds <= MAX_TIMEOUT_S:
+        raise ConfigError(f"{name}={raw!r}: the wall-clock time-out is a number of seconds over 0 "
+                          f"and at most {MAX_TIMEOUT_S:g}")
+    return seconds
+
+
 def config_from_args(args: argparse.Namespace) -> RunConfig:
-    timeout = float(_env("TIMEOUT", "30") or 30)
+    """The run's configuration: the flags, and ``RUBRICBENCH_TIMEOUT`` (``ConfigError``)."""
+    timeout = _timeout_s()
     return RunConfig(
         submissions_dir=args.submissions_dir, results_dir=args.results_dir,
         models=tuple(getattr(args, "models", None) or ([args.model] if args.model else ())),
@@ -204,7 +232,11 @@ def _main(argv: list[str] | None) -> int:
 
         return pack_main(argv[1:])
     args = parse_args(argv)
-    config = config_from_args(args)
+    try:
+        config = config_from_args(args)
+    except ConfigError as exc:
+        _error(str(exc))
+        return EXIT_ERROR
     grading = not (args.self_check or args.report_only or args.compare)
     if grading and not (config.cluster or config.scheduler or config.scheduler_file):
         from .sandbox import isolation, spawner

@@ -66,6 +66,27 @@ def test_a_seed_the_results_cannot_hold_is_refused_before_grading(capsys):
     assert parse_args(["--seed", "-1"]).seed == -1
 
 
+@pytest.mark.parametrize("value", ["abc", "nan", "inf", "-1", "0", "1e400", "90000"])
+def test_a_timeout_variable_that_is_not_a_usable_number_of_seconds_stops_the_run_before_it_grades(
+        tree, monkeypatch, capsys, value):
+    """Before: 'abc' was a traceback, nan and inf graded every model and then died writing the
+    results, -1 timed every child run out at once (exit 4) and 0 quietly meant 30."""
+    monkeypatch.setenv("RUBRICBENCH_TIMEOUT", value)
+    assert cli.main(["--model", "example_model", "-q"]) == cli.EXIT_ERROR
+    assert capsys.readouterr().err == (f"error: RUBRICBENCH_TIMEOUT={value!r}: the wall-clock time-out "
+                                       "is a number of seconds over 0 and at most 86400\n")
+    assert not (tree / "results").exists()
+
+
+def test_the_timeout_variable_and_its_alias_take_seconds_and_empty_means_the_default(monkeypatch):
+    monkeypatch.setenv("AIBUGBENCH_TIMEOUT", "2.5")
+    assert cli.config_from_args(parse_args([])).timeout_s == 2.5
+    monkeypatch.setenv("RUBRICBENCH_TIMEOUT", "")
+    assert cli.config_from_args(parse_args([])).timeout_s == 30.0
+    monkeypatch.setenv("RUBRICBENCH_TIMEOUT", "86400")
+    assert cli.config_from_args(parse_args([])).timeout_s == 86400.0
+
+
 def test_unknown_model_exits_2_and_overwrites_nothing(tree, capsys):
     latest = tree / "results" / "latest_results.json"
     latest.parent.mkdir()
