@@ -159,7 +159,7 @@ def _check_report_flags(parser: argparse.ArgumentParser, args: argparse.Namespac
         parser.error(f"{' and '.join(saved)} cannot be combined")
     if saved and saved[0] != "--self-check" and (args.model or args.all_models):
         parser.error(f"{saved[0]} works on saved results; --model/--all-models do not apply")
-    if args.fail_on_regression is not None and (not args.compare or args.fail_on_regression < 0):
+    if args.fail_on_regression is not None and (not args.compare or not args.fail_on_regression >= 0):
         parser.error("--fail-on-regression needs --compare and a number of points >= 0")
     if args.no_core and not args.pack:
         parser.error("--no-core needs at least one --pack")

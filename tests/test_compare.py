@@ -157,3 +157,5 @@ def test_cli_compare_rejects_invalid_inputs(tmp_path, runs, capsys):
         cli.parse_args(["--fail-on-regression", "1"])
     with pytest.raises(SystemExit):
         cli.parse_args(["--compare", "a", "b", "--fail-on-regression", "-1"])
+    with pytest.raises(SystemExit):  # (a NaN threshold: no drop is ever more than it)
+        cli.parse_args(["--compare", "a", "b", "--fail-on-regression", "nan"])
