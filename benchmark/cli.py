@@ -25,8 +25,13 @@ MEM_CHOICES = (256, 384, 512, 768, 1024)
 
 
 def _env(name: str, default: str | None = None) -> str | None:
-    """Our RUBRICBENCH_* variable, or the spec's AIBUGBENCH_* alias."""
-    return os.environ.get(f"RUBRICBENCH_{name}", os.environ.get(f"AIBUGBENCH_{name}", default))
+    """Our RUBRICBENCH_* variable, or the spec's AIBUGBENCH_* alias; one set to nothing but
+    blanks counts as unset (a CI job's empty variable must not mean the working folder)."""
+    for prefix in ("RUBRICBENCH", "AIBUGBENCH"):
+        value = os.environ.get(f"{prefix}_{name}", "")
+        if value.strip():
+            return value
+    return default
 
 
 def _truthy(value: str | None) -> bool:
@@ -176,13 +181,14 @@ MAX_TIMEOUT_S = 86400.0
 
 def _timeout_s() -> float:
     """``RUBRICBENCH_TIMEOUT`` (or its alias) in seconds, over 0 and at most a day; 30 when
-    unset or empty. ``ConfigError`` names the variable otherwise (NaN and infinities included:
+    unset or blank. ``ConfigError`` names the variable otherwise (NaN and infinities included:
     the results must record it)."""
-    name = next((f"{prefix}_TIMEOUT" for prefix in ("RUBRICBENCH", "AIBUGBENCH")
-                 if f"{prefix}_TIMEOUT" in os.environ), "RUBRICBENCH_TIMEOUT")
-    raw = os.environ.get(name, "").strip()
-    if not raw:
+    raw = _env("TIMEOUT")
+    if raw is None:
         return 30.0
+    ours = bool(os.environ.get("RUBRICBENCH_TIMEOUT", "").strip())
+    name = "RUBRICBENCH_TIMEOUT" if ours else "AIBUGBENCH_TIMEOUT"
+    raw = raw.strip()
     try:
         seconds = float(raw)
     except ValueError:

@@ -81,10 +81,21 @@ def test_a_timeout_variable_that_is_not_a_usable_number_of_seconds_stops_the_run
 def test_the_timeout_variable_and_its_alias_take_seconds_and_empty_means_the_default(monkeypatch):
     monkeypatch.setenv("AIBUGBENCH_TIMEOUT", "2.5")
     assert cli.config_from_args(parse_args([])).timeout_s == 2.5
-    monkeypatch.setenv("RUBRICBENCH_TIMEOUT", "")
+    monkeypatch.setenv("RUBRICBENCH_TIMEOUT", "")  # blank: unset, so the alias counts
+    assert cli.config_from_args(parse_args([])).timeout_s == 2.5
+    monkeypatch.delenv("AIBUGBENCH_TIMEOUT")
     assert cli.config_from_args(parse_args([])).timeout_s == 30.0
     monkeypatch.setenv("RUBRICBENCH_TIMEOUT", "86400")
     assert cli.config_from_args(parse_args([])).timeout_s == 86400.0
+
+
+def test_an_empty_results_dir_variable_means_the_default_folder_not_the_working_folder(monkeypatch):
+    """A CI job often sets a variable to an empty value; before, the run folder and
+    latest_results.json were then written straight into the working folder."""
+    monkeypatch.setenv("RUBRICBENCH_RESULTS_DIR", "")
+    assert cli.config_from_args(parse_args([])).results_dir == "results"
+    monkeypatch.setenv("RUBRICBENCH_RESULTS_DIR", "  ")
+    assert cli.config_from_args(parse_args([])).results_dir == "results"
 
 
 def test_unknown_model_exits_2_and_overwrites_nothing(tree, capsys):
