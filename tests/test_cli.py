@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from benchmark import cli, commands
+from benchmark.engine.options import default_test_data
 from run_benchmark import parse_args
 
 from trees import REFERENCE, ROOT, reference_tree
@@ -96,6 +97,15 @@ def test_an_empty_results_dir_variable_means_the_default_folder_not_the_working_
     assert cli.config_from_args(parse_args([])).results_dir == "results"
     monkeypatch.setenv("RUBRICBENCH_RESULTS_DIR", "  ")
     assert cli.config_from_args(parse_args([])).results_dir == "results"
+
+
+def test_the_test_data_variable_has_its_spec_alias_too(tree, monkeypatch, capsys):
+    monkeypatch.delenv("RUBRICBENCH_TEST_DATA")
+    monkeypatch.setenv("AIBUGBENCH_TEST_DATA", str(tree / "no_fixtures"))
+    assert cli.main(["--model", "example_model", "-q"]) == cli.EXIT_NOT_FOUND
+    assert f"test data folder not found: {tree / 'no_fixtures'}" in capsys.readouterr().err
+    monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(ROOT / "test_data"))  # ours wins
+    assert default_test_data() == ROOT / "test_data"
 
 
 def test_unknown_model_exits_2_and_overwrites_nothing(tree, capsys):
