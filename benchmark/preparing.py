@@ -10,7 +10,7 @@ from pathlib import Path
 from .console import EXIT_ERROR, EXIT_MISSING_MODEL, EXIT_NOT_FOUND, EXIT_VALIDATION, _error
 from .engine.options import GradeOptions, default_test_data
 from .reporting.writer import results_folder_problem
-from .runner import BenchmarkRunner, DiscoveryError, ModelEntry, RejectedModel
+from .runner import TIERS, BenchmarkRunner, DiscoveryError, ModelEntry, RejectedModel
 from .types import RunConfig
 from .untrusted import NAME_LIMIT, for_stream, text
 
@@ -97,7 +97,9 @@ def _select(config: RunConfig, found: dict[str, ModelEntry],
         return [found[m] for m in config.models if m in found] or None
     if not found:
         if not skipped:
-            _error(f"no models found under {config.submissions_dir}")
+            root = config.submissions_dir
+            _error(f"no models found under {root}: a model is a folder "
+                   f"{' or '.join(f'{Path(root) / tier}/MODEL' for tier in TIERS)}")
         return None
     return [found[name] for name in sorted(found)]
 

@@ -62,7 +62,8 @@ def test_a_seed_the_results_cannot_hold_is_refused_before_grading(capsys):
         with pytest.raises(SystemExit) as exit_:
             parse_args(["--seed", str(seed)])
         assert exit_.value.code == 2
-        assert "--seed takes an integer from -9223372036854775808 to 9223372036854775807" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert "--seed takes an integer from -9223372036854775808 to 9223372036854775807" in err
     assert parse_args(["--seed", str(2**63 - 1)]).seed == 2**63 - 1
     assert parse_args(["--seed", "-1"]).seed == -1
 
@@ -108,6 +109,18 @@ def test_the_test_data_variable_has_its_spec_alias_too(tree, monkeypatch, capsys
     assert default_test_data() == ROOT / "test_data"
 
 
+def test_a_submissions_dir_that_is_a_tier_or_a_model_folder_says_where_models_go(tree, capsys):
+    """A common slip: --submissions-dir pointing one level too deep finds no model; the error
+    says where model folders are looked for."""
+    for folder in ("submissions/reference_implementations",
+                   "submissions/reference_implementations/example_model"):
+        assert cli.main(["--all-models", "-q", "--submissions-dir", folder]) == cli.EXIT_MISSING_MODEL
+        assert capsys.readouterr().err == (
+            f"error: no models found under {folder}: a model is a folder "
+            f"{folder}/reference_implementations/MODEL or {folder}/user_submissions/MODEL\n")
+    assert not (tree / "results").exists()
+
+
 def test_unknown_model_exits_2_and_overwrites_nothing(tree, capsys):
     latest = tree / "results" / "latest_results.json"
     latest.parent.mkdir()
@@ -135,7 +148,8 @@ def test_a_model_folder_that_is_a_symbolic_link_is_named_on_stderr_not_silently_
     (tree / "submissions" / "user_submissions" / "linked_model").symlink_to(outside)
     assert cli.main(["--all-models", "-q", "--no-metadata"]) == cli.EXIT_VALIDATION
     err = capsys.readouterr().err
-    assert "skipped model folder 'linked_model' in user_submissions: it is a symbolic link (not followed)" in err
+    assert ("skipped model folder 'linked_model' in user_submissions: it is a symbolic link "
+            "(not followed)") in err
     doc = json.loads((tree / "results" / "latest_results.json").read_text())
     assert list(doc["models"]) == ["example_model"]
     assert cli.main(["--model", "linked_model", "-q", "--no-metadata"]) == cli.EXIT_VALIDATION
