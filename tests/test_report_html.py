@@ -296,6 +296,16 @@ def test_report_only_and_compare_refuse_a_saved_run_holding_a_number_json_cannot
     assert [p.name for p in tmp_path.iterdir()] == ["results.json"]  # no report, no comparison
 
 
+def test_report_only_that_cannot_write_a_report_is_an_error_naming_the_folder(tmp_path, doc, capsys):
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    (tmp_path / "report.html").mkdir()  # (root may write anywhere: a folder in the way cannot be replaced)
+    assert cli.main(["--report-only", str(path)]) == cli.EXIT_ERROR
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: cannot write the reports into {tmp_path}: ") and err.count("\n") == 1
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]  # no temporary file left
+
+
 def test_report_only_refuses_grading_flags():
     with pytest.raises(SystemExit):
         cli.parse_args(["--report-only", "r.json", "--model", "m"])
