@@ -183,6 +183,18 @@ def test_a_reply_in_the_folder_that_is_not_a_regular_file_is_refused_naming_it(t
     assert not (tmp_path / "subs").exists()
 
 
+def test_a_submissions_folder_that_cannot_be_written_is_refused_naming_it_not_a_traceback(tmp_path, capsys):
+    replies = tmp_path / "replies"
+    replies.mkdir()
+    (replies / "p1.md").write_text("```python\nprint('[]')\n```\n")
+    root = tmp_path / "taken"
+    root.write_text("a file where the submissions folder should be")
+    assert _import(replies, root) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: cannot write into {root / 'user_submissions' / MODEL}: ")
+    assert err.count("\n") == 1 and root.read_text().startswith("a file")
+
+
 def test_think_sections_are_blanked_line_for_line():
     text = "a\n<think>\n```py\nx\n```\n</think>\n```py\ny\n```\n"
     assert blank_think(text).count("\n") == text.count("\n")
