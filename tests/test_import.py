@@ -195,6 +195,22 @@ def test_a_submissions_folder_that_cannot_be_written_is_refused_naming_it_not_a_
     assert err.count("\n") == 1 and root.read_text().startswith("a file")
 
 
+@pytest.mark.parametrize("force", [False, True])
+def test_a_model_name_the_other_tier_holds_is_refused_since_the_grader_would_refuse_the_tree(
+        tmp_path, capsys, force):
+    """The same name in two tiers stops every grading run (exit 1, whichever model is asked
+    for); importing it is refused before anything is written, --force or not."""
+    replies = tmp_path / "replies"
+    replies.mkdir()
+    (replies / "p1.md").write_text("```python\nprint('[]')\n```\n")
+    (tmp_path / "subs" / "reference_implementations" / MODEL).mkdir(parents=True)
+    assert _import(replies, tmp_path / "subs", *(["--force"] if force else [])) == 2
+    other = tmp_path / "subs" / "reference_implementations" / MODEL
+    assert capsys.readouterr().err == (f"error: model '{MODEL}' is already in {other}; the grader refuses "
+                                       "a model name in two tiers\n")
+    assert not (tmp_path / "subs" / "user_submissions").exists()
+
+
 def test_think_sections_are_blanked_line_for_line():
     text = "a\n<think>\n```py\nx\n```\n</think>\n```py\ny\n```\n"
     assert blank_think(text).count("\n") == text.count("\n")
