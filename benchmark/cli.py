@@ -218,9 +218,10 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
 
 def main(argv: list[str] | None = None) -> int:
     """The command line (exit codes: ``benchmark.console``). When the reader of stdout leaves
-    (``| head``), output stops and the run still finishes and writes its results."""
-    stdout = sys.stdout
-    sys.stdout = PipeSafe(stdout)
+    (``| head``) or stdout cannot be written (closed, a full disk), output stops and the run
+    still finishes and writes its results."""
+    stdout = sys.stdout  # (None when the descriptor was closed: ``rubricbench ... >&-``)
+    sys.stdout = PipeSafe(stdout if stdout is not None else open(os.devnull, "w", encoding="utf-8"))
     try:
         return _main(argv)
     finally:

@@ -352,6 +352,28 @@ def test_pipe_safe_stream_drops_writes_once_the_reader_left():
     stream.close()
 
 
+@pytest.mark.parametrize("stdout", ["closed", "a full device"])
+def test_a_stdout_that_cannot_be_written_does_not_stop_the_run(tree, stdout):
+    """``rubricbench ... >&-`` (cron, a daemon) or a log on a full disk: the run still grades,
+    writes its results and exits as usual (before: a traceback and exit 1, nothing written)."""
+    redirect = ">&-" if stdout == "closed" else ">/dev/full"
+    proc = subprocess.run(["sh", "-c", f'exec "$0" "$1" --model example_model {redirect}', sys.executable,
+                           str(ROOT / "run_benchmark.py")], cwd=tree, stderr=subprocess.PIPE, timeout=300)
+    assert proc.returncode == cli.EXIT_OK, proc.stderr.decode(errors="replace")[-2000:]
+    assert b"Traceback" not in proc.stderr
+    doc = json.loads((tree / "results/latest_results.json").read_text())
+    assert list(doc["models"]) == ["example_model"]
+
+
+def test_pipe_safe_stream_drops_writes_once_the_stream_fails():
+    stream = open("/dev/full", "w", buffering=1)
+    safe = cli.PipeSafe(stream)
+    assert safe.write("lost\n") == 5 and safe.gone  # ENOSPC is absorbed once...
+    assert safe.write("more\n") == 5
+    safe.flush()
+    stream.close()
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_stop_while_the_results_are_written_lets_them_be_written_in_full(tree, capsys, monkeypatch, signum):
     """Ctrl-C or SIGTERM once grading is over: the results files are still written in full
