@@ -254,7 +254,11 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
                                                       doc["_metadata"]["timestamp_utc"]))
     warming.join()  # its libraries are loaded and it compiles nothing while reports render
     with signals_held() as stopped:  # Ctrl-C or SIGTERM now: the results are written in full first
-        paths, failures = _write(config, doc)
+        try:
+            paths, failures = _write(config, doc)
+        except OSError as exc:  # (checked writable before grading; since then, a disk filled up ...)
+            _error(f"cannot write the results into {config.results_dir}: {exc.strerror or exc}")
+            return EXIT_ERROR
         _report(config, doc, paths)
     if stopped:
         _error(f"{signal.Signals(stopped[0]).name} while the results were being written: they were "

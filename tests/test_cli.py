@@ -352,6 +352,16 @@ def test_pipe_safe_stream_drops_writes_once_the_reader_left():
     stream.close()
 
 
+def test_results_that_cannot_be_written_after_grading_are_an_error_not_a_traceback(tree, capsys):
+    """The folder passed the check before grading, then a write failed (here latest_results.json
+    is a folder; a disk that filled up does the same): exit 1 naming the folder and the reason."""
+    (tree / "results" / "latest_results.json").mkdir(parents=True)
+    assert cli.main(["--model", "example_model", "-q", "--no-metadata"]) == cli.EXIT_ERROR
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot write the results into results: ") and err.count("\n") == 1
+    assert "Is a directory" in err
+
+
 @pytest.mark.parametrize("stdout", ["closed", "a full device"])
 def test_a_stdout_that_cannot_be_written_does_not_stop_the_run(tree, stdout):
     """``rubricbench ... >&-`` (cron, a daemon) or a log on a full disk: the run still grades,
