@@ -7,6 +7,7 @@ a submission folder) and ``pack`` (validate, list ... task packs).
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import signal
 import sys
@@ -24,8 +25,13 @@ MEM_CHOICES = (256, 384, 512, 768, 1024)
 
 
 def _env(name: str, default: str | None = None) -> str | None:
-    """Our RUBRICBENCH_* variable, or the spec's AIBUGBENCH_* alias."""
-    return os.environ.get(f"RUBRICBENCH_{name}", os.environ.get(f"AIBUGBENCH_{name}", default))
+    """Our RUBRICBENCH_* variable, or the spec's AIBUGBENCH_* alias; one set to nothing but
+    blanks counts as unset (a CI job's empty variable must not mean the working folder)."""
+    for prefix in ("RUBRICBENCH", "AIBUGBENCH"):
+        value = os.environ.get(f"{prefix}_{name}", "")
+        if value.strip():
+            return value
+    return default
 
 
 def _truthy(value: str | None) -> bool:
@@ -92,6 +98,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.workers < 1:
         parser.error("--workers must be at least 1")
+    if not -2**63 <= args.seed < 2**63:  # the results record it as a 64-bit JSON integer
+        parser.error(f"--seed takes an integer from {-2**63} to {2**63 - 1}")
     _check_report_flags(parser, args)
     _check_cluster_flags(parser, args)
     return args
@@ -156,7 +164,7 @@ def _check_report_flags(parser: argparse.ArgumentParser, args: argparse.Namespac
         parser.error(f"{' and '.join(saved)} cannot be combined")
     if saved and saved[0] != "--self-check" and (args.model or args.all_models):
         parser.error(f"{saved[0]} works on saved results; --model/--all-models do not apply")
-    if args.fail_on_regression is not None and (not args.compare or args.fail_on_regression < 0):
+    if args.fail_on_regression is not None and (not args.compare or not args.fail_on_regression >= 0):
         parser.error("--fail-on-regression needs --compare and a number of points >= 0")
     if args.no_core and not args.pack:
         parser.error("--no-core needs at least one --pack")
@@ -164,8 +172,36 @@ def _check_report_flags(parser: argparse.ArgumentParser, args: argparse.Namespac
         parser.error("--fail-under applies to grading runs and takes a percentage from 0 to 100")
 
 
+class ConfigError(ValueError):
+    """The environment asks for something the run cannot do (exit 1, before any grading)."""
+
+
+MAX_TIMEOUT_S = 86400.0
+
+
+def _timeout_s() -> float:
+    """``RUBRICBENCH_TIMEOUT`` (or its alias) in seconds, over 0 and at most a day; 30 when
+    unset or blank. ``ConfigError`` names the variable otherwise (NaN and infinities included:
+    the results must record it)."""
+    raw = _env("TIMEOUT")
+    if raw is None:
+        return 30.0
+    ours = bool(os.environ.get("RUBRICBENCH_TIMEOUT", "").strip())
+    name = "RUBRICBENCH_TIMEOUT" if ours else "AIBUGBENCH_TIMEOUT"
+    raw = raw.strip()
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds <= MAX_TIMEOUT_S:
+        raise ConfigError(f"{name}={raw!r}: the wall-clock time-out is a number of seconds over 0 "
+                          f"and at most {MAX_TIMEOUT_S:g}")
+    return seconds
+
+
 def config_from_args(args: argparse.Namespace) -> RunConfig:
-    timeout = float(_env("TIMEOUT", "30") or 30)
+    """The run's configuration: the flags, and ``RUBRICBENCH_TIMEOUT`` (``ConfigError``)."""
+    timeout = _timeout_s()
     return RunConfig(
         submissions_dir=args.submissions_dir, results_dir=args.results_dir,
         models=tuple(getattr(args, "models", None) or ([args.model] if args.model else ())),
@@ -182,9 +218,10 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
 
 def main(argv: list[str] | None = None) -> int:
     """The command line (exit codes: ``benchmark.console``). When the reader of stdout leaves
-    (``| head``), output stops and the run still finishes and writes its results."""
-    stdout = sys.stdout
-    sys.stdout = PipeSafe(stdout)
+    (``| head``) or stdout cannot be written (closed, a full disk), output stops and the run
+    still finishes and writes its results."""
+    stdout = sys.stdout  # (None when the descriptor was closed: ``rubricbench ... >&-``)
+    sys.stdout = PipeSafe(stdout if stdout is not None else open(os.devnull, "w", encoding="utf-8"))
     try:
         return _main(argv)
     finally:
@@ -202,7 +239,11 @@ def _main(argv: list[str] | None) -> int:
 
         return pack_main(argv[1:])
     args = parse_args(argv)
-    config = config_from_args(args)
+    try:
+        config = config_from_args(args)
+    except ConfigError as exc:
+        _error(str(exc))
+        return EXIT_ERROR
     grading = not (args.self_check or args.report_only or args.compare)
     if grading and not (config.cluster or config.scheduler or config.scheduler_file):
         from .sandbox import isolation, spawner

@@ -36,7 +36,7 @@ from .runner import BenchmarkRunner, ModelEntry, Plan
 from .sandbox.sandbox_report import measured_isolation, missing_layers
 from .secure_runner import SecureRunner
 from .types import ModelResult, RunConfig, RunResult
-from .untrusted import NAME_LIMIT, for_stream, text
+from .untrusted import NAME_LIMIT, NOTE_LIMIT, for_stream, text
 from .console import (EXIT_ERROR, EXIT_FAIL_UNDER, EXIT_OK, EXIT_REGRESSION, EXIT_TIMEOUT,
                       EXIT_VALIDATION, SCHEMA_VERSION, _error, _say, signals_held)
 
@@ -254,13 +254,33 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
                                                       doc["_metadata"]["timestamp_utc"]))
     warming.join()  # its libraries are loaded and it compiles nothing while reports render
     with signals_held() as stopped:  # Ctrl-C or SIGTERM now: the results are written in full first
-        paths, failures = _write(config, doc)
+        try:
+            paths, failures = _write(config, doc)
+        except OSError as exc:  # (checked writable before grading; since then, a disk filled up ...)
+            _error(f"cannot write the results into {config.results_dir}: {exc.strerror or exc}")
+            return EXIT_ERROR
         _report(config, doc, paths)
     if stopped:
         _error(f"{signal.Signals(stopped[0]).name} while the results were being written: they were "
                "written in full first")
         return EXIT_ERROR
+    _name_causes(models)
     return _gate(_exit_code(models, bool(skipped), bool(failures)), doc, fail_under)
+
+
+def _name_causes(models: list[ModelResult]) -> None:
+    """Each prompt behind an exit code 1, 3 or 4 on stderr, with ``-q`` too (as ``--fail-under``
+    names its models): one that could not be graded, with its reason, and one whose child run
+    hit the wall-clock time-out."""
+    for model in models:
+        for prompt in model.prompts:
+            where = f"model '{model.model}' {prompt.prompt_id}"
+            late = [run for run in prompt.execution if run.get("timed_out")]
+            if prompt.status == "error":
+                _error(f"{where}: {text(prompt.error, NOTE_LIMIT)}")
+            elif late:
+                _error(f"{where}: a child run hit the wall-clock time-out "
+                       f"(killed after {late[0].get('wall_s', 0):.1f} s)")
 
 
 class _Header:

@@ -43,10 +43,11 @@ def _error(message: str) -> None:
 
 
 class PipeSafe:
-    """A text stream whose reader may leave (``rubricbench ... | head``): the first
-    BrokenPipeError points the descriptor at /dev/null and every later write is dropped, so the
-    run goes on and writes its results files instead of dying between two models. The rest of
-    the stream's interface is the wrapped stream's."""
+    """A text stream whose reader may leave (``rubricbench ... | head``) or that may fail (a log
+    on a full disk): the first BrokenPipeError, or any other OSError, points the descriptor at
+    /dev/null and every later write is dropped, so the run goes on and writes its results files
+    instead of dying between two models. The rest of the stream's interface is the wrapped
+    stream's."""
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
@@ -56,7 +57,7 @@ class PipeSafe:
         if not self.gone:
             try:
                 return self._stream.write(data)
-            except BrokenPipeError:
+            except OSError:  # BrokenPipeError, ENOSPC, EIO ...
                 self._reader_left()
         return len(data)
 
@@ -64,7 +65,7 @@ class PipeSafe:
         if not self.gone:
             try:
                 self._stream.flush()
-            except BrokenPipeError:
+            except OSError:
                 self._reader_left()
 
     def _reader_left(self) -> None:

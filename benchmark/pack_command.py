@@ -111,6 +111,9 @@ def new_task(path: Path, task_id: str, mode: str, pack_id: str | None) -> int:
     except ScaffoldError as exc:
         _print(f"error: {exc}")
         return 1
+    except OSError as exc:  # a file on the way, a read-only or virtual file system
+        _print(f"error: cannot write the task into {path}: {exc.strerror or exc}")
+        return 1
     for file in written:
         _print(f"wrote {file}")
     _print(f"next: edit {path / task_id / 'prompt.md'} and task.yaml, then rubricbench pack validate {path}")

@@ -10,13 +10,13 @@ from pathlib import Path
 from .console import EXIT_ERROR, EXIT_MISSING_MODEL, EXIT_NOT_FOUND, EXIT_VALIDATION, _error
 from .engine.options import GradeOptions, default_test_data
 from .reporting.writer import results_folder_problem
-from .runner import BenchmarkRunner, DiscoveryError, ModelEntry, RejectedModel
+from .runner import TIERS, BenchmarkRunner, DiscoveryError, ModelEntry, RejectedModel
 from .types import RunConfig
 from .untrusted import NAME_LIMIT, for_stream, text
 
 
 def prepare(config: RunConfig) -> tuple[BenchmarkRunner, list[ModelEntry], list[RejectedModel]] | int:
-    """(the runner, the models to grade, the folders skipped for their names), or an exit code."""
+    """(the runner, the models to grade, the model folders skipped), or an exit code."""
     submissions = Path(config.submissions_dir)
     test_data = default_test_data()
     for folder, what in ((submissions, "submissions"), (test_data, "test data")):
@@ -78,7 +78,7 @@ def _packs_valid(runner: BenchmarkRunner) -> bool:
 
 
 def _skipped(config: RunConfig, rejected: list[RejectedModel]) -> list[RejectedModel]:
-    """Report each selected model folder whose name cannot name a model; they are not graded."""
+    """Report each selected model folder that is not graded (its name, or a symbolic link)."""
     chosen = [r for r in rejected if not config.models or r.name in config.models]
     for folder in chosen:
         _error(f"skipped model folder '{text(folder.name, NAME_LIMIT)}' in {folder.tier}: "
@@ -97,14 +97,16 @@ def _select(config: RunConfig, found: dict[str, ModelEntry],
         return [found[m] for m in config.models if m in found] or None
     if not found:
         if not skipped:
-            _error(f"no models found under {config.submissions_dir}")
+            root = config.submissions_dir
+            _error(f"no models found under {root}: a model is a folder "
+                   f"{' or '.join(f'{Path(root) / tier}/MODEL' for tier in TIERS)}")
         return None
     return [found[name] for name in sorted(found)]
 
 
 def _discover(config: RunConfig,
               runner: BenchmarkRunner) -> tuple[list[ModelEntry], list[RejectedModel]] | int:
-    """(the models to grade, the selected folders skipped for their names), or the exit code
+    """(the models to grade, the selected model folders skipped), or the exit code
     when there is nothing to grade (1: the tree is unusable; 3: only skipped folders; 2: none)."""
     try:
         found, rejected = runner.scan()

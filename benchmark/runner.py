@@ -45,12 +45,16 @@ class ModelEntry:
 
 @dataclass(frozen=True)
 class RejectedModel:
-    """A model folder whose name cannot be a model name: never graded, reported by the CLI."""
+    """A model folder whose name cannot be a model name, or that is a symbolic link: never
+    graded, reported by the CLI with ``reason``."""
 
     name: str
     tier: str
     path: Path
     reason: str
+
+
+LINKED = "it is a symbolic link (not followed)"
 
 
 def model_name_problem(name: str) -> str | None:
@@ -69,7 +73,8 @@ def model_name_problem(name: str) -> str | None:
 
 def scan_models(submissions_dir: Path) -> tuple[dict[str, ModelEntry], list[RejectedModel]]:
     """Every model folder under the graded tiers (templates are never graded), and the folders
-    whose names cannot name a model (see :func:`model_name_problem`), which are not graded."""
+    that are not graded: a name that cannot name a model (see :func:`model_name_problem`), or a
+    symbolic link to a folder (not followed, as no submission path is). Files are ignored."""
     found: dict[str, ModelEntry] = {}
     rejected: list[RejectedModel] = []
     for tier in TIERS:
@@ -77,9 +82,9 @@ def scan_models(submissions_dir: Path) -> tuple[dict[str, ModelEntry], list[Reje
         if not tier_dir.is_dir():
             continue
         for path in sorted(tier_dir.iterdir()):
-            if not path.is_dir() or path.name.startswith((".", "_")) or path.is_symlink():
+            if not path.is_dir() or path.name.startswith((".", "_")):
                 continue
-            problem = model_name_problem(path.name)
+            problem = LINKED if path.is_symlink() else model_name_problem(path.name)
             if problem:
                 rejected.append(RejectedModel(path.name, tier, path, problem))
             elif path.name in found:

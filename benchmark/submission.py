@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import codecs
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,13 +54,14 @@ def read_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> tuple[bytes | Non
 
 def read_source(path: Path, *, python: bool, max_bytes: int = MAX_FILE_BYTES
                 ) -> tuple[str | None, str | None, str | None, bytes | None]:
-    """Return (text, error, sha256, data): ``read_bytes`` errors, then empty, then the
-    decoding errors of ``benchmark.decoding.decode_for`` (binary, encoding, ...)."""
+    """Return (text, error, sha256, data): ``read_bytes`` errors, then empty (nothing but
+    whitespace, after a UTF-8 byte order mark), then the decoding errors of
+    ``benchmark.decoding.decode_for`` (binary, encoding, ...)."""
     data, error = read_bytes(path, max_bytes)
     if data is None:
         return None, error, None, None
     digest = hashlib.sha256(data).hexdigest()
-    if not data.strip():
+    if not data.removeprefix(codecs.BOM_UTF8).strip():  # (an editor's "UTF-8 with BOM" of nothing)
         return None, "file is empty", digest, data
     text, error = decode_for(path.name, data, python=python)
     return text, error, digest, data

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import signal
 import subprocess
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from benchmark import cli, commands
+from benchmark.engine.options import default_test_data
 from run_benchmark import parse_args
 
 from trees import REFERENCE, ROOT, reference_tree
@@ -53,6 +55,72 @@ def test_spec_environment_aliases(monkeypatch):
     assert cli.config_from_args(parse_args([])).results_dir == "ours"
 
 
+def test_a_seed_the_results_cannot_hold_is_refused_before_grading(capsys):
+    """The seed is written in the results (JSON integers are 64-bit here); a larger one used to
+    grade every model and then fail with a traceback while the results were written."""
+    for seed in (2**63, -2**63 - 1, 10**32):
+        with pytest.raises(SystemExit) as exit_:
+            parse_args(["--seed", str(seed)])
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err
+        assert "--seed takes an integer from -9223372036854775808 to 9223372036854775807" in err
+    assert parse_args(["--seed", str(2**63 - 1)]).seed == 2**63 - 1
+    assert parse_args(["--seed", "-1"]).seed == -1
+
+
+@pytest.mark.parametrize("value", ["abc", "nan", "inf", "-1", "0", "1e400", "90000"])
+def test_a_timeout_variable_that_is_not_a_usable_number_of_seconds_stops_the_run_before_it_grades(
+        tree, monkeypatch, capsys, value):
+    """Before: 'abc' was a traceback, nan and inf graded every model and then died writing the
+    results, -1 timed every child run out at once (exit 4) and 0 quietly meant 30."""
+    monkeypatch.setenv("RUBRICBENCH_TIMEOUT", value)
+    assert cli.main(["--model", "example_model", "-q"]) == cli.EXIT_ERROR
+    assert capsys.readouterr().err == (f"error: RUBRICBENCH_TIMEOUT={value!r}: the wall-clock time-out "
+                                       "is a number of seconds over 0 and at most 86400\n")
+    assert not (tree / "results").exists()
+
+
+def test_the_timeout_variable_and_its_alias_take_seconds_and_empty_means_the_default(monkeypatch):
+    monkeypatch.setenv("AIBUGBENCH_TIMEOUT", "2.5")
+    assert cli.config_from_args(parse_args([])).timeout_s == 2.5
+    monkeypatch.setenv("RUBRICBENCH_TIMEOUT", "")  # blank: unset, so the alias counts
+    assert cli.config_from_args(parse_args([])).timeout_s == 2.5
+    monkeypatch.delenv("AIBUGBENCH_TIMEOUT")
+    assert cli.config_from_args(parse_args([])).timeout_s == 30.0
+    monkeypatch.setenv("RUBRICBENCH_TIMEOUT", "86400")
+    assert cli.config_from_args(parse_args([])).timeout_s == 86400.0
+
+
+def test_an_empty_results_dir_variable_means_the_default_folder_not_the_working_folder(monkeypatch):
+    """A CI job often sets a variable to an empty value; before, the run folder and
+    latest_results.json were then written straight into the working folder."""
+    monkeypatch.setenv("RUBRICBENCH_RESULTS_DIR", "")
+    assert cli.config_from_args(parse_args([])).results_dir == "results"
+    monkeypatch.setenv("RUBRICBENCH_RESULTS_DIR", "  ")
+    assert cli.config_from_args(parse_args([])).results_dir == "results"
+
+
+def test_the_test_data_variable_has_its_spec_alias_too(tree, monkeypatch, capsys):
+    monkeypatch.delenv("RUBRICBENCH_TEST_DATA")
+    monkeypatch.setenv("AIBUGBENCH_TEST_DATA", str(tree / "no_fixtures"))
+    assert cli.main(["--model", "example_model", "-q"]) == cli.EXIT_NOT_FOUND
+    assert f"test data folder not found: {tree / 'no_fixtures'}" in capsys.readouterr().err
+    monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(ROOT / "test_data"))  # ours wins
+    assert default_test_data() == ROOT / "test_data"
+
+
+def test_a_submissions_dir_that_is_a_tier_or_a_model_folder_says_where_models_go(tree, capsys):
+    """A common slip: --submissions-dir pointing one level too deep finds no model; the error
+    says where model folders are looked for."""
+    for folder in ("submissions/reference_implementations",
+                   "submissions/reference_implementations/example_model"):
+        assert cli.main(["--all-models", "-q", "--submissions-dir", folder]) == cli.EXIT_MISSING_MODEL
+        assert capsys.readouterr().err == (
+            f"error: no models found under {folder}: a model is a folder "
+            f"{folder}/reference_implementations/MODEL or {folder}/user_submissions/MODEL\n")
+    assert not (tree / "results").exists()
+
+
 def test_unknown_model_exits_2_and_overwrites_nothing(tree, capsys):
     latest = tree / "results" / "latest_results.json"
     latest.parent.mkdir()
@@ -69,6 +137,24 @@ def test_same_model_in_two_tiers_names_both_folders(tree, capsys):
     assert cli.main(["--all-models", "-q"]) == cli.EXIT_ERROR
     err = capsys.readouterr().err
     assert "reference_implementations/example_model" in err and "user_submissions/example_model" in err
+
+
+def test_a_model_folder_that_is_a_symbolic_link_is_named_on_stderr_not_silently_left_out(tree, capsys):
+    """The folder is not followed (no submission path is), and a user who linked a model in
+    is told so: the other models are graded and the run exits 3, as for a folder whose name
+    cannot name a model; asked for by name, it is not 'not found'."""
+    outside = tree / "outside_model"
+    shutil.copytree(REFERENCE, outside)
+    (tree / "submissions" / "user_submissions" / "linked_model").symlink_to(outside)
+    assert cli.main(["--all-models", "-q", "--no-metadata"]) == cli.EXIT_VALIDATION
+    err = capsys.readouterr().err
+    assert ("skipped model folder 'linked_model' in user_submissions: it is a symbolic link "
+            "(not followed)") in err
+    doc = json.loads((tree / "results" / "latest_results.json").read_text())
+    assert list(doc["models"]) == ["example_model"]
+    assert cli.main(["--model", "linked_model", "-q", "--no-metadata"]) == cli.EXIT_VALIDATION
+    err = capsys.readouterr().err
+    assert "symbolic link" in err and "not found" not in err
 
 
 @pytest.mark.parametrize("where", ["a file", "under /proc"])
@@ -112,6 +198,33 @@ def test_all_models_run_writes_results_and_skips_the_template(tree):
         "comparison_chart.txt", "junit.xml", "report.html", "results.json", "summary.md", "summary_report.txt"]
     assert json.loads((run_dir / "results.json").read_text()) == doc
     assert doc["comparison"]["ranking"][0]["model"] == "example_model"
+
+
+HANG = ("import time\n\n\ndef transform_and_enrich_users(users):\n"
+        "    end = time.monotonic() + 10  # bounded: the time-out ends it first\n"
+        "    while time.monotonic() < end:\n        pass\n    return users\n")
+
+
+def test_exit_3_and_4_name_each_prompt_behind_them_on_stderr_even_with_q(tree, monkeypatch, capsys):
+    """A CI job runs with -q and gates on the exit code: the code's causes are on stderr (as
+    --fail-under names its models), not only in the results files."""
+    hang = tree / "submissions/user_submissions/hang_model"
+    shutil.copytree(REFERENCE, hang)
+    (hang / "prompt_3_transform.py").write_text(HANG)
+    monkeypatch.setenv("RUBRICBENCH_TIMEOUT", "1.5")
+    assert cli.main(["--model", "hang_model", "-q", "--no-metadata"]) == cli.EXIT_TIMEOUT
+    out, err = capsys.readouterr()
+    assert out == ""
+    timed_out = (r"error: model 'hang_model' prompt_3: a child run hit the wall-clock time-out "
+                 r"\(killed after \d+\.\d s\)")
+    assert re.fullmatch(timed_out + "\n", err), err
+    (hang / "prompt_1_solution.py").write_bytes(b"")
+    assert cli.main(["--all-models", "-q", "--no-metadata"]) == cli.EXIT_VALIDATION
+    out, err = capsys.readouterr()
+    assert out == ""
+    lines = err.splitlines()
+    assert lines[0] == "error: model 'hang_model' prompt_1: prompt_1_solution.py: file is empty"
+    assert re.fullmatch(timed_out, lines[1]) and len(lines) == 2, err
 
 
 def test_console_script_and_shim_agree(tree):
@@ -236,6 +349,38 @@ def test_pipe_safe_stream_drops_writes_once_the_reader_left():
     assert safe.write("lost\n") == 5 and safe.gone  # the broken pipe is absorbed once...
     assert safe.write("more\n") == 5
     safe.flush()  # ...and nothing raises afterwards, the close's own flush included
+    stream.close()
+
+
+def test_results_that_cannot_be_written_after_grading_are_an_error_not_a_traceback(tree, capsys):
+    """The folder passed the check before grading, then a write failed (here latest_results.json
+    is a folder; a disk that filled up does the same): exit 1 naming the folder and the reason."""
+    (tree / "results" / "latest_results.json").mkdir(parents=True)
+    assert cli.main(["--model", "example_model", "-q", "--no-metadata"]) == cli.EXIT_ERROR
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot write the results into results: ") and err.count("\n") == 1
+    assert "Is a directory" in err
+
+
+@pytest.mark.parametrize("stdout", ["closed", "a full device"])
+def test_a_stdout_that_cannot_be_written_does_not_stop_the_run(tree, stdout):
+    """``rubricbench ... >&-`` (cron, a daemon) or a log on a full disk: the run still grades,
+    writes its results and exits as usual (before: a traceback and exit 1, nothing written)."""
+    redirect = ">&-" if stdout == "closed" else ">/dev/full"
+    proc = subprocess.run(["sh", "-c", f'exec "$0" "$1" --model example_model {redirect}', sys.executable,
+                           str(ROOT / "run_benchmark.py")], cwd=tree, stderr=subprocess.PIPE, timeout=300)
+    assert proc.returncode == cli.EXIT_OK, proc.stderr.decode(errors="replace")[-2000:]
+    assert b"Traceback" not in proc.stderr
+    doc = json.loads((tree / "results/latest_results.json").read_text())
+    assert list(doc["models"]) == ["example_model"]
+
+
+def test_pipe_safe_stream_drops_writes_once_the_stream_fails():
+    stream = open("/dev/full", "w", buffering=1)
+    safe = cli.PipeSafe(stream)
+    assert safe.write("lost\n") == 5 and safe.gone  # ENOSPC is absorbed once...
+    assert safe.write("more\n") == 5
+    safe.flush()
     stream.close()
 
 

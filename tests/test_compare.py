@@ -157,3 +157,14 @@ def test_cli_compare_rejects_invalid_inputs(tmp_path, runs, capsys):
         cli.parse_args(["--fail-on-regression", "1"])
     with pytest.raises(SystemExit):
         cli.parse_args(["--compare", "a", "b", "--fail-on-regression", "-1"])
+    with pytest.raises(SystemExit):  # (a NaN threshold: no drop is ever more than it)
+        cli.parse_args(["--compare", "a", "b", "--fail-on-regression", "nan"])
+
+
+def test_cli_compare_into_a_folder_that_cannot_be_written_is_an_error_not_a_traceback(tmp_path, runs, capsys):
+    old, new = _write(tmp_path, runs)
+    taken = tmp_path / "taken"
+    taken.write_text("a file, not a folder")
+    assert cli.main(["--compare", str(old), str(new), "--results-dir", str(taken)]) == cli.EXIT_ERROR
+    assert capsys.readouterr().err == f"error: results folder {taken}: {taken} is not a folder\n"
+    assert taken.read_text() == "a file, not a folder"

@@ -21,6 +21,8 @@ TEST_DATA = ROOT / "test_data"
 BAD_INPUTS = {
     "missing": (None, "file not found"),
     "empty": (b"   \n", "file is empty"),
+    "bom_only": (b"\xef\xbb\xbf", "file is empty"),  # an editor's "UTF-8 with BOM" of nothing
+    "bom_and_blank_lines": (b"\xef\xbb\xbf\r\n \n", "file is empty"),
     "binary": (b"\x00\x01\x02import os\n", "binary file"),
     "non_utf8": (b"def f():\n    return '\xff\xfe'\n", "not valid UTF-8"),
     "huge": (b"x = 1\n" * 200_000, "file too large"),

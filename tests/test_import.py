@@ -160,6 +160,57 @@ def test_replies_that_are_not_a_bounded_regular_file_are_refused_at_once(tmp_pat
     assert not (tmp_path / "subs").exists()
 
 
+@pytest.mark.parametrize("kind", ["a FIFO", "a link to /dev/zero", "a folder"])
+def test_a_reply_in_the_folder_that_is_not_a_regular_file_is_refused_naming_it(tmp_path, capsys, kind):
+    """``p3.md`` in REPLIES is prompt 3's reply whatever it is: a FIFO, a device behind a link
+    or a folder is refused (exit 1, nothing written), not 'ignored: not a reply to a known
+    prompt' with the prompt then reported missing (exit 3)."""
+    import os
+
+    replies = tmp_path / "replies"
+    replies.mkdir()
+    (replies / "p1.md").write_text("```python\nprint('[]')\n```\n")
+    reply = replies / "p3.md"
+    if kind == "a FIFO":
+        os.mkfifo(reply)
+    elif kind == "a link to /dev/zero":
+        reply.symlink_to("/dev/zero")
+    else:
+        reply.mkdir()
+    assert _import(replies, tmp_path / "subs") == 1
+    out, err = capsys.readouterr()
+    assert f"cannot read {reply}: not a regular file" in err and "ignored" not in out
+    assert not (tmp_path / "subs").exists()
+
+
+def test_a_submissions_folder_that_cannot_be_written_is_refused_naming_it_not_a_traceback(tmp_path, capsys):
+    replies = tmp_path / "replies"
+    replies.mkdir()
+    (replies / "p1.md").write_text("```python\nprint('[]')\n```\n")
+    root = tmp_path / "taken"
+    root.write_text("a file where the submissions folder should be")
+    assert _import(replies, root) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: cannot write into {root / 'user_submissions' / MODEL}: ")
+    assert err.count("\n") == 1 and root.read_text().startswith("a file")
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_a_model_name_the_other_tier_holds_is_refused_since_the_grader_would_refuse_the_tree(
+        tmp_path, capsys, force):
+    """The same name in two tiers stops every grading run (exit 1, whichever model is asked
+    for); importing it is refused before anything is written, --force or not."""
+    replies = tmp_path / "replies"
+    replies.mkdir()
+    (replies / "p1.md").write_text("```python\nprint('[]')\n```\n")
+    (tmp_path / "subs" / "reference_implementations" / MODEL).mkdir(parents=True)
+    assert _import(replies, tmp_path / "subs", *(["--force"] if force else [])) == 2
+    other = tmp_path / "subs" / "reference_implementations" / MODEL
+    assert capsys.readouterr().err == (f"error: model '{MODEL}' is already in {other}; the grader refuses "
+                                       "a model name in two tiers\n")
+    assert not (tmp_path / "subs" / "user_submissions").exists()
+
+
 def test_think_sections_are_blanked_line_for_line():
     text = "a\n<think>\n```py\nx\n```\n</think>\n```py\ny\n```\n"
     assert blank_think(text).count("\n") == text.count("\n")

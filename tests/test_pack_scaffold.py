@@ -69,3 +69,11 @@ def test_pack_new_from_the_command_line(tmp_path, capsys):
     assert check_pack(folder)[0].id == "tallies"
     assert cli.main(["pack", "new", str(folder), "--task", "tally", "--mode", "call"]) == 1
     assert "exists already" in capsys.readouterr().out
+
+
+def test_pack_new_where_nothing_can_be_written_is_an_error_naming_the_folder(tmp_path, capsys):
+    taken = tmp_path / "taken"
+    taken.write_text("a file where the pack's folder would go")
+    assert cli.main(["pack", "new", str(taken / "pack"), "--task", "tally", "--mode", "call"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(f"error: cannot write the task into {taken / 'pack'}: ") and out.count("\n") == 1

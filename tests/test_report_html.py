@@ -275,6 +275,37 @@ def test_report_only_validates_first_and_writes_nothing_on_error(tmp_path, doc, 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.json", "results.json"]
 
 
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999"])
+def test_report_only_and_compare_refuse_a_saved_run_holding_a_number_json_cannot_hold(
+        tmp_path, doc, capsys, number):
+    """Python's json reads NaN and infinities (and 1e999 as infinity); the grader never writes
+    them, so a results file holding one was edited or damaged: it is refused, naming the file,
+    and nothing is written (before, a NaN score passed validation and was shown as 0)."""
+    doc["models"]["alpha_model"]["overall_score"] = float("nan") if number == "NaN" else float("inf")
+    text = json.dumps(doc).replace("NaN", number).replace("Infinity", number.lstrip("-"))
+    if number == "-Infinity":
+        text = text.replace("Infinity", "-Infinity")
+    assert f'"overall_score": {number},' in text
+    path = tmp_path / "results.json"
+    path.write_text(text, encoding="utf-8")
+    assert cli.main(["--report-only", str(path)]) == cli.EXIT_ERROR
+    err = capsys.readouterr().err
+    assert str(path) in err and f"{number} is not a JSON number" in err
+    assert cli.main(["--compare", str(path), str(path)]) == cli.EXIT_ERROR
+    assert f"{number} is not a JSON number" in capsys.readouterr().err
+    assert [p.name for p in tmp_path.iterdir()] == ["results.json"]  # no report, no comparison
+
+
+def test_report_only_that_cannot_write_a_report_is_an_error_naming_the_folder(tmp_path, doc, capsys):
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    (tmp_path / "report.html").mkdir()  # (root may write anywhere: a folder in the way cannot be replaced)
+    assert cli.main(["--report-only", str(path)]) == cli.EXIT_ERROR
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: cannot write the reports into {tmp_path}: ") and err.count("\n") == 1
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]  # no temporary file left
+
+
 def test_report_only_refuses_grading_flags():
     with pytest.raises(SystemExit):
         cli.parse_args(["--report-only", "r.json", "--model", "m"])

@@ -223,6 +223,18 @@ def test_discovery_skips_bad_folder_names_and_keeps_the_others(tmp_path):
     assert sorted(r.name for r in rejected) == sorted(["m" * 200, "evil\x1b[2J", os.fsdecode(b"caf\xe9")])
 
 
+def test_discovery_reports_a_model_folder_that_is_a_symbolic_link_and_does_not_follow_it(tmp_path):
+    tier = tmp_path / "user_submissions"
+    (tier / "good_model").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    (tier / "linked_model").symlink_to(tmp_path / "elsewhere")
+    (tier / "dangling").symlink_to(tmp_path / "nowhere")
+    (tier / "notes.txt").write_text("a file beside the models")
+    found, rejected = scan_models(tmp_path)
+    assert list(found) == ["good_model"]
+    assert [(r.name, r.reason) for r in rejected] == [("linked_model", "it is a symbolic link (not followed)")]
+
+
 def test_the_per_model_check_uses_the_shipped_fast_code():
     from benchmark.reporting.failsafe import _fast
 

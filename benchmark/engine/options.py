@@ -45,9 +45,11 @@ def cacheable(result: ModelResult) -> bool:
 
 
 def default_test_data() -> Path:
-    """``$RUBRICBENCH_TEST_DATA``, else ./test_data, else the checkout's test_data."""
-    env = os.environ.get("RUBRICBENCH_TEST_DATA")
-    if env:
-        return Path(env)
+    """``$RUBRICBENCH_TEST_DATA`` (or the spec's ``$AIBUGBENCH_TEST_DATA``), else ./test_data,
+    else the checkout's test_data. A variable of blanks counts as unset."""
+    for name in ("RUBRICBENCH_TEST_DATA", "AIBUGBENCH_TEST_DATA"):
+        env = os.environ.get(name, "")
+        if env.strip():
+            return Path(env)
     local = Path.cwd() / "test_data"
     return local if local.is_dir() else Path(__file__).resolve().parents[2] / "test_data"

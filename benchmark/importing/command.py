@@ -85,6 +85,11 @@ def run(args: argparse.Namespace) -> int:
     problem = model_name_problem(args.model)
     if problem:
         raise ImportInputError(EXIT_USAGE, f"--model {args.model!r} cannot name a model: {problem}")
+    for tier in TIERS:  # (the grader stops at a name in two tiers, whichever model it is asked for)
+        other = Path(args.submissions_dir) / tier / args.model
+        if tier != args.tier and other.is_dir() and not other.is_symlink():
+            raise ImportInputError(EXIT_USAGE, f"model '{args.model}' is already in {other}; the grader "
+                                               "refuses a model name in two tiers")
     tasks = builtin_tasks()
     replies = load(Path(args.replies), args.model, tasks)
     rows = plan(replies, tasks)

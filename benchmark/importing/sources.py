@@ -74,10 +74,10 @@ def _folder(folder: Path, tasks: tuple[ImportTask, ...]) -> Replies:
     result, found = Replies("folder"), {}
     for path in sorted(folder.iterdir()):
         task = task_named(path.stem, tasks) if path.suffix.lower() in SUFFIXES else None
-        if task is None or not path.is_file():
+        if task is None:
             result.ignored.append(path.name)
             continue
-        data = _read(path)
+        data = _read(path)  # a task's reply that is not a regular file is refused, not ignored
         text = _decode(data, str(path))
         _add(found, Reply(task, str(path), hashlib.sha256(data).hexdigest(), markdown.parse(text)))
     result.replies = [found[task.id] for task in tasks if task.id in found]

@@ -1,8 +1,9 @@
 """Where imported files go: only ``<submissions>/<tier>/<model>/<expected name>``.
 
 Refused (``TargetError``, exit 1): a file name that is not a plain name (``..``, a path, an
-absolute path), a symbolic link anywhere from the tier folder down (even with ``--force``), and
-an existing file without ``--force``. Every write is atomic (temp file, fsync, rename).
+absolute path), a symbolic link anywhere from the tier folder down (even with ``--force``), an
+existing file without ``--force``, and a write the system refuses. Every write is atomic (temp
+file, fsync, rename).
 """
 
 from __future__ import annotations
@@ -48,7 +49,11 @@ def check_target(folder: Path, rows: list[Planned], force: bool) -> dict[str, by
 
 
 def write_all(folder: Path, files: dict[str, bytes], report: dict[str, Any]) -> list[Path]:
-    """Each file, then ``import_report.json``, atomically."""
-    written = [atomic_write_bytes(folder / name, data) for name, data in files.items()]
-    atomic_write_json(folder / REPORT_NAME, report)
+    """Each file, then ``import_report.json``, atomically; ``TargetError`` naming the folder
+    when the system refuses a write (a read-only file system, a file on the way)."""
+    try:
+        written = [atomic_write_bytes(folder / name, data) for name, data in files.items()]
+        atomic_write_json(folder / REPORT_NAME, report)
+    except OSError as exc:
+        raise TargetError(f"cannot write into {folder}: {exc.strerror or exc}") from None
     return written

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import math
 from collections.abc import Collection, Iterable, Mapping
 from functools import lru_cache
 from importlib import resources
@@ -163,10 +164,24 @@ MAX_RESULTS_BYTES = 1 << 30  # a saved results file (about 50 kB per model)
 
 def load_results(path: str | Path) -> dict[str, Any]:
     """Read a results file (a regular file of at most ``MAX_RESULTS_BYTES``: ``FileRefused``
-    otherwise) and validate it; ``ResultsSchemaError`` if it does not conform."""
-    doc = json.loads(read_regular(path, MAX_RESULTS_BYTES).decode("utf-8"))
+    otherwise) and validate it; ``ResultsSchemaError`` if it does not conform, ``ValueError``
+    if it holds NaN or a number out of a float's range (the grader writes neither: the schema
+    cannot see a NaN, which every comparison lets through)."""
+    doc = json.loads(read_regular(path, MAX_RESULTS_BYTES).decode("utf-8"),
+                     parse_constant=_not_a_number, parse_float=_finite)
     validate_results(doc)
     return doc
+
+
+def _not_a_number(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):
+        raise ValueError(f"{literal} is not a JSON number a float can hold")
+    return value
 
 
 # ---- dataclasses -> dicts --------------------------------------------------------------

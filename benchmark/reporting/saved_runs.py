@@ -18,11 +18,12 @@ from .diff_html import render_diff_html
 from .diff_text import render_diff_text
 from ..files import FileRefused
 from .results_json import load_results
-from .writer import atomic_write_text, write_reports
+from .writer import atomic_write_text, results_folder_problem, write_reports
 
 
 class SavedRunError(ValueError):
-    """A saved results file is missing, unreadable, not JSON or not valid against the schema."""
+    """A saved results file is missing, unreadable, not JSON or not valid against the schema,
+    or what is built from it cannot be written."""
 
 
 def load_saved(path: str | Path) -> dict[str, Any]:
@@ -36,10 +37,22 @@ def load_saved(path: str | Path) -> dict[str, Any]:
         raise SavedRunError(f"{path}: {kind}: {exc}") from None
 
 
+def _writable(folder: Path) -> None:
+    """``SavedRunError`` when nothing can be written in ``folder`` (checked before writing)."""
+    problem = results_folder_problem(folder)
+    if problem:
+        raise SavedRunError(problem)
+
+
 def rebuild_reports(path: str | Path) -> dict[str, Path]:
     """Validate the saved run at ``path`` and write every report next to it."""
     doc = load_saved(path)
-    return write_reports(doc, Path(path).parent)
+    folder = Path(path).parent
+    _writable(folder)
+    try:
+        return write_reports(doc, folder)
+    except OSError as exc:  # (e.g. a folder where a report goes: the others are written)
+        raise SavedRunError(f"cannot write the reports into {folder}: {exc.strerror or exc}") from None
 
 
 @dataclass(frozen=True)
@@ -57,7 +70,11 @@ def compare_files(old_path: str | Path, new_path: str | Path, out_dir: str | Pat
     failed = regressions(diff, threshold) if threshold is not None else []
     folder = Path(out_dir) if out_dir is not None else Path(new_path).parent
     name = f"comparison_{old['run_id']}_vs_{new['run_id']}.html"
-    html_path = atomic_write_text(folder / name, render_diff_html(diff, threshold, failed))
+    _writable(folder)
+    try:
+        html_path = atomic_write_text(folder / name, render_diff_html(diff, threshold, failed))
+    except OSError as exc:
+        raise SavedRunError(f"cannot write {folder / name}: {exc.strerror or exc}") from None
     return Comparison(render_diff_text(diff, threshold, failed), html_path, tuple(failed))
 
 
