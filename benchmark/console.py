@@ -47,31 +47,35 @@ class PipeSafe:
     on a full disk): the first BrokenPipeError, or any other OSError, points the descriptor at
     /dev/null and every later write is dropped, so the run goes on and writes its results files
     instead of dying between two models. The rest of the stream's interface is the wrapped
-    stream's."""
+    stream's. ``failure`` keeps the first error that was not the reader leaving (a full disk):
+    a command whose product is what it prints (``pack docs``) reports it."""
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
         self.gone = False
+        self.failure: OSError | None = None
 
     def write(self, data: str) -> int:
         if not self.gone:
             try:
                 return self._stream.write(data)
-            except OSError:  # BrokenPipeError, ENOSPC, EIO ...
-                self._reader_left()
+            except OSError as exc:  # BrokenPipeError, ENOSPC, EIO ...
+                self._reader_left(exc)
         return len(data)
 
     def flush(self) -> None:
         if not self.gone:
             try:
                 self._stream.flush()
-            except OSError:
-                self._reader_left()
+            except OSError as exc:
+                self._reader_left(exc)
 
-    def _reader_left(self) -> None:
+    def _reader_left(self, exc: OSError) -> None:
         """Later writes go nowhere, the interpreter's own flush at exit included (it would
         otherwise print an ignored BrokenPipeError)."""
         self.gone = True
+        if not isinstance(exc, BrokenPipeError):
+            self.failure = exc
         try:
             null = os.open(os.devnull, os.O_WRONLY)
             try:

@@ -33,9 +33,17 @@ EPILOG = """commands:
   catalogue                every built-in check type and generator as Markdown"""
 
 
-def _print_lines(markdown: str) -> None:
+def _print_lines(markdown: str) -> int:
+    """Print a document that is the command's product: 0, or 1 when stdout could not take it
+    (a full disk, an I/O error: said on stderr; a reader that left, ``| head``, is its choice)."""
     for line in markdown.splitlines():
         _print(line)
+    sys.stdout.flush()
+    failure = getattr(sys.stdout, "failure", None)
+    if failure is not None:
+        print(f"error: cannot write the output: {failure.strerror or failure}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -129,8 +137,7 @@ def docs(path: Path) -> int:
         for problem in problems:
             _print(problem.format())
         return 1
-    _print_lines(pack_docs(pack))
-    return 0
+    return _print_lines(pack_docs(pack))
 
 
 def main(argv: list[str]) -> int:
@@ -144,6 +151,5 @@ def main(argv: list[str]) -> int:
     if args.command == "catalogue":
         from .packs.docs import catalogue
 
-        _print_lines(catalogue())
-        return 0
+        return _print_lines(catalogue())
     return list_all()

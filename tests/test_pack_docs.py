@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from benchmark import cli
 from benchmark.packs import registry
 from benchmark.packs.docs import catalogue, first_line
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "data_pack"
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "data_pack"
 
 
 def test_pack_docs_lists_each_task_with_its_checks(capsys):
@@ -35,3 +40,21 @@ def test_the_catalogue_shows_every_builtin_with_its_parameters_and_whole_docstri
     assert registry.GENERATORS["builtin.csv_rows"].fn.__doc__.splitlines()[-2].strip() in text
     assert cli.main(["pack", "catalogue"]) == 0
     assert capsys.readouterr().out == text  # each line printed as generated
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("command", [["catalogue"], ["docs", str(EXAMPLE)]])
+def test_a_document_that_cannot_be_written_is_an_error_but_a_reader_leaving_is_not(command):
+    """Output that is the command's product: a full disk is exit 1 and says so; ``| head``
+    (the reader leaves) is the reader's choice, exit 0, no traceback either way."""
+    cmd = [sys.executable, str(ROOT / "run_benchmark.py"), "pack", *command]
+    with open("/dev/full", "w", encoding="utf-8") as full:
+        lost = subprocess.run(cmd, stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert lost.returncode == 1
+    assert "error: cannot write the output: No space left on device" in lost.stderr
+    assert "Traceback" not in lost.stderr
+    reader = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert reader.stdout.readline().startswith("# ")
+    reader.stdout.close()  # the reader leaves after the first line
+    stderr = reader.stderr.read()
+    assert reader.wait(timeout=120) == 0 and "Traceback" not in stderr and "error" not in stderr
