@@ -3,7 +3,8 @@
 ``importlib.metadata.version`` imports the email package, zipfile and csv to parse a whole
 METADATA file: about 25 ms of a run, where the lookups themselves take 3 ms. A wheel-installed
 distribution (what pip and uv install) is a ``<name>-<version>.dist-info`` folder on
-``sys.path`` whose METADATA header has a ``Version:`` line; ``version`` reads that line. It looks
+``sys.path`` whose METADATA header has a ``Version:`` line; ``version`` reads that line
+(``versions``, for several names, lists each folder of the path once). It looks
 where ``importlib.metadata`` looks, in the same order (the ``sys.path`` entries, first match
 wins), and hands anything it is not sure of to ``importlib.metadata`` itself: an entry with
 more than one candidate, an ``.egg-info``, an egg or zip on the path, a METADATA without a
@@ -29,12 +30,8 @@ def _normalized(name: str) -> str:
     return _SEPARATORS.sub("-", name).lower()
 
 
-def _candidates(entry: str, wanted: str) -> list[str]:
-    """Names in the folder ``entry`` that may be ``wanted``'s metadata (dist-info or egg-info)."""
-    try:
-        names = os.listdir(entry or ".")
-    except OSError:
-        return []
+def _candidates(names: list[str], wanted: str) -> list[str]:
+    """The ``names`` of a folder that may be ``wanted``'s metadata (dist-info or egg-info)."""
     found = []
     for item in names:
         stem, dot, suffix = item.rpartition(".")
@@ -59,31 +56,56 @@ def _header_version(folder: str) -> str | None:
     return None
 
 
-def _fast_version(name: str) -> str | None:
-    wanted = _normalized(name)
+def _fast_versions(names: list[str]) -> dict[str, str | None]:
+    """Each of ``names``: its version read from its dist-info, or None (hand it on). Every
+    ``sys.path`` folder is listed once for all of them."""
+    todo = {name: _normalized(name) for name in names}
+    out: dict[str, str | None] = dict.fromkeys(names)
     for entry in sys.path:
+        if not todo:
+            break
         if entry and not os.path.isdir(entry):
             if os.path.exists(entry):
-                return None  # an egg or zip on the path: importlib.metadata reads those
+                break  # an egg or zip on the path: importlib.metadata reads those
             continue
-        found = _candidates(entry, wanted)
-        if not found:
+        try:
+            listing = os.listdir(entry or ".")
+        except OSError:
             continue
-        if len(found) != 1 or not found[0].endswith(".dist-info"):
-            return None
-        return _header_version(os.path.join(entry or ".", found[0]))
-    return None
+        for name, wanted in list(todo.items()):
+            found = _candidates(listing, wanted)
+            if found:
+                del todo[name]  # decided here: read, or handed on
+                if len(found) == 1 and found[0].endswith(".dist-info"):
+                    out[name] = _header_version(os.path.join(entry or ".", found[0]))
+    return out
+
+
+def _fast_version(name: str) -> str | None:
+    return _fast_versions([name])[name]
 
 
 UNKNOWN = "unknown"  # installed, but its metadata names no version
 
 
-def version(name: str) -> str:
+def versions(names: list[str]) -> dict[str, str | None]:
+    """:func:`version` of each of ``names`` (None for one not installed), each folder of
+    ``sys.path`` listed once."""
+    out = {}
+    for name, found in _fast_versions(names).items():
+        try:
+            out[name] = found if found is not None else version(name, fast=False)
+        except NotInstalled:
+            out[name] = None
+    return out
+
+
+def version(name: str, *, fast: bool = True) -> str:
     """The installed version of distribution ``name``, as ``importlib.metadata.version(name)``
     gives it, or ``UNKNOWN`` for one whose metadata has no ``Version:`` (the standard library
     answers None there, the importlib_metadata backport, once imported, raises KeyError);
-    raises ``NotInstalled`` when there is none."""
-    found = _fast_version(name)
+    raises ``NotInstalled`` when there is none. ``fast=False``: ask importlib.metadata."""
+    found = _fast_version(name) if fast else None
     if found is not None:
         return found
     from importlib import metadata  # the general case, with everything it imports

@@ -87,3 +87,15 @@ def test_lookups_do_not_import_importlib_metadata():
             "print('importlib.metadata' in sys.modules, 'email' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_versions_lists_each_path_folder_once_and_answers_as_version(monkeypatch):
+    names = [*manifest.DEPENDENCIES, "surely-not-installed-distribution"]
+    listed = []
+    real = installed.os.listdir
+    monkeypatch.setattr(installed.os, "listdir", lambda path: listed.append(path) or real(path))
+    found = installed.versions(names)
+    assert len(listed) == len(set(listed))  # no folder read twice
+    monkeypatch.setattr(installed.os, "listdir", real)
+    assert found == {**{name: installed.version(name) for name in manifest.DEPENDENCIES},
+                     "surely-not-installed-distribution": None}

@@ -35,13 +35,8 @@ def dependency_versions() -> dict[str, str]:
 
 @lru_cache(maxsize=1)
 def _dependency_versions() -> dict[str, str]:
-    versions = {}
-    for name in DEPENDENCIES:
-        try:
-            versions[name] = installed.version(name)
-        except installed.NotInstalled:
-            versions[name] = "not installed"
-    return versions
+    return {name: found if found is not None else "not installed"
+            for name, found in installed.versions(list(DEPENDENCIES)).items()}
 
 
 def git_commit(directory: Path) -> str | None:
