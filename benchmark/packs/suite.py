@@ -91,15 +91,21 @@ class SuiteError(Exception):
 
 
 def build_suite(extra: Iterable[Pack] = (), *, core: bool = True) -> Suite:
-    packs = ((core_pack(),) if core else ()) + tuple(extra)
-    if not packs:
-        raise SuiteError("the suite is empty: give --pack, or keep the core pack")
+    """The suite of the core pack (with ``core``) and ``extra``. A pack given twice from the
+    same folder is graded once, as a model named twice is; two packs with one id from two
+    folders are a ``SuiteError``."""
+    packs: list[Pack] = []
     seen: dict[str, str] = {}
-    for pack in packs:
+    for pack in ((core_pack(),) if core else ()) + tuple(extra):
         if pack.id in seen:
+            if seen[pack.id] == str(pack.folder):
+                continue
             raise SuiteError(f"pack id '{pack.id}' is used twice ({seen[pack.id]} and {pack.folder})")
         seen[pack.id] = str(pack.folder)
-    suite = Suite(packs)
+        packs.append(pack)
+    if not packs:
+        raise SuiteError("the suite is empty: give --pack, or keep the core pack")
+    suite = Suite(tuple(packs))
     remember(suite.tasks)
     files = suite.model_files()
     duplicates = sorted({name for name in files if files.count(name) > 1})
