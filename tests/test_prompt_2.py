@@ -501,3 +501,19 @@ def test_alias_bomb_submission_is_graded_quickly(tmp_path):
 def test_missing_yaml_file_is_not_a_prompt_error(tmp_path):
     result = _grade(tmp_path, None, REF_JSON)
     assert result.status == "ok" and 0 < result.score < 15
+
+
+@pytest.mark.parametrize("yaml_text, shown", [
+    ("---\n", "a null"), ("null\n", "a null"), ("- a\n- b\n", "a list"), ("just a sentence\n", "a scalar"),
+    ("# only a comment\n", "no document"),
+])
+def test_a_file_that_holds_no_configuration_earns_zero_on_every_style_check(yaml_text, shown):
+    """``---`` alone (or null, a list, a scalar) loads, but there is no configuration whose
+    style could be judged: no style credit, as for a file that does not load."""
+    ctx = make_ctx(yaml_text, REF_JSON)
+    for check_id in STYLE_CHECKS:
+        outcome = m.CHECKS[check_id](ctx)
+        assert outcome.fraction == 0 and outcome.status is None, (check_id, outcome.rationale)
+        assert outcome.rationale == ("no style credit while a file holds no configuration: "
+                                     f"{m.YAML_FILE} loads to {shown}, not a mapping of settings")
+    assert m.CHECKS["yaml_indentation"](make_ctx(REF_YAML, REF_JSON)).fraction == 1.0

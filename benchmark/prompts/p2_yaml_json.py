@@ -211,16 +211,31 @@ def _raw(ctx: CheckContext, name: str) -> str | None:
     return source.text if source is not None and source.usable else None
 
 
+def _unstyled(ctx: CheckContext, kind: str) -> tuple[str, tuple[Evidence, ...]] | None:
+    """Why ``kind``'s file earns no style credit, with its evidence (it does not load, or loads
+    to nothing or to something other than a mapping: a configuration with no settings), or None."""
+    parsed = _parsed(ctx, kind)
+    if parsed["status"] != "ok":
+        return (f"{KINDS[kind]} does not load ({parsed['status']}): {parsed['error']}",
+                _failure_evidence(ctx, kind))
+    if not isinstance(parsed["data"], dict):
+        what = "no document" if parsed["documents"] == 0 else f"a {data.kind(parsed['data'])}"
+        return f"{KINDS[kind]} loads to {what}, not a mapping of settings", (Evidence(KINDS[kind]),)
+    return None
+
+
 def style_blocker(ctx: CheckContext) -> Outcome | None:
-    """Zero for every style check while either file does not load: the layout of text that is
-    not YAML/JSON is no style (no points for nothing). None when both files load."""
-    broken = [kind for kind in KINDS if _parsed(ctx, kind)["status"] != "ok"]
-    if not broken:
+    """Zero for every style check while either file does not load, or loads to something that
+    is not a mapping (``---`` alone, ``null``, a list): the layout of text that holds no
+    configuration is no style (no points for nothing). None when both files load to mappings."""
+    why = {kind: found for kind in KINDS if (found := _unstyled(ctx, kind))}
+    if not why:
         return None
-    why = "; ".join(f"{KINDS[kind]} does not load ({_parsed(ctx, kind)['status']}): "
-                    f"{_parsed(ctx, kind)['error']}" for kind in broken)
-    return Outcome.fail(f"no style credit while a file does not load: {why}",
-                        [item for kind in broken for item in _failure_evidence(ctx, kind)])
+    state = ("does not load" if all(_parsed(ctx, kind)["status"] != "ok" for kind in why)
+             else "holds no configuration")
+    return Outcome.fail(f"no style credit while a file {state}: "
+                        + "; ".join(reason for reason, _ in why.values()),
+                        [item for _, evidence in why.values() for item in evidence])
 
 
 @check("yaml_indentation")
