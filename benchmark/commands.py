@@ -71,13 +71,13 @@ def _run_id() -> str:
     return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
 
 
-def _build_doc(config, runner, models, started, isolation, cached=()) -> dict[str, Any]:
+def _build_doc(config, runner, models, started, isolation, cached=(), skipped=()) -> dict[str, Any]:
     finished = _now()
     suite = runner.suite().describe() if runner.extended else None
     manifest = build_manifest(config, isolation, models, runner.test_data, finished, suite)
     run = RunResult(SCHEMA_VERSION, _run_id(), started, finished, manifest["config"], manifest,
                     tuple(models))
-    return run_to_dict(run, cached_models=cached)
+    return run_to_dict(run, cached_models=cached, skipped=skipped)
 
 
 def _report(config: RunConfig, doc: dict[str, Any], paths: dict[str, Path]) -> None:
@@ -85,6 +85,9 @@ def _report(config: RunConfig, doc: dict[str, Any], paths: dict[str, Path]) -> N
         _say(config, "🏆 Ranking:")
         for place, row in enumerate(doc["comparison"]["ranking"], 1):
             _say(config, f"  {place}. {row['model']}: {row['percentage']:.1f}%")
+    for folder in doc.get("skipped_models", ()):  # (escaped in the document)
+        _say(config, f"⚠️  not graded: model folder '{folder['folder']}' in {folder['tier']}: "
+                     f"{folder['reason']}")
     for label, path in paths.items():
         _say(config, f"📄 {label}: {path}")
 
@@ -240,7 +243,7 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
         progress.close()
     header.show()
     # The document is built while the isolation probe may still be out (it is filled in last).
-    doc = attach_excerpts(_build_doc(config, runner, models, started, None, cached),  # (a new document)
+    doc = attach_excerpts(_build_doc(config, runner, models, started, None, cached, skipped),  # (a new document)
                           {entry.name: entry.path for entry in entries}, in_place=True)
     doc["_metadata"]["isolation"] = probe.result()
     if session is not None:  # (a local run's kernel profile is the isolation report's)

@@ -6,12 +6,14 @@ way and compare their verdicts on a valid document and on hundreds of broken cop
 """
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from benchmark.reporting import results_json
 from benchmark.reporting.results_json import ResultsSchemaError, load_schema, run_to_dict, validate_results
+from benchmark.runner import LINKED, RejectedModel
 from result_fakes import make_model, make_run
 
 # Keywords whose meaning draft-07 (the code fastjsonschema generates) and draft 2020-12 (the
@@ -61,7 +63,8 @@ def test_the_keyword_walk_sees_nested_keywords():
 @pytest.fixture(scope="module")
 def doc():
     doc = run_to_dict(make_run(make_model("beta", 0.5, fractions={"security": 0.0})),
-                      cached_models={"beta"}, model_timestamps={"beta": "2025-01-01T00:00:30"})
+                      cached_models={"beta"}, model_timestamps={"beta": "2025-01-01T00:00:30"},
+                      skipped=[RejectedModel("<b>&\u202e", "user_submissions", Path("x"), LINKED)])
     for prompt in doc["models"]["beta"]["prompts"].values():
         del prompt["checks"][2:]  # checks all have one shape; fewer make each walk shorter
     return doc

@@ -22,6 +22,13 @@ def models_of(doc: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     return {name: m for name, m in models.items() if isinstance(m, Mapping)}
 
 
+def skipped_of(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The model folders the run did not grade (``skipped_models``: tier, folder, reason;
+    escaped when the document was built), in discovery order; empty for most runs."""
+    skipped = doc.get("skipped_models")
+    return [s for s in skipped if isinstance(s, Mapping)] if isinstance(skipped, list) else []
+
+
 def prompts_of(model: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
     """A model's prompts in natural order (prompt_2 before prompt_10)."""
     prompts = model.get("prompts")

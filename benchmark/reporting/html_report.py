@@ -1,9 +1,10 @@
 """report.html: one self-contained page built from the results document alone.
 
-Leaderboard, model x category heatmap, per-prompt bars, a drill-down per model and prompt
-down to every check (points, status, rationale, evidence with source excerpt) and the run's
-manifest; in a run with task-pack tasks also each model's per-pack subtotals and, with more
-than one pack, a leaderboard per pack. This module turns the document into a view model; ``templates/report.html.j2``
+Leaderboard (and the model folders the run did not grade, when there are any), model x
+category heatmap, per-prompt bars, a drill-down per model and prompt down to every check
+(points, status, rationale, evidence with source excerpt) and the run's manifest; in a run
+with task-pack tasks also each model's per-pack subtotals and, with more than one pack, a
+leaderboard per pack. This module turns the document into a view model; ``templates/report.html.j2``
 lays it out (autoescaped), ``svg`` computes chart geometry, ``templating`` supplies the CSP.
 The check rows, most of the page, are built here with markupsafe's ``escape`` on every value
 (the function autoescaping calls), which costs a fraction of a template loop over them.
@@ -21,7 +22,7 @@ from ..packs.model import CORE_PACK
 from ..scoring import category_totals, pack_of, prompt_sort_key
 from .banner import banner_rows
 from .common import (CATEGORY_NAMES, by_percentage, fixed, isolation_origin, maximum, num, pack_boards,
-                     pack_subtotals, pack_titles, prompts_of)
+                     pack_subtotals, pack_titles, prompts_of, skipped_of)
 from .svg import hbars, heatmap, meter, pct_text
 from .templating import render_page
 
@@ -249,6 +250,8 @@ def report_context(doc: Mapping[str, Any]) -> dict[str, Any]:
         "packed": packed,
         "unit": "Tasks" if packed else "Prompts",
         "pack_boards": _pack_boards(doc),
+        "skipped": [{"folder": str(s.get("folder", "?")), "tier": str(s.get("tier", "?")),
+                     "reason": str(s.get("reason", "?"))} for s in skipped_of(doc)],
         "run": {"id": str(doc.get("run_id", "?")), "started": run.get("timestamp", "?"),
                 "finished": run.get("finished_at", "?"), "models": len(ranked),
                 "grader": meta.get("grader_version", "?"), "rubric": meta.get("rubric_hash", "?")},

@@ -5,8 +5,10 @@ In a run with task-pack tasks a testcase's classname names its pack too
 
 A prompt below the pass mark is a ``<failure>``; a prompt that could not be graded
 (status ``error``) is an ``<error>``. Either carries the checks that did not fully pass,
-with points, rationale and evidence places. Built with ``xml.etree`` (which escapes markup);
-characters XML 1.0 cannot hold at all (most control characters) are replaced first.
+with points, rationale and evidence places. A model folder the run did not grade
+(``skipped_models``) is an ``<error>`` testcase of its own, in a testsuite ``not graded``.
+Built with ``xml.etree`` (which escapes markup); characters XML 1.0 cannot hold at all (most
+control characters) are replaced first.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..scoring import pack_of
-from .common import by_percentage, fixed, maximum, num, pack_score, pack_subtotals, prompts_of
+from .common import by_percentage, fixed, maximum, num, pack_score, pack_subtotals, prompts_of, skipped_of
 
 INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")  # not allowed in XML 1.0
 NOT_PASSED_ORDER = {"error": 0, "fail": 1, "skipped": 2, "partial": 3}
@@ -105,6 +107,23 @@ def _suite(root: ET.Element, name: str, model: Mapping[str, Any], timestamp: str
     return counts
 
 
+def _not_graded(root: ET.Element, doc: Mapping[str, Any], timestamp: str) -> dict[str, int]:
+    """A testsuite with an ``<error>`` testcase per model folder the run did not grade, so CI
+    marks the run; nothing when there is none."""
+    skipped = skipped_of(doc)
+    if not skipped:
+        return {"tests": 0, "failures": 0, "errors": 0}
+    suite = ET.SubElement(root, "testsuite", name="not graded", timestamp=xml_text(timestamp),
+                          tests=str(len(skipped)), failures="0", errors=str(len(skipped)), skipped="0",
+                          time="0.000")
+    for folder in skipped:
+        case = ET.SubElement(suite, "testcase", classname=xml_text(f"rubricbench.{folder.get('tier')}"),
+                             name=xml_text(folder.get("folder")), time="0.000")
+        ET.SubElement(case, "error", type="not_graded",
+                      message=xml_text(f"model folder not graded: {folder.get('reason')}"))
+    return {"tests": len(skipped), "failures": 0, "errors": len(skipped)}
+
+
 def render_junit(doc: Mapping[str, Any]) -> str:
     """The whole junit.xml document (UTF-8 text with an XML declaration)."""
     root = ET.Element("testsuites", name="RubricBench")
@@ -113,6 +132,8 @@ def render_junit(doc: Mapping[str, Any]) -> str:
     for name, model in by_percentage(doc):
         counts = _suite(root, name, model, str(run.get("timestamp", "")))
         totals = {key: totals[key] + counts[key] for key in totals}
+    counts = _not_graded(root, doc, str(run.get("timestamp", "")))
+    totals = {key: totals[key] + counts[key] for key in totals}
     for key, value in totals.items():
         root.set(key, str(value))
     ET.indent(root)

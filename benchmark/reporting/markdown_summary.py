@@ -1,7 +1,8 @@
 """summary.md: Markdown for a CI job summary (e.g. ``cat summary.md >> $GITHUB_STEP_SUMMARY``).
 
 Leaderboard table, per-prompt pass/fail table and the failed checks (status fail, error or
-skipped) per model and prompt. A run with task-pack tasks gets a per-task table with a row per
+skipped) per model and prompt; first, when there are any, the model folders the run did not
+grade (``skipped_models``). A run with task-pack tasks gets a per-task table with a row per
 task (key and title; a subtotal row per pack) and, with more than one pack, a leaderboard per pack. Every value from the document is escaped for Markdown and
 inline HTML, so a submission's text cannot add markup; long lists are capped.
 """
@@ -14,7 +15,7 @@ from typing import Any
 
 from ..scoring import prompt_sort_key
 from .common import (by_percentage, fixed, isolation_origin, maximum, num, pack_boards, pack_score,
-                     pack_subtotals, pack_titles, prompts_of, tasks_by_pack)
+                     pack_subtotals, pack_titles, prompts_of, skipped_of, tasks_by_pack)
 
 FAILED = ("fail", "error", "skipped")
 MAX_FAILED_ROWS = 150
@@ -53,6 +54,18 @@ def _header(doc: Mapping[str, Any]) -> list[str]:
         if origin:
             lines[-1] += f" (isolation {md(origin, 2 * MAX_CELL_CHARS)})"
     return lines
+
+
+def _not_graded(doc: Mapping[str, Any]) -> list[str]:
+    """A table of the model folders the run did not grade (none: no lines)."""
+    skipped = skipped_of(doc)
+    if not skipped:
+        return []
+    lines = ["", f"### ⚠️ Model folders not graded ({len(skipped)})", "",
+             "These folders were found among the submissions and not graded (the run did not exit 0).", "",
+             "| Folder | Tier | Reason |", "|---|---|---|"]
+    return lines + [f"| {md(s.get('folder'))} | {md(s.get('tier'))} | "
+                    f"{md(s.get('reason'), 2 * MAX_CELL_CHARS)} |" for s in skipped]
 
 
 def _leaderboard(ranked: list[tuple[str, Mapping[str, Any]]], unit: str = "Prompts") -> list[str]:
@@ -147,8 +160,9 @@ def render_markdown_summary(doc: Mapping[str, Any]) -> str:
     """The whole summary (ends with a newline)."""
     ranked = by_percentage(doc)
     if not any("." in pid for _, m in ranked for pid, _ in prompts_of(m)):  # the core pack alone
-        lines = _header(doc) + _leaderboard(ranked) + _per_prompt(ranked) + _failed_checks(ranked)
+        lines = (_header(doc) + _not_graded(doc) + _leaderboard(ranked) + _per_prompt(ranked)
+                 + _failed_checks(ranked))
     else:
-        lines = (_header(doc) + _leaderboard(ranked, "Tasks") + _pack_leaderboards(doc) + _per_task(doc, ranked)
-                 + _failed_checks(ranked, "Task"))
+        lines = (_header(doc) + _not_graded(doc) + _leaderboard(ranked, "Tasks") + _pack_leaderboards(doc)
+                 + _per_task(doc, ranked) + _failed_checks(ranked, "Task"))
     return "\n".join(lines) + "\n"

@@ -20,6 +20,7 @@ from typing import Any
 from ..files import read_regular
 from ..scoring import EPS, compare_models, is_core_only, pack_totals
 from ..types import CATEGORY_ORDER, CategoryScore, Check, ModelResult, PromptResult, RunResult
+from ..untrusted import NAME_LIMIT, NOTE_LIMIT, text
 
 SCHEMA_VERSION = "1.0"
 SCHEMA_RESOURCE = ("schema", "results.schema.json")
@@ -280,14 +281,24 @@ def add_pack_totals(models: Mapping[str, dict[str, Any]]) -> None:
             record["cached"] = cached
 
 
+def skipped_to_dict(folder: Any) -> dict[str, str]:
+    """A model folder the run did not grade (``runner.RejectedModel``: ``tier``, ``name``,
+    ``reason``) as a ``skipped_models`` entry: its name is the submitter's, so it passes
+    ``untrusted.text`` here, before any report sees it (escaped, cut to 200 characters)."""
+    return {"tier": folder.tier, "folder": text(folder.name, NAME_LIMIT),
+            "reason": text(folder.reason, NOTE_LIMIT)}
+
+
 def run_to_dict(
     run: RunResult,
     *,
     cached_models: Collection[str] = (),
     model_timestamps: Mapping[str, str] | None = None,
+    skipped: Iterable[Any] = (),
 ) -> dict[str, Any]:
     """The whole results document. ``cached_models`` names models whose results came from
-    the cache (they get ``"cached": true``); ``model_timestamps`` gives per-model times."""
+    the cache (they get ``"cached": true``); ``model_timestamps`` gives per-model times;
+    ``skipped`` the model folders not graded (``skipped_models``, only when there are any)."""
     stamps = model_timestamps or {}
     names = [m.model for m in run.models]
     if len(names) != len(set(names)):
@@ -301,7 +312,7 @@ def run_to_dict(
     packed = by_pack(models, metadata)
     if packed:
         add_pack_totals(models)
-    return {
+    doc: dict[str, Any] = {
         "schema_version": run.schema_version,
         "run_id": run.run_id,
         "benchmark_run": {
@@ -311,5 +322,9 @@ def run_to_dict(
         },
         "models": models,
         "comparison": compare_models(models, by_pack=packed),
-        "_metadata": metadata,
     }
+    not_graded = [skipped_to_dict(folder) for folder in skipped]
+    if not_graded:  # (absent otherwise: a run without one is written as before)
+        doc["skipped_models"] = not_graded
+    doc["_metadata"] = metadata
+    return doc

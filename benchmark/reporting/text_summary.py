@@ -7,7 +7,7 @@ from typing import Any
 
 from ..scoring import generate_feedback_summary, generate_improvement_suggestions
 from .common import (CATEGORY_NAMES, RULE_WIDTH, by_percentage, fixed, isolation_origin, label, maximum, num,
-                     pack_boards, pack_score, pack_subtotals, pack_titles, prompts_of)
+                     pack_boards, pack_score, pack_subtotals, pack_titles, prompts_of, skipped_of)
 
 TOP_N = 3
 STATUS_MARKS = {"partial": "◐", "fail": "✗", "error": "!", "skipped": "-"}
@@ -44,6 +44,13 @@ def _header(doc: Mapping[str, Any]) -> list[str]:
     isolation = meta.get("isolation")
     lines += [f"  {line}" for line in _flatten(isolation)] if isolation else ["  (not recorded)"]
     return lines
+
+
+def _not_graded(doc: Mapping[str, Any]) -> list[str]:
+    """The model folders the run did not grade, each with its tier and reason (none: no lines)."""
+    skipped = skipped_of(doc)
+    lines = ["", f"Model folders not graded ({len(skipped)}):"] if skipped else []
+    return lines + [f"  ! {s.get('folder')} (tier: {s.get('tier')}): {s.get('reason')}" for s in skipped]
 
 
 def _top_performers(doc: Mapping[str, Any]) -> list[str]:
@@ -127,7 +134,7 @@ def _model_lines(name: str, model: Mapping[str, Any], titles: Mapping[str, str])
 
 def render_summary(doc: Mapping[str, Any]) -> str:
     """The whole report as text (ends with a newline)."""
-    lines = _header(doc) + _top_performers(doc) + _pack_leaderboards(doc)
+    lines = _header(doc) + _not_graded(doc) + _top_performers(doc) + _pack_leaderboards(doc)
     titles = pack_titles(doc)
     for name, model in by_percentage(doc):
         lines += _model_lines(name, model, titles)
