@@ -61,6 +61,7 @@ def _fast_versions(names: list[str]) -> dict[str, str | None]:
     ``sys.path`` folder is listed once for all of them."""
     todo = {name: _normalized(name) for name in names}
     out: dict[str, str | None] = dict.fromkeys(names)
+    listed: set[str] = set()
     for entry in sys.path:
         if not todo:
             break
@@ -68,6 +69,9 @@ def _fast_versions(names: list[str]) -> dict[str, str | None]:
             if os.path.exists(entry):
                 break  # an egg or zip on the path: importlib.metadata reads those
             continue
+        if entry in listed:  # a folder twice on the path: its first place decided
+            continue
+        listed.add(entry)
         try:
             listing = os.listdir(entry or ".")
         except OSError:
