@@ -98,21 +98,25 @@ def versions(names: list[str]) -> dict[str, str | None]:
     out = {}
     for name, found in _fast_versions(names).items():
         try:
-            out[name] = found if found is not None else version(name, fast=False)
+            out[name] = found if found is not None else _metadata_version(name)
         except NotInstalled:
             out[name] = None
     return out
 
 
-def version(name: str, *, fast: bool = True) -> str:
+def version(name: str) -> str:
     """The installed version of distribution ``name``, as ``importlib.metadata.version(name)``
     gives it, or ``UNKNOWN`` for one whose metadata has no ``Version:`` (the standard library
     answers None there, the importlib_metadata backport, once imported, raises KeyError);
-    raises ``NotInstalled`` when there is none. ``fast=False``: ask importlib.metadata."""
-    found = _fast_version(name) if fast else None
-    if found is not None:
-        return found
-    from importlib import metadata  # the general case, with everything it imports
+    raises ``NotInstalled`` when there is none."""
+    found = _fast_version(name)
+    return found if found is not None else _metadata_version(name)
+
+
+def _metadata_version(name: str) -> str:
+    """:func:`version` as importlib.metadata answers it (the general case, with everything
+    it imports)."""
+    from importlib import metadata
 
     try:
         found = metadata.version(name)
