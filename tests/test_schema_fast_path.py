@@ -67,6 +67,9 @@ def doc():
                       skipped=[RejectedModel("<b>&\u202e", "user_submissions", Path("x"), LINKED)])
     for prompt in doc["models"]["beta"]["prompts"].values():
         del prompt["checks"][2:]  # checks all have one shape; fewer make each walk shorter
+    # An excerpt, as the writer adds them: checked on its own by the fast path (conformance).
+    doc["models"]["beta"]["prompts"]["prompt_1"]["checks"][0]["evidence"][0]["excerpt"] = {
+        "start": 2, "lines": ["def f():", "    return 1"]}
     return doc
 
 

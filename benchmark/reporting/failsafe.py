@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import Any
 
 from ..packs.model import loaded_task
@@ -20,52 +19,22 @@ from ..rubric import PROMPT_POINTS, RUBRIC, PromptRubric
 from ..scoring import compare_models, score_model, score_prompt
 from ..types import INTERNAL_ERROR, Check, PromptResult
 from ..untrusted import NAME_LIMIT, NOTE_LIMIT, is_clean, text
+from .conformance import conforms, model_conforms, slow
 from .encoding import dumps_bytes
-from .results_json import add_pack_totals, by_pack, load_schema, model_invariants, model_to_dict, schema_sha256
+from .results_json import add_pack_totals, by_pack, model_invariants, model_to_dict
 
 RECORD_ERROR = f"{INTERNAL_ERROR}: this model's results record could not be written"
 SERIALISATION_ERRORS = (TypeError, ValueError, RecursionError, OverflowError)
 
 
-@lru_cache(maxsize=None)
-def _fast(definition: str) -> Any:
-    """The shipped fastjsonschema function for ``$defs/<definition>``, or None when the shipped
-    code does not match the schema (then jsonschema answers alone)."""
-    from . import schema_check
-
-    if getattr(schema_check, "SCHEMA_SHA256", None) != schema_sha256():
-        return None
-    return getattr(schema_check, f"{schema_check.validate.__name__}___defs_{definition}", None)
-
-
-@lru_cache(maxsize=None)
-def _slow(definition: str) -> Any:
-    from jsonschema import Draft202012Validator
-
-    return Draft202012Validator({"$defs": load_schema()["$defs"], "$ref": f"#/$defs/{definition}"})
-
-
-def _conforms(definition: str, value: Any) -> bool:
-    from fastjsonschema import JsonSchemaException
-
-    check = _fast(definition)
-    if check is None:
-        return _slow(definition).is_valid(value)
-    try:
-        check(value)
-    except JsonSchemaException:
-        return False
-    return True
-
-
 def schema_problems(name: Any, record: Any) -> list[str]:
     """Why ``record`` cannot stand as model ``name`` in a results document (the schema's
     ``display_name`` and ``model`` definitions, then the invariants); empty when it can."""
-    problems = [f"model name: {error.message}" for error in _slow("display_name").iter_errors(name)
-                ] if not _conforms("display_name", name) else []
-    if not _conforms("model", record):
+    problems = [f"model name: {error.message}" for error in slow("display_name").iter_errors(name)
+                ] if not conforms("display_name", name) else []
+    if not model_conforms(record):
         problems += ["$" + "".join(f"[{part!r}]" for part in error.absolute_path) + f": {error.message}"
-                     for error in _slow("model").iter_errors(record)]
+                     for error in slow("model").iter_errors(record)]
     if problems:
         return [text(problem, NOTE_LIMIT) for problem in problems]
     return [text(f"{path}: {message}", NOTE_LIMIT) for path, message in model_invariants(name, record)]
@@ -86,7 +55,7 @@ def record_problem(name: Any, record: Any) -> str | None:
 
 def safe_key(name: Any) -> str:
     """``name`` when the schema accepts it as a model name, else ``invalid-model-name-<hash>``."""
-    if isinstance(name, str) and _conforms("display_name", name):
+    if isinstance(name, str) and conforms("display_name", name):
         return name
     raw = str(name).encode("utf-8", errors="surrogatepass")
     return f"invalid-model-name-{hashlib.sha256(raw).hexdigest()[:12]}"

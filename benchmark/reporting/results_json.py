@@ -84,7 +84,7 @@ def _fast_check() -> Any:
     return fastjsonschema.compile(copy.deepcopy(load_schema()), use_default=False)
 
 
-def _conforms(doc: Any) -> bool:
+def _whole(doc: Any) -> bool:
     from fastjsonschema import JsonSchemaException
 
     try:
@@ -92,6 +92,14 @@ def _conforms(doc: Any) -> bool:
     except JsonSchemaException:
         return False
     return True
+
+
+def _conforms(doc: Any) -> bool:
+    """The fast check's verdict, reached by the document's parts (``conformance``: a model
+    record that conformed before in this process is not checked again)."""
+    from .conformance import document_conforms
+
+    return document_conforms(doc, _whole)
 
 
 def schema_errors(doc: Any) -> list[Any]:

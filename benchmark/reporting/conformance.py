@@ -1,0 +1,167 @@
+"""Checks against the results schema by its parts, and a memo of model records that conform.
+
+A model's record is about 30 kB of JSON and the compiled check (fastjsonschema) spends about
+0.6 ms on one, nearly all of it in the record's ``prompts``. A run served from the cache
+checked each record twice: when the cache read it back (a record the schema rejects is a
+miss) and again in the whole document before writing it. So:
+
+- A document is checked by its parts, which is all the schema says of it: the document with
+  no models, each model's name (``$defs/display_name``) and each record (``$defs/model``).
+- A record is checked in full once. Its ``prompts`` (the only part of a record the schema
+  checks by more than its own fields), once they conformed in this process, are remembered;
+  a record whose prompts are remembered has only the rest checked (the record with its
+  prompts emptied; ``MODELS_PROPERTY`` and ``PROMPTS_PROPERTY`` are what the schema must
+  say for that to be the same verdict, and with any other schema every check is whole).
+- Excerpts (``evidence[].excerpt``, added as a run is written) are checked on their own
+  against ``$defs/excerpt`` and left out of what is remembered, as are a record's ``cached``,
+  ``timestamp`` and ``packs`` (outside ``prompts``), so a record the cache read back and the
+  same record as the run writes it share one memo entry.
+- Prompts are remembered by the sha256 of their ``marshal`` (format 2) encoding: exact about
+  types and values (``True`` is not ``1``, ``1`` is not ``1.0``, a list is not a tuple, a NaN
+  is not ``None``), independent of which objects are shared, and refused for subclasses of
+  the built-in types (such a record is checked in full every time).
+
+Every verdict is the compiled check's (or jsonschema's, when the shipped code does not match
+the schema); ``tests/test_schema_fast_path.py`` compares them on hundreds of broken documents.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+from functools import lru_cache
+from typing import Any, Callable
+
+from .results_json import load_schema, schema_sha256
+
+MODELS_PROPERTY = {"type": "object", "propertyNames": {"$ref": "#/$defs/display_name"},
+                   "additionalProperties": {"$ref": "#/$defs/model"}}
+PROMPTS_PROPERTY = {"type": "object", "propertyNames": {"$ref": "#/$defs/task_key"},
+                    "additionalProperties": {"$ref": "#/$defs/prompt"}}
+MEMO_SIZE = 4096  # records remembered (32 bytes each); the memo starts afresh when full
+_conforming: set[bytes] = set()  # (set.add and membership are atomic: grading threads share it)
+
+
+@lru_cache(maxsize=None)
+def fast(definition: str) -> Any:
+    """The shipped fastjsonschema function for ``$defs/<definition>``, or None when the shipped
+    code does not match the schema (then jsonschema answers alone)."""
+    from . import schema_check
+
+    if getattr(schema_check, "SCHEMA_SHA256", None) != schema_sha256():
+        return None
+    return getattr(schema_check, f"{schema_check.validate.__name__}___defs_{definition}", None)
+
+
+@lru_cache(maxsize=None)
+def slow(definition: str) -> Any:
+    """jsonschema's validator for ``$defs/<definition>`` (the source of error messages)."""
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator({"$defs": load_schema()["$defs"], "$ref": f"#/$defs/{definition}"})
+
+
+def conforms(definition: str, value: Any) -> bool:
+    """``value`` against ``$defs/<definition>``, never remembered."""
+    from fastjsonschema import JsonSchemaException
+
+    check = fast(definition)
+    if check is None:
+        return slow(definition).is_valid(value)
+    try:
+        check(value)
+    except JsonSchemaException:
+        return False
+    return True
+
+
+def _evidence_lists(prompts: dict) -> list[list] | None:
+    """Every ``evidence`` list in a record's ``prompts``, or None when a level above them is
+    not a plain dict or list (such a record is checked whole, never remembered)."""
+    found = []
+    for prompt in prompts.values():
+        checks = prompt.get("checks") if type(prompt) is dict else None
+        if type(checks) is not list:
+            return None
+        for check in checks:
+            evidence = check.get("evidence") if type(check) is dict else None
+            if type(evidence) is not list:
+                return None
+            found.append(evidence)
+    return found
+
+
+def _without_excerpts(prompts: dict) -> tuple[dict, list[Any]] | None:
+    """(a record's ``prompts`` without their evidence entries' excerpts, the excerpts), or
+    None (see :func:`_evidence_lists`). Prompts with no excerpt are returned themselves;
+    otherwise the copy has new dicts and lists down to each entry that had one and shares
+    everything else."""
+    lists = _evidence_lists(prompts)
+    if lists is None:
+        return None
+    excerpts = [item["excerpt"] for evidence in lists for item in evidence
+                if type(item) is dict and "excerpt" in item]
+    if not excerpts:
+        return prompts, []
+    stripped = {}
+    for pid, prompt in prompts.items():
+        stripped[pid] = dict(prompt)
+        stripped[pid]["checks"] = [
+            {**check, "evidence": [{key: value for key, value in item.items() if key != "excerpt"}
+                                   if type(item) is dict and "excerpt" in item else item
+                                   for item in check["evidence"]]}
+            for check in prompt["checks"]]
+    return stripped, excerpts
+
+
+def _key(value: Any) -> bytes | None:
+    try:
+        return hashlib.sha256(marshal.dumps(value, 2)).digest()
+    except (ValueError, TypeError):  # a subclass, or nesting marshal refuses: not remembered
+        return None
+
+
+@lru_cache(maxsize=1)
+def _by_parts() -> bool:
+    """Whether the schema says no more of a document's models, and of a model's prompts, than
+    the module's note relies on; else every check is of the whole."""
+    schema = load_schema()
+    model = schema["$defs"]["model"]
+    return (schema["properties"].get("models") == MODELS_PROPERTY
+            and set(model) == {"type", "required", "additionalProperties", "properties"}
+            and model["properties"].get("prompts") == PROMPTS_PROPERTY
+            and all(fast(name) is not None for name in ("model", "display_name", "excerpt")))
+
+
+def model_conforms(record: Any) -> bool:
+    """``record`` against ``$defs/model``. When its prompts (excerpts aside) conformed before in
+    this process, only the rest of the record and the excerpts are checked."""
+    prompts = record.get("prompts") if type(record) is dict else None
+    parts = _without_excerpts(prompts) if type(prompts) is dict and _by_parts() else None
+    if parts is None:
+        return conforms("model", record)
+    stripped, excerpts = parts
+    if not all(conforms("excerpt", excerpt) for excerpt in excerpts):
+        return False
+    key = _key(stripped)
+    if key is not None and key in _conforming:
+        return conforms("model", {**record, "prompts": {}})
+    if not conforms("model", record if stripped is prompts else {**record, "prompts": stripped}):
+        return False
+    if key is not None:
+        if len(_conforming) >= MEMO_SIZE:
+            _conforming.clear()
+        _conforming.add(key)
+    return True
+
+
+def document_conforms(doc: Any, whole: Callable[[Any], bool]) -> bool:
+    """``doc`` against the whole schema, ``whole`` being the compiled check of it: by its parts
+    (see the module's note) when the schema allows that, else whole."""
+    models = doc.get("models") if type(doc) is dict else None
+    if type(models) is not dict or not _by_parts():
+        return whole(doc)
+    shell = dict(doc)
+    shell["models"] = {}
+    return whole(shell) and all(conforms("display_name", name) and model_conforms(record)
+                                for name, record in models.items())
