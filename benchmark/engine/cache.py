@@ -29,6 +29,7 @@ from .. import __version__
 from ..sandbox.isolation import KernelSupport, detect
 from .manifest import fixture_hashes
 from .options import cacheable
+from .source_hash import PACKAGE, SOURCE_SUFFIXES, grader_source_hash, source_tree_hash  # noqa: F401 (re-exported)
 from ..reporting.failsafe import schema_problems
 from ..reporting.results_json import model_to_dict
 from ..reporting.writer import atomic_write_text
@@ -37,44 +38,6 @@ from ..scoring import prompt_sort_key
 from ..secure_runner import GUARD_OFF_ENV
 from ..types import CATEGORY_ORDER, Category, CategoryScore, Check, Evidence, ModelResult, PromptResult
 from ..untrusted import json_text_clean
-
-PACKAGE = Path(__file__).resolve().parent.parent  # the whole ``benchmark`` package
-_SOURCE_HASH: str | None = None
-
-
-SOURCE_SUFFIXES = (".py", ".json", ".j2", ".css", ".md")
-
-
-def _source_files(folder: str, parts: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], str]]:
-    """(relative path parts, path) of every file under ``folder`` with a source suffix, as
-    ``Path.rglob("*")`` finds them (a linked file counts, a linked folder is not entered),
-    with one ``scandir`` per folder instead of a ``stat`` per path (half the hash's time)."""
-    found: list[tuple[tuple[str, ...], str]] = []
-    with os.scandir(folder) as entries:
-        for entry in entries:
-            if entry.is_dir() and not entry.is_symlink():
-                found += _source_files(entry.path, (*parts, entry.name))
-            elif os.path.splitext(entry.name)[1] in SOURCE_SUFFIXES and entry.is_file():
-                found.append(((*parts, entry.name), entry.path))
-    return found
-
-
-def source_tree_hash(folder: Path) -> str:
-    """Each source file's path relative to ``folder``, a NUL and its bytes, hashed in
-    ``sorted(Path)`` order."""
-    digest = hashlib.sha256()
-    for parts, path in sorted(_source_files(str(folder))):
-        with open(path, "rb") as handle:
-            digest.update("/".join(parts).encode() + b"\0" + handle.read())
-    return digest.hexdigest()[:16]
-
-
-def grader_source_hash() -> str:
-    """A hash of the grader's own code and templates (computed once per process)."""
-    global _SOURCE_HASH
-    if _SOURCE_HASH is None:
-        _SOURCE_HASH = source_tree_hash(PACKAGE)
-    return _SOURCE_HASH
 
 
 def _file_hashes(model_dir: Path, names: list[str]) -> dict[str, str | None]:

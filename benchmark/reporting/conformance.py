@@ -28,11 +28,13 @@ the schema); ``tests/test_schema_fast_path.py`` compares them on hundreds of bro
 from __future__ import annotations
 
 import hashlib
+import json
 import marshal
 from functools import lru_cache
+from importlib import resources
 from typing import Any, Callable
 
-from .results_json import load_schema, schema_sha256
+SCHEMA_RESOURCE = ("schema", "results.schema.json")
 
 MODELS_PROPERTY = {"type": "object", "propertyNames": {"$ref": "#/$defs/display_name"},
                    "additionalProperties": {"$ref": "#/$defs/model"}}
@@ -40,6 +42,17 @@ PROMPTS_PROPERTY = {"type": "object", "propertyNames": {"$ref": "#/$defs/task_ke
                     "additionalProperties": {"$ref": "#/$defs/prompt"}}
 MEMO_SIZE = 4096  # records remembered (32 bytes each); the memo starts afresh when full
 _conforming: set[bytes] = set()  # (set.add and membership are atomic: grading threads share it)
+
+
+@lru_cache(maxsize=1)
+def load_schema() -> dict[str, Any]:
+    """The results schema (``benchmark/schema/results.schema.json``)."""
+    text = resources.files("benchmark").joinpath(*SCHEMA_RESOURCE).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def schema_sha256() -> str:
+    return hashlib.sha256(json.dumps(load_schema(), sort_keys=True).encode()).hexdigest()
 
 
 @lru_cache(maxsize=None)

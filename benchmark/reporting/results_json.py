@@ -8,12 +8,10 @@ state) and ``load_results`` reads a saved file back, validated.
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import math
 from collections.abc import Collection, Iterable, Mapping
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +19,9 @@ from ..files import read_regular
 from ..scoring import EPS, compare_models, is_core_only, pack_totals
 from ..types import CATEGORY_ORDER, CategoryScore, Check, ModelResult, PromptResult, RunResult
 from ..untrusted import NAME_LIMIT, NOTE_LIMIT, text
+from .conformance import SCHEMA_RESOURCE, document_conforms, load_schema, schema_sha256  # noqa: F401 (re-exported)
 
 SCHEMA_VERSION = "1.0"
-SCHEMA_RESOURCE = ("schema", "results.schema.json")
 ICON_FULL, ICON_SOME, ICON_NONE = "✅", "⚠️", "❌"
 
 
@@ -37,22 +35,12 @@ class ResultsSchemaError(ValueError):
 
 
 @lru_cache(maxsize=1)
-def load_schema() -> dict[str, Any]:
-    text = resources.files("benchmark").joinpath(*SCHEMA_RESOURCE).read_text(encoding="utf-8")
-    return json.loads(text)
-
-
-@lru_cache(maxsize=1)
 def _validator() -> Any:
     """jsonschema's validator: the authority, and the source of every error message."""
     from jsonschema import Draft202012Validator  # imported on first use (see _conforms)
 
     Draft202012Validator.check_schema(load_schema())  # a broken schema is our bug: SchemaError
     return Draft202012Validator(load_schema())
-
-
-def schema_sha256() -> str:
-    return hashlib.sha256(json.dumps(load_schema(), sort_keys=True).encode()).hexdigest()
 
 
 def generated_schema_check() -> str:
@@ -97,8 +85,6 @@ def _whole(doc: Any) -> bool:
 def _conforms(doc: Any) -> bool:
     """The fast check's verdict, reached by the document's parts (``conformance``: a model
     record that conformed before in this process is not checked again)."""
-    from .conformance import document_conforms
-
     return document_conforms(doc, _whole)
 
 
