@@ -405,3 +405,64 @@ def test_the_whole_page_is_byte_identical_to_the_reference_rows(doc, monkeypatch
         monkeypatch.setattr(html_report, "_check_row", _reference_check_row)
         assert render_html_report(document).encode("utf-8") == fast
         monkeypatch.undo()
+
+
+# The report's charts as Jinja2 macros, as 838a1a3 wrote them in ``_charts.html.j2``:
+# ``chart_markup`` must give the same text.
+REFERENCE_CHART_MACROS = r"""
+{% macro meter(m) %}
+<svg class="meter" viewBox="0 0 {{ m.width }} {{ m.height }}" width="{{ m.width }}" height="{{ m.height }}" aria-hidden="true"><rect x="0" y="0" width="{{ m.width }}" height="{{ m.height }}" rx="3" fill="#eceef2"/><rect x="0" y="0" width="{{ m.fill }}" height="{{ m.height }}" rx="3" fill="{{ m.colour }}"/></svg>
+{%- endmacro %}
+
+{% macro heatmap(h) %}
+<svg class="heatmap" viewBox="0 0 {{ h.width }} {{ h.height }}" width="{{ h.width }}" height="{{ h.height }}" role="img" aria-label="Heatmap: share of points earned, model by category">
+{% for col in h.columns %}
+<text class="head" x="{{ col.x }}" y="{{ h.header - 12 }}">{{ col.label }}</text>
+{% endfor %}
+{% for row in h.rows %}
+<a href="#{{ h.anchors[loop.index0] }}"><text class="label" x="{{ h.label_width - 10 }}" y="{{ row.y }}">{{ row.label }}</text></a>
+{% endfor %}
+{% for c in h.cells %}
+<g class="cell"><title>{{ c.tip }}</title><rect x="{{ c.x }}" y="{{ c.y }}" width="{{ c.w }}" height="{{ c.h }}" rx="3" fill="{{ c.fill }}"/><text class="cell{% if c.text == 'n/a' %} empty{% endif %}" x="{{ c.x + c.w / 2 }}" y="{{ c.y + c.h / 2 }}">{{ c.text }}</text></g>
+{% endfor %}
+</svg>
+{%- endmacro %}
+
+{% macro hbars(c) %}
+<svg class="bars" viewBox="0 0 {{ c.width }} {{ c.height }}" width="{{ c.width }}" height="{{ c.height }}" role="img" aria-label="Scores per model">
+{% for b in c.bars %}
+<g class="bar"><title>{{ b.tip }}</title><text class="label" x="{{ c.label_width - 8 }}" y="{{ b.y + b.h / 2 }}">{{ b.label }}</text><rect x="{{ c.label_width }}" y="{{ b.y }}" width="{{ c.bar_area }}" height="{{ b.h }}" fill="#eceef2"/><rect x="{{ c.label_width }}" y="{{ b.y }}" width="{{ b.w }}" height="{{ b.h }}" fill="{{ b.colour }}"/><text class="value" x="{{ c.label_width + c.bar_area + 6 }}" y="{{ b.y + b.h / 2 }}">{{ b.text }}</text></g>
+{% endfor %}
+{% if c.mark_x is not none %}
+<line x1="{{ c.mark_x }}" y1="2" x2="{{ c.mark_x }}" y2="{{ c.height - 2 }}" stroke="#333333" stroke-width="1" stroke-dasharray="4 3"/>
+{% endif %}
+</svg>
+{%- endmacro %}
+"""
+
+
+def _reference_charts():
+    return templating.environment().from_string(REFERENCE_CHART_MACROS).module
+
+
+CHART_LABELS = ["plain", HOSTILE, "a & b <c> 'd' \"e\"", "\u202e\u2066bidi", ""]
+
+
+@pytest.mark.parametrize("fractions", [[0.0, 1.0, None], [0.333, None, 0.5], []])
+def test_the_charts_are_the_text_the_macros_gave(fractions):
+    from benchmark.reporting import chart_markup, svg
+
+    reference = _reference_charts()
+    labels = CHART_LABELS[: max(1, len(fractions))]
+    values = [[(f, f"{label} · tip {i}") for i, f in enumerate(fractions)] for label in labels]
+    grid = svg.heatmap(labels, [f"col{i} <&>" for i in range(len(fractions))], values)
+    grid["anchors"] = [f"m{i}\"" for i in range(len(labels))]
+    assert str(chart_markup.heatmap(grid)) == str(reference.heatmap(grid))
+    items = [{"label": label, "value": 10 * (f or 0), "state": state, "text": f"{label}/25", "tip": HOSTILE}
+             for label, f, state in zip(labels, fractions + [0.5], ["pass", "fail", "error", "odd"])]
+    for mark in (None, 15.0, 99.0):
+        bars = svg.hbars(items, 25.0, mark)
+        assert str(chart_markup.hbars(bars)) == str(reference.hbars(bars))
+    for fraction in fractions + [-1.0, 2.0]:
+        gauge = svg.meter(fraction or 0.0)
+        assert str(chart_markup.meter(gauge)) == str(reference.meter(gauge))

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from ..rubric import PASS_FRACTION
 from ..packs.model import CORE_PACK
@@ -23,10 +23,11 @@ from ..scoring import category_totals, pack_of, prompt_sort_key
 from .banner import banner_rows
 from .common import (CATEGORY_NAMES, by_percentage, fixed, isolation_origin, maximum, num, pack_boards,
                      pack_subtotals, pack_titles, prompts_of, skipped_of)
+from . import chart_markup
+from .chart_markup import escaped as _h
 from .svg import hbars, heatmap, meter, pct_text
 from .templating import render_page
 
-_e = escape
 _HIT = ' class="hit"'
 
 LABEL_CHARS = 24
@@ -67,16 +68,6 @@ def _excerpt(item: Mapping[str, Any]) -> list[dict[str, Any]]:
         return []
     return [{"no": start + i, "text": str(text), "hit": start + i == item.get("line")}
             for i, text in enumerate(lines)]
-
-
-def _h(value: Any) -> str:
-    """``markupsafe.escape(value)`` as a plain ``str``: the same five replacements (``&``
-    first), without a ``Markup`` object per value (most of a check row's cost); anything but
-    a plain ``str`` goes through ``escape`` itself (``__html__``, ``str()``)."""
-    if type(value) is str:
-        return (value.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
-                .replace("'", "&#39;").replace('"', "&#34;"))
-    return str(_e(value))
 
 
 def _evidence_items(check: Mapping[str, Any], parts: list[str]) -> None:
@@ -173,7 +164,7 @@ def _model_view(index: int, name: str, model: Mapping[str, Any],
             "total": maximum(model.get("total_possible")), "pct": pct_text(pct, 2),
             "grade": model.get("grade", "?"), "badge": model.get("badge", "?"),
             "passed": sum(1 for p in prompts if p["verdict"] == "pass"), "prompts": prompts,
-            "meter": meter(pct / 100.0),
+            "meter": chart_markup.meter(meter(pct / 100.0)),
             "packs": [_pack_total_view(pack, t, titles or {}) for pack, t in pack_subtotals(model).items()]}
 
 
@@ -211,7 +202,7 @@ def _prompt_charts(doc: Mapping[str, Any], ranked: list[tuple[str, Mapping[str, 
                           "text": text, "tip": f"{name}: {text} ({verdict(prompt)})"})
         stats = _mapping(performance.get(pid))
         mark = PASS_FRACTION * top if pack_of(pid) == CORE_PACK else None  # (a pack sets its own)
-        charts.append({"pid": pid, "title": title, "chart": hbars(items, top, mark),
+        charts.append({"pid": pid, "title": title, "chart": chart_markup.hbars(hbars(items, top, mark)),
                        "pass_rate": pct_text(stats.get("pass_rate"), 0) if stats else None,
                        "avg": fixed(stats.get("avg_score"), 2) if stats else None})
     return charts
@@ -256,7 +247,7 @@ def report_context(doc: Mapping[str, Any]) -> dict[str, Any]:
                 "finished": run.get("finished_at", "?"), "models": len(ranked),
                 "grader": meta.get("grader_version", "?"), "rubric": meta.get("rubric_hash", "?")},
         "models": [_model_view(i, name, model, titles) for i, (name, model) in enumerate(ranked)],
-        "heatmap": _heatmap(ranked),
+        "heatmap": chart_markup.heatmap(_heatmap(ranked)),
         "prompt_charts": _prompt_charts(doc, ranked),
         "manifest": _manifest(doc),
         "pass_mark": pct_text(100 * PASS_FRACTION, 0),

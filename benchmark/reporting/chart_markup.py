@@ -1,0 +1,77 @@
+"""The report's inline SVG charts as markup, built in Python from the geometry ``svg`` computes.
+
+The heatmap alone has a cell per model and category, each with a dozen values; written as
+Jinja2 macros, the charts were a fifth of the HTML report's time. These functions give the
+text the macros gave (``tests/test_report_html.py`` renders the macros' source beside them):
+every value escaped as autoescaping escapes it (:func:`escaped`), numbers written by ``str``.
+``diverging`` (the comparison page's only chart) stays a macro in ``_charts.html.j2``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from markupsafe import Markup, escape
+
+
+def escaped(value: Any) -> str:
+    """``markupsafe.escape(value)`` as a plain ``str``: the same five replacements (``&``
+    first), without a ``Markup`` object per value; anything but a plain ``str`` goes through
+    ``escape`` itself (``__html__``, ``str()``)."""
+    if type(value) is str:
+        return (value.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
+                .replace("'", "&#39;").replace('"', "&#34;"))
+    return str(escape(value))
+
+
+def meter(m: Mapping[str, Any]) -> Markup:
+    """A leaderboard row's progress bar."""
+    w, h = escaped(m["width"]), escaped(m["height"])
+    return Markup(f'<svg class="meter" viewBox="0 0 {w} {h}" width="{w}" height="{h}" aria-hidden="true">'
+                  f'<rect x="0" y="0" width="{w}" height="{h}" rx="3" fill="#eceef2"/>'
+                  f'<rect x="0" y="0" width="{escaped(m["fill"])}" height="{h}" rx="3" '
+                  f'fill="{escaped(m["colour"])}"/></svg>')
+
+
+def heatmap(h: Mapping[str, Any]) -> Markup:
+    """Models by category: a cell per pair, each with its tooltip; a row's label links to the
+    model's drill-down."""
+    w, ht = escaped(h["width"]), escaped(h["height"])
+    parts = [f'<svg class="heatmap" viewBox="0 0 {w} {ht}" width="{w}" height="{ht}" role="img" '
+             f'aria-label="Heatmap: share of points earned, model by category">\n']
+    head_y = escaped(h["header"] - 12)
+    parts += [f'<text class="head" x="{escaped(col["x"])}" y="{head_y}">{escaped(col["label"])}</text>\n'
+              for col in h["columns"]]
+    label_x = escaped(h["label_width"] - 10)
+    parts += [f'<a href="#{escaped(anchor)}"><text class="label" x="{label_x}" y="{escaped(row["y"])}">'
+              f'{escaped(row["label"])}</text></a>\n' for row, anchor in zip(h["rows"], h["anchors"])]
+    for c in h["cells"]:
+        empty = " empty" if c["text"] == "n/a" else ""
+        parts.append(f'<g class="cell"><title>{escaped(c["tip"])}</title><rect x="{escaped(c["x"])}" '
+                     f'y="{escaped(c["y"])}" width="{escaped(c["w"])}" height="{escaped(c["h"])}" rx="3" '
+                     f'fill="{escaped(c["fill"])}"/><text class="cell{empty}" x="{escaped(c["x"] + c["w"] / 2)}" '
+                     f'y="{escaped(c["y"] + c["h"] / 2)}">{escaped(c["text"])}</text></g>\n')
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+def hbars(c: Mapping[str, Any]) -> Markup:
+    """A prompt's scores, a bar per model, with the pass mark dashed when there is one."""
+    w, ht, left, area = escaped(c["width"]), escaped(c["height"]), c["label_width"], c["bar_area"]
+    label_x, value_x = escaped(left - 8), escaped(left + area + 6)
+    parts = [f'<svg class="bars" viewBox="0 0 {w} {ht}" width="{w}" height="{ht}" role="img" '
+             f'aria-label="Scores per model">\n']
+    for b in c["bars"]:
+        y, bh, middle = escaped(b["y"]), escaped(b["h"]), escaped(b["y"] + b["h"] / 2)
+        parts.append(f'<g class="bar"><title>{escaped(b["tip"])}</title><text class="label" x="{label_x}" '
+                     f'y="{middle}">{escaped(b["label"])}</text><rect x="{escaped(left)}" y="{y}" '
+                     f'width="{escaped(area)}" height="{bh}" fill="#eceef2"/><rect x="{escaped(left)}" '
+                     f'y="{y}" width="{escaped(b["w"])}" height="{bh}" fill="{escaped(b["colour"])}"/>'
+                     f'<text class="value" x="{value_x}" y="{middle}">{escaped(b["text"])}</text></g>\n')
+    if c["mark_x"] is not None:
+        mark = escaped(c["mark_x"])
+        parts.append(f'<line x1="{mark}" y1="2" x2="{mark}" y2="{escaped(c["height"] - 2)}" stroke="#333333" '
+                     f'stroke-width="1" stroke-dasharray="4 3"/>\n')
+    parts.append("</svg>")
+    return Markup("".join(parts))
