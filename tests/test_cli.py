@@ -275,6 +275,7 @@ def test_no_cache_grades_again_and_refreshes_the_cache_for_the_next_run(tree):
     graded = json.loads((tree / "results/latest_results.json").read_text())["models"]["example_model"]
     [entry] = (tree / "results/.cache/models").iterdir()
     stale = json.loads(entry.read_text())
+    stale = stale.get("record", stale)  # (a tagged entry; rewritten bare, it is checked in full)
     stale["prompts"]["prompt_1"]["checks"][0]["rationale"] = "stale entry"  # a well-formed marker
     entry.write_text(json.dumps(stale, ensure_ascii=False))  # what a normal run replays
 

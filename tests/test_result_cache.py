@@ -1,8 +1,11 @@
-"""The result cache writes its entries without fsync: an entry torn by a crash is a miss."""
+"""The result cache: entries written without fsync (one torn by a crash is a miss), the
+grader's source hash, entries read back as the inverse of ``model_to_dict``, and entries
+tagged by this user's key (read back without checking them again)."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from pathlib import Path
 
@@ -11,7 +14,7 @@ import pytest
 from benchmark.engine.cache import ResultCache
 from benchmark.reporting import writer
 from result_fakes import make_model, make_run
-from benchmark.reporting.results_json import run_to_dict
+from benchmark.reporting.results_json import model_to_dict, run_to_dict
 
 
 @pytest.fixture
@@ -150,3 +153,135 @@ def test_an_unwritable_cache_folder_stores_nothing_and_never_stops_a_run(tmp_pat
     model = make_model("m")
     cache.put("k" * 64, model)  # no OSError: the model is just not stored
     assert cache.get("k" * 64) is None
+
+
+# ---- entries tagged by this user's key (cache.entry_tag) -----------------------------------
+
+
+@pytest.fixture
+def private(tmp_path, monkeypatch):
+    """A private folder of this test's own for the tag key (``cache._tag_key``)."""
+    from benchmark.engine import cache
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home-cache"))
+    cache._tag_key.cache_clear()
+    yield tmp_path / "home-cache" / "rubricbench"
+    cache._tag_key.cache_clear()
+
+
+@pytest.fixture
+def full_checks(monkeypatch):
+    from benchmark.engine import cache
+
+    counted = []
+    real = cache._trusted
+    monkeypatch.setattr(cache, "_trusted", lambda raw, item, name: counted.append(name) or real(raw, item, name))
+    return counted
+
+
+def _entry(path):
+    return json.loads(path.read_bytes())
+
+
+def test_an_entry_put_with_a_key_is_tagged_and_read_back_without_checking_it_again(tmp_path, private, full_checks):
+    cache = ResultCache(tmp_path / "results")
+    model = make_model("cached_model", 0.7)
+    cache.put("k", model)
+    entry = _entry(cache.directory / "k.json")
+    assert set(entry) == {"tag", "record"} and len(entry["tag"]) == 64
+    assert entry["record"] == json.loads(json.dumps(model_to_dict(model)))
+    assert cache.get("k", "cached_model") == model
+    assert full_checks == []
+    key = private / "cache-key"
+    assert key.stat().st_size == 32 and oct(key.stat().st_mode & 0o777) == oct(0o600)
+
+
+def _retagged(path, change):
+    """The entry with its record changed by ``change``, its old tag kept."""
+    raw = path.read_bytes()
+    prefix, record = raw[: len(b'{"tag":"') + 64 + len(b'","record":')], raw[len(b'{"tag":"') + 64 + len(b'","record":'):-1]
+    path.write_bytes(prefix + change(record) + b"}")
+
+
+@pytest.mark.parametrize("change, hit", [
+    (lambda r: r.replace(b'"tier": "', b'"tier":  "', 1), True),  # other bytes, the same record: checked, kept
+    (lambda r: r.replace(b'"earned": ', b'"earned": 9', 1), False),  # more than the check's points
+    (lambda r: r.replace(b' rationale"', b' rationale\\u001b[2J"', 1), False),  # an escape code
+], ids=["spacing", "earned", "escape"])
+def test_a_changed_tagged_entry_is_checked_in_full(tmp_path, private, full_checks, change, hit):
+    cache = ResultCache(tmp_path / "results")
+    cache.put("k", make_model("cached_model", 0.7))
+    _retagged(cache.directory / "k.json", change)
+    assert (cache.get("k", "cached_model") is not None) is hit
+    assert full_checks == ["cached_model"]
+
+
+def test_a_tagged_entry_under_another_key_is_checked_in_full(tmp_path, private, full_checks):
+    cache = ResultCache(tmp_path / "results")
+    cache.put("k", make_model("cached_model", 0.7))
+    (cache.directory / "other.json").write_bytes((cache.directory / "k.json").read_bytes())
+    assert cache.get("other", "cached_model") is not None and full_checks == ["cached_model"]
+    assert cache.get("k", "cached_model") is not None and full_checks == ["cached_model"]
+
+
+def test_a_forged_tag_does_not_pass(tmp_path, private, full_checks):
+    """Whoever writes the cache folder but cannot read the key cannot tag an entry."""
+    import hashlib
+    import hmac
+
+    cache = ResultCache(tmp_path / "results")
+    record = model_to_dict(make_model("cached_model", 0.7))
+    record["prompts"]["prompt_1"]["checks"][0]["earned"] = 99.0  # more than the points: the schema's invariant
+    data = json.dumps(record, ensure_ascii=False).encode()
+    guessed = hmac.new(b"\0" * 32, b"k\0" + data, hashlib.sha256).hexdigest().encode()
+    cache.directory.mkdir(parents=True)
+    (cache.directory / "k.json").write_bytes(b'{"tag":"' + guessed + b'","record":' + data + b"}")
+    assert cache.get("k", "cached_model") is None and full_checks == ["cached_model"]
+
+
+def test_an_existing_key_is_kept(tmp_path, private):
+    from benchmark.engine import cache
+
+    private.mkdir(parents=True, mode=0o700)
+    (private / "cache-key").write_bytes(b"k" * 32)
+    os.chmod(private / "cache-key", 0o600)
+    assert cache._tag_key() == b"k" * 32
+    assert (private / "cache-key").read_bytes() == b"k" * 32 and sorted(os.listdir(private)) == ["cache-key"]
+
+
+@pytest.mark.parametrize("spoil", ["group-readable", "a link", "short", "a folder"])
+def test_a_key_that_is_not_private_is_not_used_and_entries_are_checked_in_full(tmp_path, private, full_checks, spoil):
+    from benchmark.engine import cache
+
+    private.mkdir(parents=True, mode=0o700)
+    key = private / "cache-key"
+    if spoil == "a link":
+        (tmp_path / "elsewhere").write_bytes(b"k" * 32)
+        key.symlink_to(tmp_path / "elsewhere")
+    elif spoil == "a folder":
+        key.mkdir()
+    else:
+        key.write_bytes(b"k" * (32 if spoil == "group-readable" else 8))
+        os.chmod(key, 0o640 if spoil == "group-readable" else 0o600)
+    assert cache._tag_key() is None
+    store = ResultCache(tmp_path / "results")
+    model = make_model("cached_model", 0.7)
+    store.put("k", model)
+    assert "tag" not in _entry(store.directory / "k.json")  # a bare record
+    assert store.get("k", "cached_model") == model and full_checks == ["cached_model"]
+
+
+def test_without_a_private_folder_entries_are_bare_and_checked_in_full(tmp_path, monkeypatch, full_checks):
+    from benchmark.engine import cache
+
+    (tmp_path / "file").write_text("a file where the cache folder would go\n")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file"))
+    cache._tag_key.cache_clear()
+    try:
+        store = ResultCache(tmp_path / "results")
+        model = make_model("cached_model", 0.7)
+        store.put("k", model)
+        assert "tag" not in _entry(store.directory / "k.json")
+        assert store.get("k", "cached_model") == model and full_checks == ["cached_model"]
+    finally:
+        cache._tag_key.cache_clear()

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from benchmark.engine import source_hash
-from benchmark.engine.source_hash import memo_folder, source_tree_hash
+from benchmark.engine.source_hash import private_folder, source_tree_hash
 
 
 @pytest.fixture
@@ -85,31 +85,31 @@ def test_a_forged_hash_is_used_only_under_the_exact_signature(tree, memo):
     assert source_tree_hash(tree, memo) == source_tree_hash(tree)
 
 
-def test_the_memo_folder_is_private(tmp_path, monkeypatch):
+def test_the_private_folder_is_private(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    folder = memo_folder()
+    folder = private_folder()
     assert folder == tmp_path / "cache" / "rubricbench"
     assert oct(os.stat(folder).st_mode & 0o777) == oct(0o700)
     os.chmod(folder, 0o770)  # open to the group: not used
-    assert memo_folder() is None
+    assert private_folder() is None
     os.chmod(folder, 0o700)
-    assert memo_folder() == folder
+    assert private_folder() == folder
 
 
-def test_a_linked_memo_folder_is_not_used(tmp_path, monkeypatch):
+def test_a_linked_private_folder_is_not_used(tmp_path, monkeypatch):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir(mode=0o700)
     (tmp_path / "cache").mkdir()
     (tmp_path / "cache" / "rubricbench").symlink_to(elsewhere, target_is_directory=True)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    assert memo_folder() is None
+    assert private_folder() is None
 
 
 def test_no_usable_folder_means_hashing_every_time(tmp_path, monkeypatch, tree, reads):
     blocked = tmp_path / "file"
     blocked.write_text("a file where the cache folder would go\n")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
-    assert memo_folder() is None
+    assert private_folder() is None
     monkeypatch.setattr(source_hash, "_SOURCE_HASH", None)
     monkeypatch.setattr(source_hash, "PACKAGE", tree)
     assert source_hash.grader_source_hash() == source_tree_hash(tree)

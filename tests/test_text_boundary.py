@@ -191,7 +191,8 @@ def test_a_tampered_cache_entry_is_a_miss(tmp_path, tamper):
     cache = ResultCache(tmp_path)
     cache.put("k", make_model("cached_model", 0.7))
     path = cache.directory / "k.json"
-    record = json.loads(path.read_text(encoding="utf-8"))
+    entry = json.loads(path.read_text(encoding="utf-8"))
+    record = entry.get("record", entry)  # (tagged by this user's key, see test_result_cache)
     path.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
     assert cache.get("k", "cached_model") is not None  # rewritten as it was: still a hit
     TAMPERED[tamper](record)

@@ -9,6 +9,10 @@ atomically under ``<results-dir>/.cache/``; an unreadable entry is a miss, never
 They are not fsynced (one entry per graded model; a results file is): an entry torn by a
 crash (cut short, or zero-filled where the data never reached the disk) is not strict JSON
 or not a record the schema accepts, so it is a miss and the model is graded again.
+An entry ``put`` stores is ``{"tag": <hex>, "record": <record>}``: the tag is an HMAC by this
+user's private key (``entry_tag``), and ``get`` does not check again a record whose tag
+matches (it was checked when stored); any other entry is checked in full. Without a usable
+key, entries are bare records, always checked in full.
 Beside the entries, ``.cache/isolation/`` keeps what the last run of a context measured of the
 machine (``Measured``: its kernel profile and isolation report), which a run served wholly
 from the cache under that profile reports instead of measuring (``benchmark.commands``).
@@ -17,9 +21,13 @@ from the cache under that profile reports instead of measuring (``benchmark.comm
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
+import re
+import stat
 from dataclasses import asdict, dataclass, fields
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +37,11 @@ from .. import __version__
 from ..sandbox.isolation import KernelSupport, detect
 from .manifest import fixture_hashes
 from .options import cacheable
-from .source_hash import PACKAGE, SOURCE_SUFFIXES, grader_source_hash, source_tree_hash  # noqa: F401 (re-exported)
+from .source_hash import PACKAGE, SOURCE_SUFFIXES, grader_source_hash, private_folder, source_tree_hash  # noqa: F401 (re-exported)
+from ..reporting.conformance import known_to_conform
 from ..reporting.failsafe import schema_problems
 from ..reporting.results_json import model_to_dict
-from ..reporting.writer import atomic_write_text
+from ..reporting.writer import atomic_write_bytes, atomic_write_text
 from ..rubric import rubric_hash
 from ..scoring import prompt_sort_key
 from ..secure_runner import GUARD_OFF_ENV
@@ -165,6 +174,73 @@ def _is_report(item: Any) -> bool:
             and all(isinstance(value, str) for value in probe.values()))
 
 
+TAG_BYTES = 32  # an entry's tag: HMAC-SHA256, written as 64 hex digits
+_TAGGED = re.compile(rb'\{"tag":"([0-9a-f]{64})","record":(.*)\}', re.DOTALL)
+
+
+@lru_cache(maxsize=1)
+def _tag_key() -> bytes | None:
+    """This user's key for entry tags: 32 random bytes in ``cache-key`` of the private folder
+    (``source_hash.private_folder``), made once (written beside and linked into place, so
+    two runs starting together read one key), read only from a regular file of ours that no
+    one else can read or write. None when there is no such folder or file: entries are then
+    written untagged and always checked in full."""
+    folder = private_folder()
+    if folder is None:
+        return None
+    path = folder / "cache-key"
+    try:
+        if not os.path.lexists(path):
+            temporary = folder / f".cache-key-{os.getpid()}-{os.urandom(4).hex()}"
+            handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            try:
+                os.write(handle, os.urandom(TAG_BYTES))
+            finally:
+                os.close(handle)
+            try:
+                os.link(temporary, path)  # (fails if another run made it first: that one is used)
+            except FileExistsError:
+                pass
+            finally:
+                os.unlink(temporary)
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        try:
+            info = os.fstat(handle)
+            key = os.read(handle, TAG_BYTES + 1)
+        finally:
+            os.close(handle)
+    except OSError:
+        return None
+    private = stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
+    return key if private and len(key) == TAG_BYTES else None
+
+
+def entry_tag(key: str, data: bytes) -> str | None:
+    """An HMAC-SHA256, by this user's private key, of the cache key and an entry's JSON bytes
+    (hex), or None without a key. ``put`` writes it beside the record
+    (``{"tag": ..., "record": ...}``); it says "this grader, run by this user, wrote these bytes
+    under this key after checking them", so ``get`` need not check them again. Whoever cannot
+    read the key cannot make one, and an entry moved to another key or changed in any byte
+    does not match."""
+    secret = _tag_key()
+    if secret is None:
+        return None
+    return hmac.new(secret, key.encode() + b"\0" + data, hashlib.sha256).hexdigest()
+
+
+def _untagged(key: str, raw: bytes) -> tuple[bytes, bool]:
+    """(an entry's record as JSON bytes, whether its tag matches). An entry as ``put`` writes
+    it with a key is ``{"tag": ..., "record": ...}``, exactly; any other file is a bare record
+    (as ``put`` writes it without a key), and a record whose tag does not match is read as
+    untrusted like a bare one."""
+    tagged = _TAGGED.fullmatch(raw)
+    if tagged is None:
+        return raw, False
+    data = tagged.group(2)
+    expected = entry_tag(key, data)
+    return data, expected is not None and hmac.compare_digest(expected.encode(), tagged.group(1))
+
+
 class ResultCache:
     def __init__(self, results_dir: Path) -> None:
         self.directory = Path(results_dir) / ".cache" / "models"
@@ -203,12 +279,18 @@ class ResultCache:
         An entry is read as untrusted: orjson parses strictly (a NaN, an Infinity, invalid
         UTF-8 or a lone surrogate is a miss), and one that is not what this grader writes (a
         string ``benchmark.untrusted`` would escape, a record the results schema rejects,
-        another model's name) is a miss too, so the model is graded again."""
+        another model's name) is a miss too, so the model is graded again. An entry that
+        carries this user's tag for this key (see ``entry_tag``) was checked so by ``put``
+        and is not checked again; any other entry, tagged or not, is checked in full."""
         path = self.directory / f"{key}.json"
         try:
-            raw = path.read_bytes()
+            raw, tagged = _untagged(key, path.read_bytes())
             item = orjson.loads(raw)
-            if not _trusted(raw.decode("utf-8"), item, name):
+            if tagged:
+                if not isinstance(item, dict) or (name is not None and item.get("model_name") != name):
+                    return None
+                known_to_conform(item)  # (the writer's check of the document need not walk it)
+            elif not _trusted(raw.decode("utf-8"), item, name):
                 return None
             result = model_from_dict(item)
         except (OSError, ValueError, KeyError, TypeError):  # orjson.JSONDecodeError is a ValueError
@@ -216,15 +298,22 @@ class ResultCache:
         return result if cacheable(result) else None  # (never stored; and never replayed)
 
     def put(self, key: str, result: ModelResult) -> None:
-        """Store ``result``; one that is not strict JSON, or that ``get`` would refuse, is not
-        stored (the writer reports that model; the cache never stops a run)."""
+        """Store ``result``; one that ``get`` would refuse (not strict JSON, text the boundary
+        would escape, a record the schema rejects) is not stored (the writer reports that
+        model; the cache never stops a run). Stored with this user's tag when there is a key."""
+        record = model_to_dict(result)
         try:  # escapes only what JSON must
-            text = json.dumps(model_to_dict(result), ensure_ascii=False, allow_nan=False)
+            text = json.dumps(record, ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError, RecursionError):
             return
-        if json_text_clean(text):  # what ``get`` would refuse is not stored
-            try:  # (an unwritable cache folder: the run goes on, the model is not stored)
-                self.directory.mkdir(parents=True, exist_ok=True)
-                atomic_write_text(self.directory / f"{key}.json", text, durable=False)
-            except OSError:
-                pass
+        if not json_text_clean(text) or schema_problems(result.model, record):
+            return
+        data = text.encode("utf-8")
+        tag = entry_tag(key, data)
+        if tag is not None:
+            data = b'{"tag":"' + tag.encode() + b'","record":' + data + b"}"
+        try:  # (an unwritable cache folder: the run goes on, the model is not stored)
+            self.directory.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(self.directory / f"{key}.json", data, durable=False)
+        except OSError:
+            pass

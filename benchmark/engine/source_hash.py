@@ -65,9 +65,9 @@ def _signature(files: list[tuple[tuple[str, ...], str]]) -> str:
     return hashlib.sha256(json.dumps(rows).encode()).hexdigest()
 
 
-def memo_folder() -> Path | None:
-    """The private per-user folder for the memo (created 0700), or None when there is no
-    usable one."""
+def private_folder() -> Path | None:
+    """The private per-user folder (created 0700) for the memo and the result cache's tag key
+    (``cache._tag_key``), or None when there is no usable one."""
     base = os.environ.get("XDG_CACHE_HOME") or ""
     root = Path(base) if os.path.isabs(base) else Path.home() / ".cache"
     folder = root / "rubricbench"
@@ -111,7 +111,7 @@ def _remember(path: Path, signature: str, value: str) -> None:
 
 def source_tree_hash(folder: Path, memo: Path | None = None) -> str:
     """Each source file's path relative to ``folder``, a NUL and its bytes, hashed in
-    ``sorted(Path)`` order; with ``memo`` (a private folder, see :func:`memo_folder`), the
+    ``sorted(Path)`` order; with ``memo`` (a private folder, see :func:`private_folder`), the
     hash remembered there for the same files is used when their signature is unchanged."""
     files = sorted(_source_files(str(folder)))
     if memo is None:
@@ -133,5 +133,5 @@ def grader_source_hash() -> str:
     runs while the files are unchanged)."""
     global _SOURCE_HASH
     if _SOURCE_HASH is None:
-        _SOURCE_HASH = source_tree_hash(PACKAGE, memo_folder())
+        _SOURCE_HASH = source_tree_hash(PACKAGE, private_folder())
     return _SOURCE_HASH

@@ -161,11 +161,24 @@ def model_conforms(record: Any) -> bool:
         return conforms("model", {**record, "prompts": {}})
     if not conforms("model", record if stripped is prompts else {**record, "prompts": stripped}):
         return False
+    _remember(key)
+    return True
+
+
+def _remember(key: bytes | None) -> None:
     if key is not None:
         if len(_conforming) >= MEMO_SIZE:
             _conforming.clear()
         _conforming.add(key)
-    return True
+
+
+def known_to_conform(record: Any) -> None:
+    """Remember the prompts of a record known to conform without checking them: one this grader
+    checked when it stored it (the result cache's tagged entries, ``cache.entry_tag``)."""
+    prompts = record.get("prompts") if type(record) is dict else None
+    parts = _without_excerpts(prompts) if type(prompts) is dict and _by_parts() else None
+    if parts is not None and not parts[1]:  # (stored records have no excerpts)
+        _remember(_key(parts[0]))
 
 
 def document_conforms(doc: Any, whole: Callable[[Any], bool]) -> bool:
