@@ -7,7 +7,8 @@ import os
 import pytest
 
 from benchmark.engine import source_hash
-from benchmark.engine.source_hash import private_folder, source_tree_hash
+from benchmark.engine.memo import private_folder
+from benchmark.engine.source_hash import source_tree_hash
 
 
 @pytest.fixture

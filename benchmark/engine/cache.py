@@ -37,7 +37,8 @@ from .. import __version__
 from ..sandbox.isolation import KernelSupport, detect
 from .manifest import fixture_hashes
 from .options import cacheable
-from .source_hash import PACKAGE, SOURCE_SUFFIXES, grader_source_hash, private_folder, source_tree_hash  # noqa: F401 (re-exported)
+from .memo import private_folder
+from .source_hash import PACKAGE, SOURCE_SUFFIXES, grader_source_hash, source_tree_hash  # noqa: F401 (re-exported)
 from ..reporting.conformance import known_to_conform
 from ..reporting.failsafe import schema_problems
 from ..reporting.results_json import model_to_dict
@@ -181,7 +182,7 @@ _TAGGED = re.compile(rb'\{"tag":"([0-9a-f]{64})","record":(.*)\}', re.DOTALL)
 @lru_cache(maxsize=1)
 def _tag_key() -> bytes | None:
     """This user's key for entry tags: 32 random bytes in ``cache-key`` of the private folder
-    (``source_hash.private_folder``), made once (written beside and linked into place, so
+    (``memo.private_folder``), made once (written beside and linked into place, so
     two runs starting together read one key), read only from a regular file of ours that no
     one else can read or write. None when there is no such folder or file: entries are then
     written untagged and always checked in full."""

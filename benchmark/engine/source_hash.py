@@ -10,11 +10,9 @@ now), so a file whose bytes changed always has another signature. A run whose fi
 remembered signature uses the remembered hash; any other run hashes the bytes and remembers
 the result.
 
-The memo lives in a private per-user folder (``$XDG_CACHE_HOME/rubricbench``, else
-``~/.cache/rubricbench``), used only when it is a real folder (not a link) owned by this user
-and closed to everyone else (mode 0700, which it is created with), as Jinja2 does with its
-bytecode cache. A folder that fails that, a memo that is not what this module writes, or a
-write that fails costs only the hashing; it never changes the hash.
+The memo lives in the private per-user folder of ``benchmark.engine.memo`` (mode 0700,
+ours, not a link); without one, or with a memo that is not what this module writes, the
+bytes are hashed as before. It never changes the hash.
 """
 
 from __future__ import annotations
@@ -23,9 +21,9 @@ import hashlib
 import json
 import os
 import re
-import stat
-import tempfile
 from pathlib import Path
+
+from .memo import private_folder, recall, remember
 
 PACKAGE = Path(__file__).resolve().parent.parent  # the whole ``benchmark`` package
 SOURCE_SUFFIXES = (".py", ".json", ".j2", ".css", ".md")
@@ -65,53 +63,9 @@ def _signature(files: list[tuple[tuple[str, ...], str]]) -> str:
     return hashlib.sha256(json.dumps(rows).encode()).hexdigest()
 
 
-def private_folder() -> Path | None:
-    """The private per-user folder (created 0700) for the memo and the result cache's tag key
-    (``cache._tag_key``), or None when there is no usable one."""
-    base = os.environ.get("XDG_CACHE_HOME") or ""
-    root = Path(base) if os.path.isabs(base) else Path.home() / ".cache"
-    folder = root / "rubricbench"
-    try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = os.lstat(folder)
-    except (OSError, RuntimeError):  # (RuntimeError: no home folder)
-        return None
-    private = stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
-    return folder if private else None
-
-
-def _memo_path(folder: Path, memo: Path) -> Path:
-    return memo / f"source-{hashlib.sha256(str(folder).encode()).hexdigest()[:16]}.json"
-
-
-def _remembered(path: Path, signature: str) -> str | None:
-    try:
-        item = json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return None
-    if (isinstance(item, dict) and item.get("signature") == signature
-            and isinstance(item.get("hash"), str) and _HASH.fullmatch(item["hash"])):
-        return item["hash"]
-    return None
-
-
-def _remember(path: Path, signature: str, value: str) -> None:
-    try:
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".source-", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w") as out:
-                json.dump({"signature": signature, "hash": value}, out)
-            os.replace(temporary, path)
-        except BaseException:
-            os.unlink(temporary)
-            raise
-    except OSError:
-        pass
-
-
 def source_tree_hash(folder: Path, memo: Path | None = None) -> str:
     """Each source file's path relative to ``folder``, a NUL and its bytes, hashed in
-    ``sorted(Path)`` order; with ``memo`` (a private folder, see :func:`private_folder`), the
+    ``sorted(Path)`` order; with ``memo`` (a private folder, see ``memo.private_folder``), the
     hash remembered there for the same files is used when their signature is unchanged."""
     files = sorted(_source_files(str(folder)))
     if memo is None:
@@ -120,11 +74,11 @@ def source_tree_hash(folder: Path, memo: Path | None = None) -> str:
         signature = _signature(files)
     except OSError:  # (a file gone since it was listed: hashing says what is wrong)
         return _hash_files(files)
-    path = _memo_path(Path(folder), memo)
-    value = _remembered(path, signature)
-    if value is None:
+    path = memo / f"source-{hashlib.sha256(str(folder).encode()).hexdigest()[:16]}.json"
+    value = recall(path, signature)
+    if not (isinstance(value, str) and _HASH.fullmatch(value)):
         value = _hash_files(files)
-        _remember(path, signature, value)
+        remember(path, signature, value)
     return value
 
 
