@@ -155,13 +155,13 @@ def test_an_unwritable_cache_folder_stores_nothing_and_never_stops_a_run(tmp_pat
     assert cache.get("k" * 64) is None
 
 
-# ---- entries tagged by this user's key (cache.entry_tag) -----------------------------------
+# ---- entries tagged by this user's key (engine/entry_tags.py) -----------------------------------
 
 
 @pytest.fixture
 def private(tmp_path, monkeypatch):
-    """A private folder of this test's own for the tag key (``cache._tag_key``)."""
-    from benchmark.engine import cache
+    """A private folder of this test's own for the tag key (``entry_tags._tag_key``)."""
+    from benchmark.engine import entry_tags as cache
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home-cache"))
     cache._tag_key.cache_clear()
@@ -240,7 +240,7 @@ def test_a_forged_tag_does_not_pass(tmp_path, private, full_checks):
 
 
 def test_an_existing_key_is_kept(tmp_path, private):
-    from benchmark.engine import cache
+    from benchmark.engine import entry_tags as cache
 
     private.mkdir(parents=True, mode=0o700)
     (private / "cache-key").write_bytes(b"k" * 32)
@@ -251,7 +251,7 @@ def test_an_existing_key_is_kept(tmp_path, private):
 
 @pytest.mark.parametrize("spoil", ["group-readable", "a link", "short", "a folder"])
 def test_a_key_that_is_not_private_is_not_used_and_entries_are_checked_in_full(tmp_path, private, full_checks, spoil):
-    from benchmark.engine import cache
+    from benchmark.engine import entry_tags as cache
 
     private.mkdir(parents=True, mode=0o700)
     key = private / "cache-key"
@@ -272,7 +272,7 @@ def test_a_key_that_is_not_private_is_not_used_and_entries_are_checked_in_full(t
 
 
 def test_without_a_private_folder_entries_are_bare_and_checked_in_full(tmp_path, monkeypatch, full_checks):
-    from benchmark.engine import cache
+    from benchmark.engine import entry_tags as cache
 
     (tmp_path / "file").write_text("a file where the cache folder would go\n")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file"))

@@ -10,7 +10,7 @@ They are not fsynced (one entry per graded model; a results file is): an entry t
 crash (cut short, or zero-filled where the data never reached the disk) is not strict JSON
 or not a record the schema accepts, so it is a miss and the model is graded again.
 An entry ``put`` stores is ``{"tag": <hex>, "record": <record>}``: the tag is an HMAC by this
-user's private key (``entry_tag``), and ``get`` does not check again a record whose tag
+user's private key (``entry_tags.entry_tag``), and ``get`` does not check again a record whose tag
 matches (it was checked when stored); any other entry is checked in full. Without a usable
 key, entries are bare records, always checked in full.
 Beside the entries, ``.cache/isolation/`` keeps what the last run of a context measured of the
@@ -21,13 +21,9 @@ from the cache under that profile reports instead of measuring (``benchmark.comm
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import os
-import re
-import stat
 from dataclasses import asdict, dataclass, fields
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +33,7 @@ from .. import __version__
 from ..sandbox.isolation import KernelSupport, detect
 from .manifest import fixture_hashes
 from .options import cacheable
-from .memo import private_folder
+from .entry_tags import entry_tag, untagged
 from .source_hash import PACKAGE, SOURCE_SUFFIXES, grader_source_hash, source_tree_hash  # noqa: F401 (re-exported)
 from ..reporting.conformance import known_to_conform
 from ..reporting.failsafe import schema_problems
@@ -175,73 +171,6 @@ def _is_report(item: Any) -> bool:
             and all(isinstance(value, str) for value in probe.values()))
 
 
-TAG_BYTES = 32  # an entry's tag: HMAC-SHA256, written as 64 hex digits
-_TAGGED = re.compile(rb'\{"tag":"([0-9a-f]{64})","record":(.*)\}', re.DOTALL)
-
-
-@lru_cache(maxsize=1)
-def _tag_key() -> bytes | None:
-    """This user's key for entry tags: 32 random bytes in ``cache-key`` of the private folder
-    (``memo.private_folder``), made once (written beside and linked into place, so
-    two runs starting together read one key), read only from a regular file of ours that no
-    one else can read or write. None when there is no such folder or file: entries are then
-    written untagged and always checked in full."""
-    folder = private_folder()
-    if folder is None:
-        return None
-    path = folder / "cache-key"
-    try:
-        if not os.path.lexists(path):
-            temporary = folder / f".cache-key-{os.getpid()}-{os.urandom(4).hex()}"
-            handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            try:
-                os.write(handle, os.urandom(TAG_BYTES))
-            finally:
-                os.close(handle)
-            try:
-                os.link(temporary, path)  # (fails if another run made it first: that one is used)
-            except FileExistsError:
-                pass
-            finally:
-                os.unlink(temporary)
-        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-        try:
-            info = os.fstat(handle)
-            key = os.read(handle, TAG_BYTES + 1)
-        finally:
-            os.close(handle)
-    except OSError:
-        return None
-    private = stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
-    return key if private and len(key) == TAG_BYTES else None
-
-
-def entry_tag(key: str, data: bytes) -> str | None:
-    """An HMAC-SHA256, by this user's private key, of the cache key and an entry's JSON bytes
-    (hex), or None without a key. ``put`` writes it beside the record
-    (``{"tag": ..., "record": ...}``); it says "this grader, run by this user, wrote these bytes
-    under this key after checking them", so ``get`` need not check them again. Whoever cannot
-    read the key cannot make one, and an entry moved to another key or changed in any byte
-    does not match."""
-    secret = _tag_key()
-    if secret is None:
-        return None
-    return hmac.new(secret, key.encode() + b"\0" + data, hashlib.sha256).hexdigest()
-
-
-def _untagged(key: str, raw: bytes) -> tuple[bytes, bool]:
-    """(an entry's record as JSON bytes, whether its tag matches). An entry as ``put`` writes
-    it with a key is ``{"tag": ..., "record": ...}``, exactly; any other file is a bare record
-    (as ``put`` writes it without a key), and a record whose tag does not match is read as
-    untrusted like a bare one."""
-    tagged = _TAGGED.fullmatch(raw)
-    if tagged is None:
-        return raw, False
-    data = tagged.group(2)
-    expected = entry_tag(key, data)
-    return data, expected is not None and hmac.compare_digest(expected.encode(), tagged.group(1))
-
-
 class ResultCache:
     def __init__(self, results_dir: Path) -> None:
         self.directory = Path(results_dir) / ".cache" / "models"
@@ -285,7 +214,7 @@ class ResultCache:
         and is not checked again; any other entry, tagged or not, is checked in full."""
         path = self.directory / f"{key}.json"
         try:
-            raw, tagged = _untagged(key, path.read_bytes())
+            raw, tagged = untagged(key, path.read_bytes())
             item = orjson.loads(raw)
             if tagged:
                 if not isinstance(item, dict) or (name is not None and item.get("model_name") != name):

@@ -26,7 +26,7 @@ from typing import Any
 
 def private_folder() -> Path | None:
     """The private per-user folder (created 0700) for these facts and the result cache's tag
-    key (``cache._tag_key``), or None when there is no usable one."""
+    key (``entry_tags._tag_key``), or None when there is no usable one."""
     base = os.environ.get("XDG_CACHE_HOME") or ""
     root = Path(base) if os.path.isabs(base) else Path.home() / ".cache"
     folder = root / "rubricbench"

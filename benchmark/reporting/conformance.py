@@ -174,7 +174,7 @@ def _remember(key: bytes | None) -> None:
 
 def known_to_conform(record: Any) -> None:
     """Remember the prompts of a record known to conform without checking them: one this grader
-    checked when it stored it (the result cache's tagged entries, ``cache.entry_tag``)."""
+    checked when it stored it (the result cache's tagged entries, ``entry_tags.entry_tag``)."""
     prompts = record.get("prompts") if type(record) is dict else None
     parts = _without_excerpts(prompts) if type(prompts) is dict and _by_parts() else None
     if parts is not None and not parts[1]:  # (stored records have no excerpts)
