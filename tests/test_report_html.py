@@ -466,3 +466,21 @@ def test_the_charts_are_the_text_the_macros_gave(fractions):
     for fraction in fractions + [-1.0, 2.0]:
         gauge = svg.meter(fraction or 0.0)
         assert str(chart_markup.meter(gauge)) == str(reference.meter(gauge))
+
+
+@pytest.mark.parametrize("text", ["a\nb\n", "a\r\nb\rc\n\nd", "no break", "\r\r\n", "x\u2028y\x0cz\n", ""])
+def test_excerpt_lines_are_split_where_ast_counts_lines(tmp_path, text):
+    """Only \\r\\n, \\r and \\n end a line (as ast counts them), with or without a \\r in the file."""
+    import hashlib
+
+    from benchmark.reporting.excerpts import LINE_BREAK, _GradedFiles
+    from benchmark.submission import read_text
+
+    (tmp_path / "f.py").write_bytes(text.encode("utf-8"))
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    files = _GradedFiles(tmp_path)
+    decoded, error, _ = read_text(tmp_path / "f.py")
+    expected = LINE_BREAK.split(decoded) if decoded is not None and error is None else None
+    assert files.lines("f.py", digest) == expected
+    for name in ("sub/f.py", "../f.py", ".", "..", ""):
+        assert _GradedFiles(tmp_path).lines(name, digest) is None

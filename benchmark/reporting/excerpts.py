@@ -54,12 +54,12 @@ class _GradedFiles:
         return self.cache[key]
 
     def _read(self, name: str, sha256: str) -> list[str] | None:
-        if Path(name).name != name or name in ("", ".", ".."):
+        if "/" in name or name in ("", ".", ".."):
             return None  # a bare file name inside the model folder, nothing else
         text, error, digest = read_text(self.folder / name)
         if text is None or error is not None or digest != sha256:
             return None
-        return LINE_BREAK.split(text)
+        return text.split("\n") if "\r" not in text else LINE_BREAK.split(text)  # (the same lines)
 
 
 def _fill_prompt(prompt: dict[str, Any], files: _GradedFiles) -> None:
