@@ -165,6 +165,8 @@ def test_only_a_rejected_folder_named_with_model_exits_3_and_records_it_escaped(
     latest = (tmp_path / "results" / "latest_results.json").read_bytes()
     doc = json.loads(latest)
     assert doc["models"] == {} and [s["folder"] for s in doc["skipped_models"]] == ["evil\\x1b[2J\\x1b[Hmodel"]
+    run_dir = tmp_path / "results" / doc["run_id"]
+    assert all(b"\x1b" not in path.read_bytes() for path in run_dir.iterdir()) and b"\x1b" not in latest
 
 
 def test_a_model_whose_record_cannot_be_written_exits_1_and_costs_no_one_else(environment, tmp_path,
