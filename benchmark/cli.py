@@ -56,7 +56,7 @@ class _ModelName(argparse.Action):
         namespace.models = names if values in names else [*names, values]
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rubricbench", description="Grade LLM-written code submissions.",
                                      epilog="rubricbench import REPLIES --model NAME: raw chat replies -> a "
                                             "submission folder (rubricbench import --help); "
@@ -95,6 +95,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="run canary submissions against each isolation layer and exit")
     _add_cluster_flags(parser)
     _add_report_flags(parser)
+    return parser
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = _parser()
     args = parser.parse_args(argv)
     if args.workers < 1:
         parser.error("--workers must be at least 1")
@@ -102,7 +107,41 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--seed takes an integer from {-2**63} to {2**63 - 1}")
     _check_report_flags(parser, args)
     _check_cluster_flags(parser, args)
+    _check_unused_flags(parser, args, argv)
     return args
+
+
+# What each mode that grades nothing reads; any other flag given with it would be silently
+# ignored, so it is refused (a usage error, exit 2), as argparse refuses conflicting flags.
+MODE_FLAGS = {
+    "self_check": {"self_check", "mem"},
+    "report_only": {"report_only", "quiet"},
+    "compare": {"compare", "quiet", "results_dir", "fail_on_regression"},
+}
+DERIVED = {"models", "results_dir_given"}  # set by --model and --results-dir, not flags themselves
+
+
+def _given(argv: list[str] | None, dests) -> list[str]:
+    """The destinations of the flags given on the command line, in parser order (a default,
+    even one taken from the environment, is not given): ``argv`` parsed again with every
+    default None (no flag given stores None; a string default would be converted by its type)."""
+    parser = _parser()
+    parser.set_defaults(**dict.fromkeys(set(dests) - DERIVED))
+    found = vars(parser.parse_args(argv))
+    return [dest for dest in dests if dest not in DERIVED and found.get(dest) is not None]
+
+
+def _check_unused_flags(parser: argparse.ArgumentParser, args: argparse.Namespace,
+                        argv: list[str] | None) -> None:
+    mode = next((mode for mode in MODE_FLAGS if getattr(args, mode)), None)
+    if mode is None:
+        return
+    unused = [f"--{dest.replace('_', '-')}" for dest in _given(argv, list(vars(args)))
+              if dest not in MODE_FLAGS[mode] | DERIVED]
+    if unused:
+        plural = "s" if len(unused) > 1 else ""
+        parser.error(f"argument{plural} {', '.join(unused)}: not allowed with argument "
+                     f"--{mode.replace('_', '-')} (it grades nothing)")
 
 
 def _add_cluster_flags(parser: argparse.ArgumentParser) -> None:

@@ -210,6 +210,8 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
     started = _now()
     progress = Progress(len(entries), quiet=config.quiet)
     grading_line = f"🔍 Grading {len(entries)} model(s): {', '.join(e.name for e in entries)}"
+    if not entries:  # every model folder selected is skipped: the run still writes that down
+        grading_line = "🔍 Grading no model: every model folder found is skipped (listed below)"
     if local is not None and local.measured is not None:  # the banner is not this run's measure
         grading_line += (f"\n   every model comes from the cache and nothing runs: the isolation above "
                          f"is what run {text(local.measured.run_id, NAME_LIMIT)} measured at "

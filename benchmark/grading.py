@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from .engine.grading import (DEFAULT_SEED, INTERNAL_ERROR, GradeOptions, blocking_problem,
                              default_test_data, grade_model, grade_prompt, grade_task,
-                             has_internal_error, load_files)
+                             has_internal_error, load_files, refused_prompt)
 
 __all__ = ["DEFAULT_SEED", "INTERNAL_ERROR", "GradeOptions", "blocking_problem", "default_test_data",
-           "grade_model", "grade_prompt", "grade_task", "has_internal_error", "load_files"]
+           "grade_model", "grade_prompt", "grade_task", "has_internal_error", "load_files",
+           "refused_prompt"]

@@ -94,20 +94,21 @@ def _select(config: RunConfig, found: dict[str, ModelEntry],
             _error(f"model '{missing[0]}' not found under {config.submissions_dir} "
                    f"(available: {', '.join(sorted(found)) or 'none'})")
             return None
-        return [found[m] for m in config.models if m in found] or None
-    if not found:
-        if not skipped:
-            root = config.submissions_dir
-            _error(f"no models found under {root}: a model is a folder "
-                   f"{' or '.join(f'{Path(root) / tier}/MODEL' for tier in TIERS)}")
+        return [found[m] for m in config.models if m in found]
+    if not found and not skipped:
+        root = config.submissions_dir
+        _error(f"no models found under {root}: a model is a folder "
+               f"{' or '.join(f'{Path(root) / tier}/MODEL' for tier in TIERS)}")
         return None
     return [found[name] for name in sorted(found)]
 
 
 def _discover(config: RunConfig,
               runner: BenchmarkRunner) -> tuple[list[ModelEntry], list[RejectedModel]] | int:
-    """(the models to grade, the selected model folders skipped), or the exit code
-    when there is nothing to grade (1: the tree is unusable; 3: only skipped folders; 2: none)."""
+    """(the models to grade, the selected model folders skipped), or the exit code when
+    there is nothing to grade and nothing to record (1: the tree is unusable; 2: a model asked
+    for is not there, or no model folder at all). When every selected folder is skipped, the
+    list of models is empty: the run records the skipped folders and exits 3."""
     try:
         found, rejected = runner.scan()
     except DiscoveryError as exc:
@@ -116,5 +117,5 @@ def _discover(config: RunConfig,
     skipped = _skipped(config, rejected)
     entries = _select(config, found, skipped)
     if entries is None:
-        return EXIT_VALIDATION if skipped else EXIT_MISSING_MODEL
+        return EXIT_MISSING_MODEL
     return entries, skipped

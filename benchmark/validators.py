@@ -1,24 +1,28 @@
 """The spec's public validator API, as a thin facade over the grading engine.
 
 ``validate_prompt1_refactoring(path)`` and friends grade one file (or pair) exactly as a full
-run would: the file is copied under its expected name into a private folder and graded by
-``benchmark.grading.grade_prompt``; the code still runs only in sandboxed children.
+run would: the file's bytes are read as a run reads a submission file (a symbolic link is not
+followed), written under its expected name into a private folder and graded by
+``benchmark.grading.grade_prompt``; the code still runs only in sandboxed children. A path that
+cannot be read (missing, a symbolic link, not a regular file, too large) gives a result with
+status ``error``, score 0 and an error naming that path and the reason.
 Each returns ``{"score", "max_score", "passed", "details", "result"}`` where ``result`` is the
 full prompt record (checks with rationale and evidence).
 """
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from .analyzers.legacy import MaintainabilityAnalyzer, PerformanceAnalyzer, SecurityAnalyzer
-from .engine.grading import GradeOptions, default_test_data, grade_prompt
+from .engine.grading import GradeOptions, default_test_data, grade_prompt, load_files, refused_prompt
 from .prompts import module_for
 from .reporting.results_json import prompt_to_dict
+from .submission import read_bytes
 from .types import PromptResult
+from .untrusted import NAME_LIMIT, text
 
 __all__ = [
     "MaintainabilityAnalyzer", "PerformanceAnalyzer", "PromptValidators", "SecurityAnalyzer",
@@ -27,14 +31,36 @@ __all__ = [
 ]
 
 
-def _grade(prompt_id: str, sources: dict[str, str | Path], test_data: Path | None = None,
+def _stage(expected_names, sources: dict[str, str | Path | None], folder: Path) -> list[str]:
+    """Write the bytes of each given file into ``folder`` under the name the prompt expects, read
+    as a run reads a submission file (``submission.read_bytes``: a symbolic link is not followed,
+    a missing, irregular or oversized file is refused). Returns one "<given path>: <reason>" per
+    refused path (the path escaped and capped: it may come from anywhere); None stages nothing,
+    as a file the model did not submit."""
+    refused = []
+    for expected, source in zip(expected_names, sources.values()):
+        if source is None:
+            continue
+        data, reason = read_bytes(Path(source))
+        if data is None:
+            refused.append(f"{text(str(source), NAME_LIMIT)}: {reason}")
+        else:
+            (folder / expected).write_bytes(data)
+    return refused
+
+
+def _grade(prompt_id: str, sources: dict[str, str | Path | None], test_data: Path | None = None,
            options: GradeOptions | None = None) -> PromptResult:
+    """Grade the given files as the prompt's files. A path that cannot be read is the caller's
+    answer to that prompt, refused as a run refuses a submission file: status ``error``, score 0,
+    the error naming the path given and the reason."""
     module = module_for(prompt_id)
-    with tempfile.TemporaryDirectory(prefix="rubricbench-validate-") as folder:
-        for expected, source in zip(module.FILES, sources.values()):
-            if source is not None and Path(source).is_file():
-                shutil.copyfile(source, Path(folder) / expected)
-        return grade_prompt(module, Path(folder), test_data=test_data or default_test_data(),
+    with tempfile.TemporaryDirectory(prefix="rubricbench-validate-") as name:
+        folder = Path(name)
+        refused = _stage(module.FILES, sources, folder)
+        if refused:
+            return refused_prompt(module, "; ".join(refused), load_files(module, folder))
+        return grade_prompt(module, folder, test_data=test_data or default_test_data(),
                             options=options)
 
 

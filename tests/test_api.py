@@ -48,6 +48,65 @@ def test_validator_on_a_renamed_or_missing_file(tmp_path):
     assert missing["score"] == 0 and "file not found" in missing["result"]["error"]
 
 
+def _refusals(tmp_path, bad):
+    """Each library entry point given ``bad`` for one of its files (the others real)."""
+    from benchmark.validators import (PromptValidators, validate_prompt1_refactoring,
+                                      validate_prompt2_yaml_json, validate_prompt3_transformation,
+                                      validate_prompt4_api_integration)
+
+    yaml, json_ = REF / "prompt_2_config_fixed.yaml", REF / "prompt_2_config.json"
+    return {
+        "p1": validate_prompt1_refactoring(bad),
+        "p2 yaml": validate_prompt2_yaml_json(bad, json_),
+        "p2 json": validate_prompt2_yaml_json(yaml, bad),
+        "p3": validate_prompt3_transformation(bad),
+        "p4": validate_prompt4_api_integration(bad),
+        "class p3": PromptValidators(ROOT / "test_data").validate_prompt_3_transformation(bad),
+    }
+
+
+def test_validators_name_the_missing_path_the_caller_gave_not_the_expected_file(tmp_path):
+    for key, result in _refusals(tmp_path, "typo.py").items():
+        record = result["result"]
+        assert (result["score"], result["passed"], record["status"]) == (0, False, "error"), key
+        assert record["error"] == "typo.py: file not found", key
+        assert all(c["status"] == "error" and c["rationale"] == "typo.py: file not found"
+                   for c in record["checks"]), key
+
+
+def test_validators_refuse_a_symbolic_link_as_a_run_does_even_to_a_perfect_answer(tmp_path):
+    for name in ("prompt_1_solution.py", "prompt_3_transform.py"):
+        (tmp_path / name).symlink_to(REF / name)
+    link = tmp_path / "prompt_3_transform.py"
+    for key, result in _refusals(tmp_path, link).items():
+        assert result["score"] == 0 and result["result"]["status"] == "error", key
+        assert result["result"]["error"] == f"{link}: is a symbolic link (not followed)", key
+    # the same reference file, not through a link, earns full marks
+    from benchmark.validators import validate_prompt1_refactoring
+
+    assert validate_prompt1_refactoring(tmp_path / "prompt_1_solution.py")["score"] == 0
+    assert validate_prompt1_refactoring(REF / "prompt_1_solution.py")["passed"]
+
+
+def test_validators_refuse_a_folder_and_escape_the_path_they_name(tmp_path):
+    from benchmark.validators import validate_prompt3_transformation
+
+    folder = tmp_path / "a_folder.py"
+    folder.mkdir()
+    hostile = tmp_path / "evil\x1b[2J.py"
+    assert validate_prompt3_transformation(folder)["result"]["error"] == f"{folder}: not a regular file"
+    error = validate_prompt3_transformation(hostile)["result"]["error"]
+    assert error == f"{tmp_path}/evil\\x1b[2J.py: file not found" and "\x1b" not in error
+
+
+def test_validator_given_none_for_a_prompt_2_file_grades_the_other_as_not_submitted():
+    from benchmark.validators import validate_prompt2_yaml_json
+
+    result = validate_prompt2_yaml_json(None, REF / "prompt_2_config.json")
+    assert result["result"]["status"] == "ok" and 0 < result["score"] < 25
+    assert result["details"]["json_valid"] and not result["details"]["yaml_valid"]
+
+
 def test_prompt_validators_class_and_analyzers():
     from benchmark.validators import (MaintainabilityAnalyzer, PerformanceAnalyzer,
                                       PromptValidators, SecurityAnalyzer)

@@ -46,6 +46,51 @@ def test_every_spec_flag_exists():
     assert config.unsafe and config.allow_network and config.trusted_model and config.no_metadata
 
 
+@pytest.mark.parametrize("argv, refused, mode", [
+    (["--self-check", "--model", "x"], "argument --model", "--self-check"),
+    (["--self-check", "--mod", "x"], "argument --model", "--self-check"),  # (an abbreviation)
+    (["--self-check", "--all-models", "--workers", "2", "-q"], "arguments --all-models, --workers, --quiet",
+     "--self-check"),
+    (["--self-check", "--unsafe", "--trusted-model", "--debug"],
+     "arguments --unsafe, --trusted-model, --debug", "--self-check"),
+    (["--self-check", "--pack", "p", "--no-core", "--seed", "1"], "arguments --pack, --seed, --no-core",
+     "--self-check"),
+    (["--report-only", "r.json", "--results-dir", "out"], "argument --results-dir", "--report-only"),
+    (["--report-only", "r.json", "--workers", "1", "--no-cache"], "arguments --workers, --no-cache",
+     "--report-only"),
+    (["--compare", "a", "b", "--submissions-dir", "s", "--mem", "256"],
+     "arguments --submissions-dir, --mem", "--compare"),
+    (["--compare", "a", "b", "--require-isolation", "--no-metadata"],
+     "arguments --no-metadata, --require-isolation", "--compare"),
+])
+def test_a_flag_a_no_grading_mode_would_ignore_is_a_usage_error_naming_it(argv, refused, mode, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        parse_args(argv)
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"rubricbench: error: {refused}: not allowed with argument {mode} (it grades nothing)")
+
+
+def test_self_check_with_a_grading_flag_runs_no_canary(monkeypatch, capsys):
+    monkeypatch.setattr(commands, "self_check_command", lambda config: pytest.fail("self-check ran"))
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["--self-check", "--model", "example_model"])
+    assert exit_.value.code == 2 and "argument --model: not allowed" in capsys.readouterr().err
+
+
+def test_the_flags_each_no_grading_mode_uses_are_kept(monkeypatch):
+    assert parse_args(["--self-check", "--mem", "768"]).mem == 768
+    assert parse_args(["--report-only", "r.json", "--quiet"]).quiet
+    args = parse_args(["--compare", "a", "b", "--results-dir", "out", "-q", "--fail-on-regression", "2"])
+    assert (args.results_dir, args.quiet, args.fail_on_regression) == ("out", True, 2.0)
+    # a default from the environment is not a flag given
+    monkeypatch.setenv("RUBRICBENCH_DEBUG", "1")
+    monkeypatch.setenv("RUBRICBENCH_RESULTS_DIR", "elsewhere")
+    assert parse_args(["--self-check"]).debug and parse_args(["--report-only", "r.json"]).debug
+    # and grading runs take every flag as before
+    assert parse_args(["--model", "m", "--workers", "2", "-q", "--seed", "3", "--debug"]).workers == 2
+
+
 def test_spec_environment_aliases(monkeypatch):
     monkeypatch.setenv("AIBUGBENCH_RESULTS_DIR", "elsewhere")
     monkeypatch.setenv("AIBUGBENCH_TIMEOUT", "7")

@@ -168,3 +168,46 @@ def test_cli_compare_into_a_folder_that_cannot_be_written_is_an_error_not_a_trac
     assert cli.main(["--compare", str(old), str(new), "--results-dir", str(taken)]) == cli.EXIT_ERROR
     assert capsys.readouterr().err == f"error: results folder {taken}: {taken} is not a folder\n"
     assert taken.read_text() == "a file, not a folder"
+
+
+def _skipped_in_new(runs, reason="it is a symbolic link (not followed)"):
+    """The runs, with the new run listing gone_model's folder as skipped."""
+    old, new = copy.deepcopy(runs[0]), copy.deepcopy(runs[1])
+    new["skipped_models"] = [{"tier": "user_submissions", "folder": "gone_model", "reason": reason}]
+    validate_results(new)
+    return old, new
+
+
+def test_a_model_graded_before_and_skipped_now_is_reported_as_not_graded_not_removed(runs):
+    diff = diff_runs(*_skipped_in_new(runs))
+    assert diff["removed"] == []
+    assert [(s["model"], s["reason"]) for s in diff["skipped"]] == [
+        ("gone_model", "it is a symbolic link (not followed)")]
+    assert diff["skipped"][0]["score"] == runs[0]["models"]["gone_model"]["overall_score"]
+    text = render_diff_text(diff)
+    assert "2 in both runs, 1 new, 0 removed, 1 graded before and not graded now" in text
+    assert "Models not graded in the new run (graded in the old one; their folder was skipped):" in text
+    assert "  ! gone_model (" in text and ": it is a symbolic link (not followed)" in text
+    assert "- gone_model" not in text
+    html = render_diff_html(diff)
+    assert '<tr class="skipped"><td class="st-error">not graded now: it is a symbolic link' in html
+    # without skipped_models in the new run the model is removed, as before
+    assert [b["model"] for b in diff_runs(*runs)["removed"]] == ["gone_model"]
+    assert diff_runs(*runs)["skipped"] == []
+
+
+def test_the_regression_gate_fails_on_a_model_graded_before_and_skipped_now(runs):
+    old, new = _skipped_in_new(runs)
+    failed = regressions(diff_runs(old, new), 100.0)  # no score drop can fail this threshold
+    assert failed == [{"model": "gone_model", "delta": None, "skipped": "it is a symbolic link (not followed)"}]
+    assert "FAILED: gone_model not graded" in render_diff_text(diff_runs(old, new), 100.0, failed)
+    assert "gone_model not graded" in render_diff_html(diff_runs(old, new), 100.0, failed)
+    assert regressions(diff_runs(*runs), 100.0) == []  # merely removed: no regression
+
+
+def test_cli_fail_on_regression_exits_6_for_a_model_skipped_now(tmp_path, runs, capsys):
+    old, new = _write(tmp_path, _skipped_in_new(runs))
+    assert cli.main(["--compare", str(old), str(new), "--fail-on-regression", "100"]) == cli.EXIT_REGRESSION
+    assert "FAILED: gone_model not graded" in capsys.readouterr().out
+    assert cli.main(["--compare", str(old), str(new)]) == cli.EXIT_OK  # no gate asked for
+    assert "gone_model" in capsys.readouterr().out

@@ -154,14 +154,19 @@ def test_a_cached_rerun_of_hostile_models_is_served_from_the_cache_unchanged(env
     _check_terminal(out, err)
 
 
-def test_only_a_rejected_folder_named_with_model_exits_3_and_writes_nothing(environment, hostile_subs,
-                                                                            tmp_path, capfdbinary):
+def test_only_a_rejected_folder_named_with_model_exits_3_and_records_it_escaped(environment, hostile_subs,
+                                                                                tmp_path, capfdbinary):
+    """Nothing is graded; the run still writes that the folder was skipped (its name escaped)."""
     code = cli.main(["--model", ESCAPE_NAME, "--submissions-dir", str(hostile_subs),
                      "--results-dir", str(tmp_path / "results"), "--no-metadata"])
     out, err = capfdbinary.readouterr()
     assert code == 3
     assert b"skipped model folder 'evil\\x1b[2J\\x1b[Hmodel'" in err and b"\x1b" not in out + err
-    assert not (tmp_path / "results" / "latest_results.json").exists()
+    latest = (tmp_path / "results" / "latest_results.json").read_bytes()
+    doc = json.loads(latest)
+    assert doc["models"] == {} and [s["folder"] for s in doc["skipped_models"]] == ["evil\\x1b[2J\\x1b[Hmodel"]
+    run_dir = tmp_path / "results" / doc["run_id"]
+    assert all(b"\x1b" not in path.read_bytes() for path in run_dir.iterdir()) and b"\x1b" not in latest
 
 
 def test_a_model_whose_record_cannot_be_written_exits_1_and_costs_no_one_else(environment, tmp_path,

@@ -517,3 +517,29 @@ def test_a_file_that_holds_no_configuration_earns_zero_on_every_style_check(yaml
         assert outcome.rationale == ("no style credit while a file holds no configuration: "
                                      f"{m.YAML_FILE} loads to {shown}, not a mapping of settings")
     assert m.CHECKS["yaml_indentation"](make_ctx(REF_YAML, REF_JSON)).fraction == 1.0
+
+
+@pytest.mark.parametrize("yaml_text, shown", [
+    ("# only a comment\n", "no document"), ("# one\n\n   # two\n", "no document"), ("---\n", "a null"),
+    ("null\n", "a null"), ("- a\n- b\n", "a list"), ("just a sentence\n", "a scalar"),
+])
+def test_a_yaml_that_holds_no_configuration_earns_no_safety_credit(yaml_text, shown):
+    """Nothing was loaded, so nothing was loaded safely: the same rule as for style."""
+    outcome = m.CHECKS["yaml_safety"](make_ctx(yaml_text, REF_JSON))
+    assert outcome.fraction == 0 and outcome.status is None
+    assert outcome.rationale == (f"no safety credit: {m.YAML_FILE} loads to {shown}, "
+                                 "not a mapping of settings (nothing was loaded safely)")
+    assert [e.file for e in outcome.evidence] == [m.YAML_FILE]
+    assert m.CHECKS["yaml_safety"](make_ctx(SKELETON_YAML, REF_JSON)).fraction == 1.0
+
+
+@pytest.mark.parametrize("yaml_text", ["", " \n\t\n", "# only comments\n# here\n", "---\n"])
+def test_an_empty_yaml_scores_as_no_yaml_at_all(tmp_path, yaml_text):
+    """An empty, blank or comment-only YAML beside the reference JSON earns what no YAML earns."""
+    (tmp_path / "none").mkdir()
+    (tmp_path / "empty").mkdir()
+    nothing = _grade(tmp_path / "none", None, REF_JSON)
+    empty = _grade(tmp_path / "empty", yaml_text, REF_JSON)
+    assert empty.score == nothing.score and 0 < nothing.score < 25
+    safety = next(c for cat in empty.categories for c in cat.checks if c.id == "yaml_safety")
+    assert safety.earned == 0 and m.YAML_FILE in safety.rationale

@@ -159,3 +159,48 @@ def test_the_schema_rejects_a_malformed_entry(broken):
     with pytest.raises(ResultsSchemaError) as raised:
         validate_results(_doc_with(broken))
     assert raised.value.path.startswith("$.skipped_models"), raised.value.path
+
+
+def _only_a_link(tmp_path, monkeypatch):
+    """A submissions tree whose only model folder is a symbolic link to a copy of the reference."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(REFERENCE.parents[2] / "test_data"))
+    (tmp_path / "submissions" / "user_submissions").mkdir(parents=True)
+    shutil.copytree(REFERENCE, tmp_path / "outside")
+    (tmp_path / "submissions" / "user_submissions" / LINKED).symlink_to(tmp_path / "outside")
+
+
+@pytest.mark.parametrize("selection", [["--all-models"], ["--model", LINKED]])
+def test_a_run_whose_every_folder_is_skipped_writes_that_down_and_exits_3(tmp_path, monkeypatch, capsys,
+                                                                         selection):
+    _only_a_link(tmp_path, monkeypatch)
+    assert cli.main([*selection, "--no-metadata", "--results-dir", "results"]) == cli.EXIT_VALIDATION
+    out = capsys.readouterr().out
+    assert "Grading no model: every model folder found is skipped (listed below)" in out
+    assert f"not graded: model folder '{LINKED}' in user_submissions" in out
+    latest = json.loads((tmp_path / "results" / "latest_results.json").read_text())
+    run_dir = tmp_path / "results" / latest["run_id"]
+    doc = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
+    validate_results(doc)
+    assert doc["models"] == {} and doc["benchmark_run"]["total_models"] == 0
+    assert doc["skipped_models"] == [EXPECTED[2]] and doc["comparison"]["ranking"] == []
+    said = "No model was graded: every model folder found was skipped"
+    assert said in (run_dir / "summary_report.txt").read_text(encoding="utf-8")
+    markdown = (run_dir / "summary.md").read_text(encoding="utf-8")
+    assert said in markdown and "every check passed" not in markdown
+    assert said in (run_dir / "report.html").read_text(encoding="utf-8")
+    root = ET.fromstring((run_dir / "junit.xml").read_text(encoding="utf-8"))
+    assert (root.get("tests"), root.get("errors")) == ("1", "1")
+    before = (run_dir / "summary.md").read_bytes()
+    (run_dir / "summary.md").unlink()
+    assert cli.main(["--report-only", str(run_dir / "results.json")]) == cli.EXIT_OK
+    assert (run_dir / "summary.md").read_bytes() == before
+
+
+def test_a_model_asked_for_that_is_not_there_is_exit_2_even_beside_a_skipped_one(tmp_path, monkeypatch,
+                                                                                  capsys):
+    _only_a_link(tmp_path, monkeypatch)
+    assert cli.main(["--model", "absent", "--model", LINKED, "--results-dir", "results"]) == \
+        cli.EXIT_MISSING_MODEL
+    assert "model 'absent' not found" in capsys.readouterr().err
+    assert not (tmp_path / "results").exists()

@@ -28,7 +28,8 @@ from .options import DEFAULT_SEED, INTERNAL_ERROR, GradeOptions, default_test_da
 # GradeOptions and the helpers beside it live in the light ``benchmark.engine.options``; they are
 # importable from here and from ``benchmark.grading``, where library users have always found them.
 __all__ = ["DEFAULT_SEED", "INTERNAL_ERROR", "GradeOptions", "blocking_problem", "default_test_data",
-           "grade_model", "grade_prompt", "grade_task", "has_internal_error", "load_files"]
+           "grade_model", "grade_prompt", "grade_task", "has_internal_error", "load_files",
+           "refused_prompt"]
 
 
 def as_task(task: Task | ModuleType) -> Task:
@@ -134,6 +135,15 @@ def _observe_failure(exc: Exception) -> str:
     return f"{INTERNAL_ERROR}: observing failed: {type(exc).__name__}: {exc}"
 
 
+def refused_prompt(task: Task | ModuleType, problem: str,
+                   files: dict[str, SourceFile] | None = None) -> PromptResult:
+    """The result of a task that cannot be graded at all (their fault): status ``error``,
+    every check ``error`` with ``problem`` as its rationale, score 0."""
+    task = as_task(task)
+    checks = [_to_check(row, Outcome.error(problem)) for row in task.checks]
+    return _prompt_result(task, checks, files or {}, [], problem)
+
+
 def grade_prompt(task: Task | ModuleType, model_dir: Path, *, test_data: Path,
                  options: GradeOptions | None = None) -> PromptResult:
     """Grade one task (or core prompt module); Python work holds ``threads.PYTHON_WORK``,
@@ -151,8 +161,7 @@ def _grade_task(task: Task, model_dir: Path, *, test_data: Path,
     files = load_files(task, Path(model_dir))
     problem = blocking_problem(task, files)
     if problem:
-        checks = [_to_check(row, Outcome.error(problem)) for row in task.checks]
-        return _prompt_result(task, checks, files, [], problem)
+        return refused_prompt(task, problem, files)
     runner = options.runner(Path(model_dir).name)
     executions: list[dict[str, Any]] = []
     blocked: list[dict[str, Any]] = []

@@ -14,10 +14,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .. import __version__, installed
+from .. import __version__, installed, untrusted
 from .memo import remembered
 from ..rubric import rubric_hash
 from ..types import ModelResult, RunConfig
+from ..untrusted import RATIONALE_LIMIT
 
 _SHORT_SHA = re.compile(r"[0-9a-f]{4,64}")
 CLUSTER_FLAGS = ("cluster", "scheduler", "scheduler_file", "tls_ca", "tls_cert", "tls_key")
@@ -118,7 +119,9 @@ def platform_string() -> str:
 
 def _config(config: RunConfig) -> dict[str, Any]:
     """The run's flags; the task-pack ones and the seed only when used (a run with the
-    defaults records exactly what it always has)."""
+    defaults records exactly what it always has). Their strings (model names and folders given
+    on the command line: a ``--model`` may name a folder whose name is refused) pass the
+    untrusted-text boundary, as everything a report shows does."""
     flags = asdict(config)
     if not config.packs and config.core:
         del flags["packs"], flags["core"]
@@ -129,7 +132,7 @@ def _config(config: RunConfig) -> dict[str, Any]:
     cluster = {name: flags.pop(name) for name in CLUSTER_FLAGS}
     if any(cluster.values()):  # a cluster run records its flags under one key
         flags["cluster"] = {name: value for name, value in cluster.items() if value}
-    return flags
+    return untrusted.data(flags, RATIONALE_LIMIT)
 
 
 def build_manifest(config: RunConfig, isolation: dict[str, Any], models: list[ModelResult],

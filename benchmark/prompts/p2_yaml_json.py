@@ -218,10 +218,17 @@ def _unstyled(ctx: CheckContext, kind: str) -> tuple[str, tuple[Evidence, ...]] 
     if parsed["status"] != "ok":
         return (f"{KINDS[kind]} does not load ({parsed['status']}): {parsed['error']}",
                 _failure_evidence(ctx, kind))
-    if not isinstance(parsed["data"], dict):
-        what = "no document" if parsed["documents"] == 0 else f"a {data.kind(parsed['data'])}"
-        return f"{KINDS[kind]} loads to {what}, not a mapping of settings", (Evidence(KINDS[kind]),)
-    return None
+    empty = _no_configuration(parsed, kind)
+    return (empty, (Evidence(KINDS[kind]),)) if empty else None
+
+
+def _no_configuration(parsed: dict[str, Any], kind: str) -> str | None:
+    """For a file that loads: why it holds no configuration (it loads to no document, ``null``,
+    a list or a scalar: not a mapping of settings), or None when it loads to a mapping."""
+    if isinstance(parsed["data"], dict):
+        return None
+    what = "no document" if parsed["documents"] == 0 else f"a {data.kind(parsed['data'])}"
+    return f"{KINDS[kind]} loads to {what}, not a mapping of settings"
 
 
 def style_blocker(ctx: CheckContext) -> Outcome | None:
@@ -328,8 +335,16 @@ def no_duplication(ctx: CheckContext) -> Outcome:
 
 @check("yaml_safety")
 def yaml_safety(ctx: CheckContext) -> Outcome:
+    """The YAML loads with the limited safe loader (no language tags, aliases within limits) to a mapping of settings.
+
+    A YAML that loads to no configuration (only comments, ``---`` alone, ``null``, a list, a
+    scalar) earns nothing, as for style: nothing was loaded, safely or not."""
     parsed = _parsed(ctx, "yaml")
     status = parsed["status"]
+    empty = _no_configuration(parsed, "yaml") if status == "ok" else None
+    if empty:  # nothing was loaded, so nothing was loaded safely (no points for nothing)
+        return Outcome.fail(f"no safety credit: {empty} (nothing was loaded safely)",
+                            [Evidence(YAML_FILE)])
     if status == "ok":
         return Outcome.ok(f"{YAML_FILE} loads with the limited safe loader "
                           "(no language tags, aliases within limits)")

@@ -22,6 +22,9 @@ def models_of(doc: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     return {name: m for name, m in models.items() if isinstance(m, Mapping)}
 
 
+NOTHING_GRADED = "No model was graded: every model folder found was skipped (listed under \"Model folders not graded\")"
+
+
 def skipped_of(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The model folders the run did not grade (``skipped_models``: tier, folder, reason;
     escaped when the document was built), in discovery order; empty for most runs."""

@@ -94,10 +94,16 @@ def _brief(sign: str, brief: Mapping[str, Any]) -> str:
             f"({brief['percentage']:.2f}%) {brief.get('grade')}")
 
 
+def regression_text(row: Mapping[str, Any]) -> str:
+    """One failed model of the regression gate: its drop, or that it was not graded."""
+    return f"{row['model']} {signed(row['delta'])}" if row.get("delta") is not None else f"{row['model']} not graded"
+
+
 def gate_line(threshold: float, failed: list[Mapping[str, Any]]) -> str:
     if not failed:
-        return f"Regression gate (--fail-on-regression {threshold:.2f}): passed, no model dropped more than {threshold:.2f} points"
-    worst = ", ".join(f"{r['model']} {signed(r['delta'])}" for r in failed)
+        return (f"Regression gate (--fail-on-regression {threshold:.2f}): passed, no model dropped more than "
+                f"{threshold:.2f} points or went ungraded")
+    worst = ", ".join(regression_text(r) for r in failed)
     return f"Regression gate (--fail-on-regression {threshold:.2f}): FAILED: {worst}"
 
 
@@ -108,8 +114,10 @@ def render_diff_text(diff: Mapping[str, Any], threshold: float | None = None,
     if diff["rubric_changed"]:
         lines.append(f"  note: the rubric changed ({diff['old'].get('rubric_hash')} {ARROW} "
                      f"{diff['new'].get('rubric_hash')}); scores may not be directly comparable")
+    skipped = diff.get("skipped") or []
     lines += ["━" * RULE_WIDTH, f"Models: {len(diff['models'])} in both runs, {len(diff['added'])} new, "
-                                f"{len(diff['removed'])} removed"]
+                                f"{len(diff['removed'])} removed"
+              + (f", {len(skipped)} graded before and not graded now" if skipped else "")]
     lines += _task_lines(diff)
     for model in diff["models"]:
         lines += _model_lines(model)
@@ -117,6 +125,9 @@ def render_diff_text(diff: Mapping[str, Any], threshold: float | None = None,
         lines += ["", "New models (only in the new run):"] + [_brief("+", b) for b in diff["added"]]
     if diff["removed"]:
         lines += ["", "Removed models (only in the old run):"] + [_brief("-", b) for b in diff["removed"]]
+    if skipped:
+        lines += ["", "Models not graded in the new run (graded in the old one; their folder was skipped):"]
+        lines += [_brief("!", b) + f": {b['reason']}" for b in skipped]
     if threshold is not None:
         lines += ["", gate_line(threshold, failed or [])]
     return "\n".join(lines) + "\n"

@@ -21,7 +21,7 @@ from ..rubric import PASS_FRACTION
 from ..packs.model import CORE_PACK
 from ..scoring import category_totals, pack_of, prompt_sort_key
 from .banner import banner_rows
-from .common import (CATEGORY_NAMES, by_percentage, fixed, isolation_origin, maximum, num, pack_boards,
+from .common import (CATEGORY_NAMES, NOTHING_GRADED, by_percentage, fixed, isolation_origin, maximum, num, pack_boards,
                      pack_subtotals, pack_titles, prompts_of, skipped_of)
 from . import chart_markup
 from .chart_markup import escaped as _h
@@ -241,6 +241,7 @@ def report_context(doc: Mapping[str, Any]) -> dict[str, Any]:
         "packed": packed,
         "unit": "Tasks" if packed else "Prompts",
         "pack_boards": _pack_boards(doc),
+        "nothing_graded": NOTHING_GRADED if not ranked and skipped_of(doc) else None,
         "skipped": [{"folder": str(s.get("folder", "?")), "tier": str(s.get("tier", "?")),
                      "reason": str(s.get("reason", "?"))} for s in skipped_of(doc)],
         "run": {"id": str(doc.get("run_id", "?")), "started": run.get("timestamp", "?"),

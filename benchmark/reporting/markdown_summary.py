@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..scoring import prompt_sort_key
-from .common import (by_percentage, fixed, isolation_origin, maximum, num, pack_boards, pack_score,
+from .common import (NOTHING_GRADED, by_percentage, fixed, isolation_origin, maximum, num, pack_boards, pack_score,
                      pack_subtotals, pack_titles, prompts_of, skipped_of, tasks_by_pack)
 
 FAILED = ("fail", "error", "skipped")
@@ -159,7 +159,9 @@ def _failed_checks(ranked: list[tuple[str, Mapping[str, Any]]], unit: str = "Pro
 def render_markdown_summary(doc: Mapping[str, Any]) -> str:
     """The whole summary (ends with a newline)."""
     ranked = by_percentage(doc)
-    if not any("." in pid for _, m in ranked for pid, _ in prompts_of(m)):  # the core pack alone
+    if not ranked and skipped_of(doc):  # every model folder found was skipped: no checks to list
+        lines = _header(doc) + _not_graded(doc) + ["", "### Leaderboard", "", f"_{NOTHING_GRADED}._"]
+    elif not any("." in pid for _, m in ranked for pid, _ in prompts_of(m)):  # the core pack alone
         lines = (_header(doc) + _not_graded(doc) + _leaderboard(ranked) + _per_prompt(ranked)
                  + _failed_checks(ranked))
     else:

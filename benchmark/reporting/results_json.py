@@ -20,6 +20,7 @@ from ..scoring import EPS, compare_models, is_core_only, pack_totals
 from ..types import CATEGORY_ORDER, CategoryScore, Check, ModelResult, PromptResult, RunResult
 from ..untrusted import NAME_LIMIT, NOTE_LIMIT, text
 from .conformance import SCHEMA_RESOURCE, document_conforms, load_schema, schema_sha256  # noqa: F401 (re-exported)
+from .consistency import comparison_consistency, model_consistency
 
 SCHEMA_VERSION = "1.0"
 ICON_FULL, ICON_SOME, ICON_NONE = "✅", "⚠️", "❌"
@@ -103,7 +104,8 @@ def _json_path(parts: Iterable[Any]) -> str:
 
 
 def model_invariants(name: str, model: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """What JSON Schema cannot say about one model's record: earned <= possible, name = key."""
+    """What JSON Schema cannot say about one model's record: earned <= possible, name = key,
+    and its totals are the sums of its parts (``consistency.model_consistency``)."""
     problems = []
     if model["model_name"] != name:
         problems.append((f"$.models.{name}.model_name", f"{model['model_name']!r} != key {name!r}"))
@@ -119,15 +121,18 @@ def model_invariants(name: str, model: Mapping[str, Any]) -> list[tuple[str, str
         for i, check in enumerate(prompt["checks"]):
             if check["earned"] > check["points"] + EPS:
                 problems.append((f"{base}.checks[{i}].earned", "exceeds points"))
-    return problems
+    return problems + model_consistency(name, model)
 
 
 def _invariant_problems(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """Facts JSON Schema cannot express: earned <= possible, keys agree with names."""
+    """Facts JSON Schema cannot express: earned <= possible, keys agree with names, and the
+    figures agree with each other (``benchmark.reporting.consistency``)."""
     problems = [problem for name, model in doc["models"].items()
                 for problem in model_invariants(name, model)]
     if doc["benchmark_run"]["total_models"] != len(doc["models"]):
         problems.append(("$.benchmark_run.total_models", "does not match the number of models"))
+    if not problems:  # (the comparison is judged against models that are themselves sound)
+        problems += comparison_consistency(doc, by_pack(doc["models"], doc["_metadata"]))
     return problems
 
 

@@ -3,10 +3,11 @@
 ``diff_runs(old, new)`` gives, for every model in both runs, the overall, per-prompt and
 per-category score deltas and the checks that flipped (status or earned points changed,
 or a check present in only one run), plus the models only in the new run (added) or only
-in the old one (removed), and the tasks only in one run (two runs of different suites: a task
+in the old one (removed) or, when the new run lists its folder in ``skipped_models``, graded
+in the old run and not graded in the new one (skipped), and the tasks only in one run (two runs of different suites: a task
 added or removed is a row with one side ``None``, never a crash; its checks are not listed as
 flips) with per-pack subtotals. ``regressions`` applies ``--fail-on-regression``, weighing only
-the tasks graded in both runs.
+the tasks graded in both runs; a model graded before and skipped now is always one.
 """
 
 from __future__ import annotations
@@ -148,10 +149,18 @@ def _model_diff(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> di
     }
 
 
+def _not_graded(doc: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """The run's ``skipped_models`` by folder name (a model's name is its folder's name)."""
+    skipped = doc.get("skipped_models")
+    return {str(s.get("folder")): s for s in skipped if isinstance(s, Mapping)} if isinstance(skipped, list) else {}
+
+
 def diff_runs(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
     """Everything the comparison reports show, as plain data."""
     old_models, new_models = _models(old), _models(new)
     common = sorted(set(old_models) & set(new_models))
+    not_graded = _not_graded(new)
+    gone = sorted(set(old_models) - set(new_models))
     old_info, new_info = _run_info(old), _run_info(new)
     old_keys, new_keys = _task_keys(old_models), _task_keys(new_models)
     titles = _titles(old, new)
@@ -160,7 +169,9 @@ def diff_runs(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
         "rubric_changed": old_info["rubric_hash"] != new_info["rubric_hash"],
         "models": [_model_diff(name, old_models[name], new_models[name]) for name in common],
         "added": [model_brief(n, new_models[n]) for n in sorted(set(new_models) - set(old_models))],
-        "removed": [model_brief(n, old_models[n]) for n in sorted(set(old_models) - set(new_models))],
+        "removed": [model_brief(n, old_models[n]) for n in gone if n not in not_graded],
+        "skipped": [{**model_brief(n, old_models[n]), "reason": str(not_graded[n].get("reason") or "?")}
+                    for n in gone if n in not_graded],
         "tasks_added": [{"prompt": k, "title": titles[k]} for k in sorted(new_keys - old_keys, key=prompt_sort_key)],
         "tasks_removed": [{"prompt": k, "title": titles[k]} for k in sorted(old_keys - new_keys, key=prompt_sort_key)],
     }
@@ -168,6 +179,10 @@ def diff_runs(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
 
 def regressions(diff: Mapping[str, Any], threshold: float) -> list[dict[str, Any]]:
     """Models in both runs whose score dropped by more than ``threshold`` points, over the tasks
-    graded in both runs (a task added or removed is no regression)."""
-    return [{"model": m["model"], "delta": m["delta_common"]} for m in diff["models"]
-            if -m["delta_common"] > threshold + EPS]
+    graded in both runs (a task added or removed is no regression), then every model graded in
+    the old run that the new run skipped (``delta`` None, ``skipped`` the reason): whatever it
+    would score now, it was not graded."""
+    dropped = [{"model": m["model"], "delta": m["delta_common"]} for m in diff["models"]
+               if -m["delta_common"] > threshold + EPS]
+    return dropped + [{"model": s["model"], "delta": None, "skipped": s["reason"]}
+                      for s in diff.get("skipped") or ()]

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..scoring import generate_feedback_summary, generate_improvement_suggestions
 from .common import (CATEGORY_NAMES, RULE_WIDTH, by_percentage, fixed, isolation_origin, label, maximum, num,
-                     pack_boards, pack_score, pack_subtotals, pack_titles, prompts_of, skipped_of)
+                     NOTHING_GRADED, pack_boards, pack_score, pack_subtotals, pack_titles, prompts_of, skipped_of)
 
 TOP_N = 3
 STATUS_MARKS = {"partial": "◐", "fail": "✗", "error": "!", "skipped": "-"}
@@ -59,7 +59,9 @@ def _top_performers(doc: Mapping[str, Any]) -> list[str]:
     for place, (name, model) in enumerate(ranked, start=1):
         lines.append(f"  {place}. {name}: {num(model.get('percentage')):.1f}% "
                      f"({model.get('grade', '?')}, {model.get('badge', '?')})")
-    return lines if ranked else lines + ["  (no models)"]
+    if ranked:
+        return lines
+    return lines + [f"  {NOTHING_GRADED}." if skipped_of(doc) else "  (no models)"]
 
 
 def _pack_name(pack: str, titles: Mapping[str, str]) -> str:
