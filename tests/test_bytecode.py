@@ -25,7 +25,7 @@ def counting(self, data, path, *args, **kwargs):
     return real(self, data, path, *args, **kwargs)
 importlib.machinery.SourceFileLoader.source_to_code = counting
 here = sys.argv[1]
-for name in ("child", "run_clock", "confine"):
+for name in ("child", "run_clock", "confine", "proc_tree", "run_start"):
     spec = importlib.util.spec_from_file_location("_probe_" + name, os.path.join(here, name + ".py"))
     spec.loader.get_code(spec.name)
 print(",".join(compiled))
@@ -54,7 +54,8 @@ def test_every_module_of_an_uncompiled_package_is_reported_harness_included(pack
 
 
 def test_compiled_package_has_current_bytecode_and_the_zygote_reads_it(package):
-    assert _zygote_compiles(package / "harness") == ["child.py", "run_clock.py", "confine.py"]
+    assert _zygote_compiles(package / "harness") == ["child.py", "run_clock.py", "confine.py",
+                                                    "proc_tree.py", "run_start.py"]
     assert check_bytecode.main(["--compile", str(package)]) == 0
     assert check_bytecode.stale_modules(package) == []
     assert _zygote_compiles(package / "harness") == []

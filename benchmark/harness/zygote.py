@@ -37,6 +37,9 @@ harness's worker as before. The zygote is a child subreaper: when a run ends, it
 group is killed and any process re-parented to the zygote that is not a live run is killed
 and reaped. End of file on the first socket (the grader is gone) kills every live run and
 exits.
+
+``run_start.py`` (clone and the child's set-up) and ``proc_tree.py`` (children, descendants,
+kills) are loaded by path like the rest of the harness, once, before any run forks.
 """
 
 import ctypes
@@ -46,15 +49,12 @@ import importlib.util
 import json
 import os
 import select
-import signal
 import socket
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 _libc = ctypes.CDLL(None, use_errno=True)
-PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG = 36, 1
-CHANNEL_FD = 3
+PR_SET_CHILD_SUBREAPER = 36
 MAX_MESSAGE = 1 << 20
 # What submissions to these prompts and the harness import: loaded once, shared by every child.
 # The second line is what runs otherwise imported after the fork, each time (measured over
@@ -79,39 +79,12 @@ child._load_by_path("guard")  # installed by each worker; loaded once here
 RunClock = child._load_by_path("run_clock").RunClock
 for _name in _CONFINE_PARTS:
     del sys.modules[_name]
-
-
-_pydll = ctypes.PyDLL(None, use_errno=True)  # keeps the GIL through the call, as os.fork does
-_pydll.syscall.restype = ctypes.c_long
-for _hook in ("PyOS_BeforeFork", "PyOS_AfterFork_Parent", "PyOS_AfterFork_Child"):
-    getattr(_pydll, _hook).restype = None
-SYS_CLONE = {"x86_64": 56, "aarch64": 220}.get(os.uname().machine)
-IDS = (os.getuid(), os.getgid())
+_proc_tree = child._load_by_path("proc_tree")
+_children, _kill, _kill_run, _running = (_proc_tree._children, _proc_tree._kill,
+                                         _proc_tree._kill_run, _proc_tree._running)
+_run_start = child._load_by_path("run_start")  # after child and confine: it takes the zygote's own
+SYS_CLONE, _clone, _child_main = _run_start.SYS_CLONE, _run_start._clone, _run_start._child_main
 _clone_ok = False  # set in main(): a known architecture and a single-threaded zygote
-
-
-def _clone(flags):
-    """``os.fork`` into new namespaces (``flags``): the raw clone system call between
-    Python's own before/after-fork steps. The zygote is single-threaded, so no lock of the
-    C library can be held across it. Returns 0 in the child, its pid in the parent."""
-    _pydll.PyOS_BeforeFork()
-    pid = _pydll.syscall(ctypes.c_long(SYS_CLONE), ctypes.c_ulong(flags | signal.SIGCHLD),
-                         None, None, None, None)
-    if pid == 0:
-        _pydll.PyOS_AfterFork_Child()
-        return 0
-    err = ctypes.get_errno()
-    _pydll.PyOS_AfterFork_Parent()
-    if pid < 0:
-        raise OSError(err, f"clone: {os.strerror(err)}")
-    return pid
-
-
-def _parent_pid():
-    """The parent's pid as this process's /proc sees it (the outer namespace's): inside a
-    new pid namespace ``getppid()`` is 0 whoever the parent is."""
-    with open("/proc/self/stat", encoding="ascii") as handle:
-        return int(handle.read().rsplit(")", 1)[1].split()[1])
 
 
 def _vm_peak_kb():
@@ -120,98 +93,6 @@ def _vm_peak_kb():
             if line.startswith("VmPeak:"):
                 return int(line.split()[1])
     return 0
-
-
-def _children(pid):
-    """Pids whose parent is ``pid`` (zombies included)."""
-    found = []
-    try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{tid}/children", encoding="ascii") as handle:
-                found += [int(p) for p in handle.read().split()]
-        return found
-    except OSError:
-        pass
-    for entry in os.listdir("/proc"):  # kernels without CONFIG_PROC_CHILDREN
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
-                    fields = handle.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                found.append(int(entry))
-    return found
-
-
-def _descendants(pid):
-    seen, todo = [], [pid]
-    while todo:
-        for kid in _children(todo.pop()):
-            if kid not in seen:
-                seen.append(kid)
-                todo.append(kid)
-    return seen
-
-
-def _kill(pid):
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except OSError:
-        pass
-
-
-def _running(pid):
-    """The run has not exited yet (it is not even a zombie waiting to be reaped)."""
-    return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None
-
-
-def _kill_run(pid):
-    """SIGKILL the run's group and every descendant (the leader is alive or a zombie, so
-    neither its pid nor its group id can have been reused)."""
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except OSError:
-        pass
-    for victim in _descendants(pid):
-        _kill(victim)
-    _kill(pid)
-
-
-def _child_main(message, fds, sockets, zygote_pid, cloned):
-    """In the forked child: become what ``python -I -B child.py`` was, confine, serve.
-    ``sockets``: the zygote's own (closed below with every other descriptor); ``cloned``:
-    it was created in its namespaces already (see ``_clone``)."""
-    try:
-        # a run dies with its zygote (its pid 1, if any, already dies with it)
-        _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if (_parent_pid() if cloned else os.getppid()) != zygote_pid:
-            os._exit(72)  # the zygote died before the line above
-        for sock in sockets:
-            if sock is not None:
-                sock.detach()
-        out, err, channel = fds
-        os.setsid()
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.dup2(out, 1)
-        os.dup2(err, 2)
-        if channel != CHANNEL_FD:
-            os.dup2(channel, CHANNEL_FD)
-        os.closerange(CHANNEL_FD + 1, 65536)
-        os.chdir(message["cwd"])
-        os.environ.clear()
-        os.environ.update(message["env"])
-        tempfile.tempdir = None
-        sys.argv = [os.path.join(HERE, "child.py"), message["request"]]
-        confine.apply_limits({int(k): v for k, v in message["limits"].items()})
-        if message["policy"]:
-            confine.apply(message["policy"], IDS if cloned else None)
-    except BaseException as exc:  # report and die; the grader sees no result record
-        os.write(2, f"sandbox set-up failed: {type(exc).__name__}: {exc}\n".encode()[:2000])
-        os._exit(71)
-    child.serve(message["request"], CHANNEL_FD)
-    os._exit(70)  # serve never returns
 
 
 class Zygote:

@@ -28,7 +28,6 @@ Output records are matched to input records by position when the counts agree, e
 
 from __future__ import annotations
 
-import ast
 import json
 import marshal
 from collections.abc import Mapping
@@ -36,15 +35,20 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..analyzers.memo import all_nodes
-from ..analyzers import astfacts, maintainability, security
 from ..submission import SourceFile
-from ..types import Evidence, ExecResult
+from ..types import ExecResult
 from . import measured
 from . import p3_transform_cases as cases
 from . import p3_transform_data as data
 from . import p3_transform_judge as judge
-from .base import LIST_LIMIT, CheckContext, Outcome, RunFn, compiles, listed, make_registry
+from .base import CheckContext, Outcome, RunFn, compiles
+from .p3_transform_source import CHECKS, check
+# Every check lives in this module's namespace too (library users import them from here).
+from .p3_transform_source import (MAX_COMPLEXITY, MAX_FUNCTION_LINES, MI_FULL,  # noqa: F401
+                                  MI_ZERO, UNSAFE_CALLS, basic_organization, code_organization,
+                                  correct_signature, function_exists, maintainability_index,
+                                  no_unsafe_constructs, readable_loops, single_pass,
+                                  specific_exceptions)
 
 PROMPT_ID = "prompt_3"
 TITLE = "Data Transformation"
@@ -56,14 +60,7 @@ RETRY_LABELS = (*judge.SCORED_LABELS, judge.DIFFERENTIAL)  # all but the malform
 SCALE_BASE = 16  # the added timed call gets 16x this many generated users
 SMALL, SCALED = measured.LABELS[4], measured.LABELS[16]
 TIMED = (SMALL, SCALED)  # measured performance: the small input, then the large one
-MAX_FUNCTION_LINES = 40
-MAX_COMPLEXITY = 10
-MI_FULL, MI_ZERO = maintainability.MI_FULL, maintainability.MI_ZERO
-UNSAFE_CALLS = ("eval", "exec", "compile", "__import__", "pickle.load", "pickle.loads",
-                "marshal.loads", "os.system", "os.popen", "subprocess.run", "subprocess.call",
-                "subprocess.Popen", "subprocess.check_call", "subprocess.check_output")
 HAZARDS: dict[str, str] = data.HAZARDS
-CHECKS, check = make_registry(sandboxed=True)
 GENERATED_BY = "`p3_transform_cases.differential_case`, judged by `differential_run`"
 GENERATED_CASES: dict[str, str] = {f"{column}.{name}": text for column, names in
                                    cases.CLASSES.items() for name, text in names.items()}
@@ -202,81 +199,12 @@ def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path, seed: 
     return facts
 
 
-# ---- judging helpers ----------------------------------------------------------------
-
-
-def _tree(ctx: CheckContext) -> ast.Module | None:
-    source = ctx.files.get(MAIN)
-    return source.tree if source is not None else None
-
-
-def _function(tree: ast.Module | None) -> ast.FunctionDef | None:
-    node = astfacts.find_function(tree, FUNCTION) if tree is not None else None
-    return node if isinstance(node, ast.FunctionDef) else None
-
-
-def _needs_tree(ctx: CheckContext) -> tuple[ast.Module | None, Outcome | None]:
-    tree = _tree(ctx)
-    return tree, None if tree is not None else Outcome.fail(f"{MAIN} did not parse")
-
-
-# ---- syntax and structure -----------------------------------------------------------
+# ---- syntax -------------------------------------------------------------------------
 
 
 @check("file_compiles")
 def file_compiles(ctx: CheckContext) -> Outcome:
     return compiles(ctx, MAIN)
-
-
-@check("function_exists")
-def function_exists(ctx: CheckContext) -> Outcome:
-    tree = _tree(ctx)
-    node = _function(tree)
-    if node is None:
-        found = astfacts.find_function(tree, FUNCTION) if tree is not None else None
-        why = "is async (it must return a list, not a coroutine)" if found else "is not defined"
-        return Outcome.fail(f"a top-level def {FUNCTION} {why} in {MAIN}")
-    return Outcome.ok(f"{FUNCTION} defined at line {node.lineno}", [Evidence(MAIN, node.lineno)])
-
-
-@check("correct_signature")
-def correct_signature(ctx: CheckContext) -> Outcome:
-    """Exactly one required positional parameter; any others need defaults (*args ok)."""
-    node = _function(_tree(ctx))
-    if node is None:
-        return Outcome.fail(f"no {FUNCTION} to inspect")
-    args = node.args
-    positional = [a.arg for a in args.posonlyargs + args.args]
-    required = positional[: len(positional) - len(args.defaults)]
-    required_kwonly = [a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
-    evidence = [Evidence(MAIN, node.lineno)]
-    if len(required) != 1 or required_kwonly:
-        extra = f" and required keyword-only {required_kwonly}" if required_kwonly else ""
-        return Outcome.fail(f"{FUNCTION} has {len(required)} required positional parameters "
-                            f"({', '.join(required) or 'none'}){extra}; the contract needs exactly 1",
-                            evidence)
-    return Outcome.ok(f"{FUNCTION}({required[0]}) takes the user list as its one required argument",
-                      evidence)
-
-
-@check("basic_organization")
-def basic_organization(ctx: CheckContext) -> Outcome:
-    """Half: per-record work in helpers or a short main function; half: no module side effects."""
-    tree = _tree(ctx)
-    node = _function(tree)
-    if node is None:
-        return Outcome.fail(f"no {FUNCTION} to inspect")
-    helpers = {n.name for n in all_nodes(tree) if isinstance(n, ast.FunctionDef) and n is not node}
-    called = {c.func.id for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
-    used = sorted(helpers & called)
-    length = next((s.length for s in astfacts.function_spans(tree)
-                   if s.qualname == FUNCTION and s.line == node.lineno), MAX_FUNCTION_LINES + 1)
-    organized = bool(used) or length <= MAX_FUNCTION_LINES
-    effects = astfacts.module_side_effects(tree)
-    first = f"calls helpers {', '.join(used)}" if used else f"main function is {length} lines, no helpers"
-    second = f"{len(effects)} module-level side effects" if effects else "no module-level side effects"
-    evidence = [Evidence(MAIN, line, "module-level side effect") for line in effects[:5]]
-    return Outcome.ratio(0.5 * organized + 0.5 * (not effects), 1, f"{first}; {second}", evidence)
 
 
 # ---- execution ----------------------------------------------------------------------
@@ -321,23 +249,7 @@ def differential_run(ctx: CheckContext) -> Outcome:
     return judge.judge_differential(ctx)
 
 
-# ---- quality ------------------------------------------------------------------------
-
-
-@check("specific_exceptions")
-def specific_exceptions(ctx: CheckContext) -> Outcome:
-    """A handler counts against when it is bare, or broad and swallows the error."""
-    tree, failed = _needs_tree(ctx)
-    if failed:
-        return failed
-    handlers = astfacts.handlers(tree)
-    bad = [h for h in handlers if h.hides_errors]
-    if not handlers:
-        return Outcome.ok("no exception handlers, so none is bare or swallows errors")
-    evidence = [Evidence(MAIN, h.line, f"{h.kind} handler") for h in bad]
-    return Outcome.ratio(len(handlers) - len(bad), len(handlers),
-                         f"{len(handlers) - len(bad)} of {len(handlers)} handlers are specific "
-                         "or re-raise/report", evidence)
+# ---- quality and performance, from what the calls did --------------------------------
 
 
 @check("no_input_mutation")
@@ -356,42 +268,6 @@ def no_input_mutation(ctx: CheckContext) -> Outcome:
     return Outcome.ok(f"the input list was left unchanged in all {len(seen)} calls")
 
 
-@check("readable_loops")
-def readable_loops(ctx: CheckContext) -> Outcome:
-    tree, failed = _needs_tree(ctx)
-    if failed:
-        return failed
-    bad = astfacts.range_len_loops(tree)
-    loops = sum(isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)) for n in all_nodes(tree))
-    if not bad:
-        return Outcome.ok(f"none of {loops} for-loops iterates over range(len(...))")
-    return Outcome.ratio(loops - len(bad), loops,
-                         f"{len(bad)} of {loops} for-loops iterate over range(len(...)) "
-                         "instead of the items", [Evidence(MAIN, line) for line in bad])
-
-
-# ---- security, performance, maintainability ------------------------------------------
-
-
-@check("no_unsafe_constructs")
-def no_unsafe_constructs(ctx: CheckContext) -> Outcome:
-    tree, failed = _needs_tree(ctx)
-    if failed:
-        return failed
-    try:
-        issues = security.bandit_issues(ctx.files[MAIN].text, MAIN, tree)
-    except security.AnalysisLimitError as exc:
-        return Outcome.error(f"bandit could not scan {MAIN}: {exc}")
-    unsafe = sorted({(line, name) for name in UNSAFE_CALLS for line in astfacts.calls_to(tree, name)})
-    fraction = 0.0 if unsafe else security.security_fraction(issues)
-    evidence = ([Evidence(MAIN, line, f"call to {name}") for line, name in unsafe]
-                + [Evidence(MAIN, i.line, f"bandit {i.test_id} {i.severity}") for i in issues])
-    names = ", ".join(sorted({name for _, name in unsafe})) or "none"
-    found = f": {listed(security.notes(issues))}" if issues else ""
-    return Outcome(fraction, f"{len(issues)} bandit finding(s){found}; unsafe calls: {names}",
-                   tuple(evidence[:LIST_LIMIT]))
-
-
 @check("measured_performance")
 def measured_performance(ctx: CheckContext) -> Outcome:
     """Kernel CPU time of the calls on 64 and 256 generated users against the reference's; any sleep costs all.
@@ -408,48 +284,3 @@ def measured_performance(ctx: CheckContext) -> Outcome:
         share = judge.record_share(facts["inputs"]["perturbed"], facts["expected"]["perturbed"],
                                    result.get("value"))
     return measured.outcome(ctx, share, "the perturbed list")
-
-
-@check("single_pass")
-def single_pass(ctx: CheckContext) -> Outcome:
-    """A static hint: no loop nested in another (measured_performance times the code itself)."""
-    tree, failed = _needs_tree(ctx)
-    if failed:
-        return failed
-    nested = astfacts.nested_loops(tree)
-    loops = sum(isinstance(n, (ast.For, ast.AsyncFor, ast.While, ast.comprehension))
-                for n in all_nodes(tree))
-    hint = "a static hint; measured_performance times the code"
-    if not nested:
-        return Outcome.ok(f"no loop runs inside another loop ({loops} loops; {hint})")
-    return Outcome.ratio(loops - len(nested), loops,
-                         f"{len(nested)} of {loops} loops are nested inside another loop ({hint})",
-                         [Evidence(MAIN, line) for line in nested])
-
-
-@check("code_organization")
-def code_organization(ctx: CheckContext) -> Outcome:
-    tree, failed = _needs_tree(ctx)
-    if failed:
-        return failed
-    functions = maintainability.metrics(tree).functions
-    if not functions:
-        return Outcome.fail("no functions to measure")
-    bad = [f for f in functions if f.length > MAX_FUNCTION_LINES or f.complexity > MAX_COMPLEXITY]
-    detail = "; ".join(f"{f.name}: {f.length} lines, complexity {f.complexity}" for f in bad)
-    return Outcome.ratio(len(functions) - len(bad), len(functions),
-                         f"{len(functions) - len(bad)} of {len(functions)} functions are at most "
-                         f"{MAX_FUNCTION_LINES} lines with complexity at most {MAX_COMPLEXITY}"
-                         + (f" ({detail})" if bad else ""),
-                         [Evidence(MAIN, f.line, f.name) for f in bad])
-
-
-@check("maintainability_index")
-def maintainability_index(ctx: CheckContext) -> Outcome:
-    tree, failed = _needs_tree(ctx)
-    if failed:
-        return failed
-    mi = maintainability.metrics(tree).mi
-    return Outcome.ratio(mi - MI_ZERO, MI_FULL - MI_ZERO,
-                         f"maintainability index {mi:.1f} (full credit from {MI_FULL:.0f}, none at "
-                         f"{MI_ZERO:.0f} or below)")
