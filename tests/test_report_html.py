@@ -484,3 +484,13 @@ def test_excerpt_lines_are_split_where_ast_counts_lines(tmp_path, text):
     assert files.lines("f.py", digest) == expected
     for name in ("sub/f.py", "../f.py", ".", "..", ""):
         assert _GradedFiles(tmp_path).lines(name, digest) is None
+
+
+@pytest.mark.parametrize("value", [0, -1, 1.5, float("nan"), float("-inf"), True, None, 10 ** 30, 1e-300,
+                                   HOSTILE, "", _Safe()])
+def test_the_escape_helper_gives_markupsafes_text(value):
+    from markupsafe import escape
+
+    from benchmark.reporting.chart_markup import escaped
+
+    assert escaped(value) == str(escape(value))

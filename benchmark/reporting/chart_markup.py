@@ -17,11 +17,14 @@ from markupsafe import Markup, escape
 
 def escaped(value: Any) -> str:
     """``markupsafe.escape(value)`` as a plain ``str``: the same five replacements (``&``
-    first), without a ``Markup`` object per value; anything but a plain ``str`` goes through
-    ``escape`` itself (``__html__``, ``str()``)."""
+    first), without a ``Markup`` object per value; a plain ``int`` or ``float`` is its ``str()``
+    (``escape`` gives the same); anything else goes through ``escape`` itself (``__html__``,
+    ``str()``)."""
     if type(value) is str:
         return (value.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
                 .replace("'", "&#39;").replace('"', "&#34;"))
+    if type(value) is int or type(value) is float:  # (their str() has nothing to escape)
+        return str(value)
     return str(escape(value))
 
 
