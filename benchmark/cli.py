@@ -160,8 +160,9 @@ def _add_cluster_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def _check_cluster_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    if not (args.cluster or args.scheduler_file or args.scheduler):
-        args.scheduler = _env("SCHEDULER") or None
+    grading = not (args.self_check or args.report_only or args.compare)
+    if grading and not (args.cluster or args.scheduler_file or args.scheduler):
+        args.scheduler = _env("SCHEDULER") or None  # (a default for grading runs only)
     clustered = bool(args.cluster or args.scheduler or args.scheduler_file)
     tls = [flag for flag in ("tls_ca", "tls_cert", "tls_key") if getattr(args, flag)]
     if tls and (args.cluster or not clustered):

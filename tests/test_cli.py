@@ -529,3 +529,14 @@ def test_ctrl_c_or_sigterm_stops_the_sandboxes_at_once_and_leaves_nothing_behind
     gone, alive = psutil.wait_procs(family, timeout=10)
     assert not alive, [p.cmdline() for p in alive]
     assert ours() <= before
+
+
+@pytest.mark.parametrize("argv", [["--self-check"], ["--report-only", "results.json"],
+                                  ["--compare", "a.json", "b.json"]])
+def test_the_scheduler_variable_is_a_default_for_grading_runs_only(monkeypatch, argv):
+    """RUBRICBENCH_SCHEDULER set for grading does not stop the modes that grade nothing."""
+    monkeypatch.setenv("RUBRICBENCH_SCHEDULER", "tcp://127.0.0.1:1")
+    assert cli.parse_args(argv).scheduler is None
+    assert cli.parse_args([]).scheduler == "tcp://127.0.0.1:1"
+    with pytest.raises(SystemExit):  # (typed, it is still refused there)
+        cli.parse_args([*argv, "--scheduler", "tcp://127.0.0.1:1"])
