@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmark.engine.pack_gates import run_gates
 from benchmark.grading import GradeOptions, grade_task
 from benchmark.engine.options import default_test_data
 from benchmark.packs import registry
@@ -151,9 +152,8 @@ def _block(blocks: list[str], start: str) -> str:
     return found[0]
 
 
-def test_the_guides_walkthrough_builds_a_pack_whose_reference_scores_full_marks(tmp_path, monkeypatch):
-    """Every file of the walkthrough, taken from the guide's code blocks as printed."""
-    monkeypatch.setattr(registry, "plugin_names", lambda group: [])
+def _walkthrough_pack(tmp_path: Path) -> Path:
+    """The walkthrough's pack, every file taken from the guide's code blocks as printed."""
     blocks = _blocks(GUIDE.read_text(encoding="utf-8"))
     pack = tmp_path / "weather"
     files = {
@@ -168,6 +168,40 @@ def test_the_guides_walkthrough_builds_a_pack_whose_reference_scores_full_marks(
     for name, text in files.items():
         (pack / name).parent.mkdir(parents=True, exist_ok=True)
         (pack / name).write_text(text, encoding="utf-8")
+    return pack
+
+
+# step 8's careless model: a debug line before the JSON, a bare except, an unrounded mean
+CARELESS = '''"""Summarise temperature readings."""
+
+import csv
+import json
+import sys
+
+
+def summarise(path):
+    values = []
+    with open(path, newline="", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            try:
+                values.append(float(row["celsius"]))
+            except:
+                pass
+    print("debug: read", len(values), "values")
+    if not values:
+        return {"count": 0, "mean": None, "max": None}
+    return {"count": len(values), "mean": sum(values) / len(values), "max": max(values)}
+
+
+if __name__ == "__main__":
+    print(json.dumps(summarise(sys.argv[1])))
+'''
+
+
+def test_the_guides_walkthrough_builds_a_pack_whose_reference_scores_full_marks(tmp_path, monkeypatch):
+    """Every file of the walkthrough, taken from the guide's code blocks as printed."""
+    monkeypatch.setattr(registry, "plugin_names", lambda group: [])
+    pack = _walkthrough_pack(tmp_path)
     loaded, problems = check_pack(pack)
     assert [p.format() for p in problems] == []
     model = tmp_path / "gold"
@@ -176,3 +210,20 @@ def test_the_guides_walkthrough_builds_a_pack_whose_reference_scores_full_marks(
     result = grade_task(loaded.task("temps"), model, test_data=default_test_data(), options=GradeOptions())
     assert result.prompt_id == "weather.temps"
     assert (result.score, result.max_score) == (10.0, 10.0)
+
+
+def test_the_guides_walkthrough_pack_passes_the_behaviour_gates_and_grades_as_step_8_says(tmp_path, monkeypatch):
+    """``rubricbench pack validate weather`` (with the gates) prints what step 7 shows, and
+    the careless model of step 8 scores what the guide says."""
+    monkeypatch.setattr(registry, "plugin_names", lambda group: [])
+    loaded = load_pack(_walkthrough_pack(tmp_path))
+    [gate] = run_gates(loaded)
+    assert [p.format() for p in gate.problems] == []
+    guide = GUIDE.read_text(encoding="utf-8")
+    assert f"$ rubricbench pack validate weather\n{gate.summary()}\nweather: 0 error(s)" in guide
+    model = tmp_path / "careless"
+    (model / "weather").mkdir(parents=True)
+    (model / "weather/temps.py").write_text(CARELESS, encoding="utf-8")
+    result = grade_task(loaded.task("temps"), model, test_data=default_test_data(), options=GradeOptions())
+    assert f"It scores {round(result.score, 2):g}/10:" in guide
+    assert result.score < 1.5
