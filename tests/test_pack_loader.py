@@ -210,6 +210,25 @@ def test_the_core_id_is_reserved_for_the_builtin_pack(pack):
     assert [t.key for t in built.tasks] == ["config_check", "normalize"]
 
 
+def test_a_title_with_a_control_or_bidi_character_is_refused_naming_it(pack):
+    """A title reaches every report and terminal as it is: a newline broke ``pack docs``'s
+    headings, an ESC or a U+202E reached summary.md and report.html raw."""
+    edit(pack, "pack.yaml", "title: Demo tasks", 'title: "Demo \\e[31mtasks"')
+    edit(pack, "config_check/task.yaml", "title: Write a settings file",
+         'title: "Write a file\\n## injected \\u202e"')
+    assert located(pack) == [
+        "config_check/task.yaml:3:8: title: a title is one line of plain text: '\\n' at character 13 "
+        "(no control, bidirectional or surrogate characters)",
+        "pack.yaml:4:8: title: a title is one line of plain text: '\\x1b' at character 6 "
+        "(no control, bidirectional or surrogate characters)"]
+
+
+def test_a_title_in_any_script_is_accepted(pack):
+    edit(pack, "pack.yaml", "title: Demo tasks", "title: Données – 数据 ✓")
+    assert located(pack) == []
+    assert loader.load_pack(pack).title == "Données – 数据 ✓"
+
+
 def test_case_labels_are_unique_not_reserved_and_expect_or_raise(pack):
     edit(pack, "normalize/task.yaml", "label: garbage", "label: perturbed_1")
     edit(pack, "normalize/task.yaml", ', raises: ValueError}', ', raises: ValueError, expect: 1}')

@@ -53,7 +53,7 @@ def _read(path: Path) -> Document:
 
 
 def _pack_semantics(doc: Document, builtin: bool) -> list[Problem]:
-    data, problems = doc.data, []
+    data, problems = doc.data, semantics.check_title(doc)
     if data["id"] == CORE_PACK and not builtin:
         problems.append(doc.problem(("id",), "the id 'core' is reserved for the built-in pack"))
     if "rubricbench" in data and (why := rubricbench_problem(data["rubricbench"])):
@@ -79,7 +79,8 @@ def _check_task(pack: Document, index: int, task_id: str) -> tuple[_Checked | No
     pack_id = pack.data["id"]
     defaults = pack.data.get("defaults", {})
     points = doc.data.get("points", defaults.get("points", PROMPT_POINTS))
-    problems += check_paths(doc, folder) + semantics.check_sums(doc, points) + semantics.check_unique_ids(doc)
+    problems += semantics.check_title(doc) + check_paths(doc, folder) + semantics.check_sums(doc, points)
+    problems += semantics.check_unique_ids(doc)
     problems += semantics.check_cases(doc, folder) + semantics.check_run_files(doc)
     problems += semantics.check_perturb_targets(doc)
     found, types = semantics.check_uses(doc, pack_id)

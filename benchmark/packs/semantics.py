@@ -18,6 +18,7 @@ from .local_plugins import resolve_check, resolve_generator, resolve_observer
 from .problems import Problem
 from .schema_check import case_validator, params_validator, validate
 from .yamlpos import Document
+from ..untrusted import UNSAFE, escape
 
 CATEGORIES = ("syntax", "structure", "execution", "quality", "security", "performance", "maintainability")
 EXECUTING_MODES = ("script", "call", "http")  # a custom observe function decides for itself
@@ -57,6 +58,17 @@ def check_sums(doc: Document, points: float) -> list[Problem]:
         problems.append(doc.problem(where, f"checks add up to {number(total)}, the task's points are "
                                            f"{number(points)} ({parts})"))
     return problems
+
+
+def check_title(doc: Document) -> list[Problem]:
+    """A pack's or task's title is one line of plain text: it reaches every report and the
+    terminal as written (a newline would start a heading in ``pack docs``)."""
+    found = UNSAFE.search(doc.data["title"])
+    if found is None:
+        return []
+    return [doc.problem(("title",), f"a title is one line of plain text: '{escape(found.group())}' at "
+                                    f"character {found.start() + 1} (no control, bidirectional or "
+                                    "surrogate characters)")]
 
 
 def check_unique_ids(doc: Document) -> list[Problem]:
