@@ -72,3 +72,25 @@ def test_a_path_that_climbs_out_of_the_model_folder_gets_a_plain_message(pack):
     errors = _errors(pack)
     assert len(errors) == 1 and f"pack.yaml:{line}:" in errors[0]
     assert "'../elsewhere' must be a relative path with forward slashes that stays inside its folder" in errors[0]
+
+
+def test_a_folder_given_as_a_staged_file_is_an_error_on_its_line(pack):
+    """A staged name gets one file's bytes: a folder passed validation, then every run of
+    every model (and of the reference) was an internal error (IsADirectoryError)."""
+    manifest = pack / "sales_report" / "task.yaml"
+    _edit(manifest, "fixtures: [data/sales.csv]", "fixtures: [data]")
+    line = _edit(manifest, "stage: {sales.csv: data/sales.csv}", "stage: {sales.csv: data}")
+    assert _errors(pack) == [f"{manifest}:{line}:22: run/stage/sales.csv: data: is a folder: "
+                             "a file is needed here"]
+
+
+def test_a_staged_file_inside_a_fixtures_folder_counts_as_listed(pack):
+    """``fixtures`` may name folders (docs/packs.md); a file inside one may be staged."""
+    manifest = pack / "sales_report" / "task.yaml"
+    _edit(manifest, "fixtures: [data/sales.csv]", "fixtures: [data]")
+    assert _errors(pack) == []
+    _edit(manifest, "fixtures: [data]", "fixtures: [dat]")
+    (pack / "sales_report" / "dat").mkdir()
+    assert [e.split(": ", 1)[1] for e in _errors(pack)] == [
+        "run/stage/sales.csv: data/sales.csv is staged but not in fixtures (not listed, nor inside "
+        "a listed folder)"]

@@ -45,7 +45,7 @@ def _referenced(task: dict[str, Any]) -> list[tuple[JsonPath, str, str]]:
     refs += [(("fixtures", i), p, "any") for i, p in enumerate(task.get("fixtures", []))]
     refs += [(("answers", label), p, "file") for label, p in task.get("answers", {}).items()]
     run = task["run"]
-    refs += [(("run", "stage", name), p, "any") for name, p in run.get("stage", {}).items()]
+    refs += [(("run", "stage", name), p, "file") for name, p in run.get("stage", {}).items()]
     for key in ("stdin", "cases_file"):
         if key in run:
             refs.append((("run", key), run[key], "file"))
@@ -60,6 +60,8 @@ def _referenced(task: dict[str, Any]) -> list[tuple[JsonPath, str, str]]:
 
 def _exists(folder: Path, relative: str, kind: str) -> str:
     path = folder / relative
+    if kind == "file" and path.is_dir():
+        return "is a folder: a file is needed here"
     if kind == "file" and not path.is_file():
         return "no such file in the task folder"
     if kind == "folder" and not path.is_dir():
@@ -99,8 +101,9 @@ def check_paths(doc: Document, folder: Path) -> list[Problem]:
         if key is not None:
             problems.append(doc.problem(where, f"{relative} would stage the answer key {key}: answer keys "
                                                "are read by the grader only and are never staged"))
-    fixtures = set(task.get("fixtures", []))
-    for where, relative in _staged(task)[len(task.get("fixtures", [])):]:
-        if relative not in fixtures:
-            problems.append(doc.problem(where, f"{relative} is staged but not listed in fixtures"))
+    fixtures = task.get("fixtures", [])
+    for where, relative in _staged(task)[len(fixtures):]:
+        if not any(_under(relative, listed) for listed in fixtures):
+            problems.append(doc.problem(where, f"{relative} is staged but not in fixtures (not listed, "
+                                               "nor inside a listed folder)"))
     return problems
