@@ -94,3 +94,17 @@ def test_a_staged_file_inside_a_fixtures_folder_counts_as_listed(pack):
     assert [e.split(": ", 1)[1] for e in _errors(pack)] == [
         "run/stage/sales.csv: data/sales.csv is staged but not in fixtures (not listed, nor inside "
         "a listed folder)"]
+
+
+def test_a_stdin_file_that_is_not_utf8_is_an_error_on_its_line(pack):
+    """stdin is fed as UTF-8 text: a binary file passed validation, then every run was an
+    internal error (UnicodeDecodeError) for every model and the reference."""
+    manifest = pack / "sales_report" / "task.yaml"
+    (pack / "sales_report" / "data" / "in.bin").write_bytes(b"ok\n\xa7\xff")
+    _edit(manifest, "fixtures: [data/sales.csv]", "fixtures: [data/sales.csv, data/in.bin]")
+    line = _edit(manifest, "  stage: {sales.csv: data/sales.csv}\n",
+                 "  stage: {sales.csv: data/sales.csv}\n  stdin: data/in.bin\n") + 1
+    assert _errors(pack) == [f"{manifest}:{line}:10: run/stdin: data/in.bin: not UTF-8 text (byte 0xa7 "
+                             "at offset 3): stdin is fed to the program as UTF-8 text"]
+    (pack / "sales_report" / "data" / "in.bin").write_bytes("\ufeffcafé\n".encode())
+    assert _errors(pack) == []

@@ -89,11 +89,24 @@ def _generated_from(task: dict[str, Any]) -> list[tuple[JsonPath, str]]:
             for name, spec in task.get("perturb", {}).get("inputs", {}).items()]
 
 
+def _not_text(path: Path) -> str:
+    """Why ``path`` cannot be fed as UTF-8 text ("" when it can: ``observe`` decodes it so)."""
+    try:
+        path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})"
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    return ""
+
+
 def check_paths(doc: Document, folder: Path) -> list[Problem]:
     """Problems of every path ``doc`` (a schema-valid task.yaml) names (see the module's docstring)."""
     task, problems = doc.data, []
     for where, relative, kind in _referenced(task):
         reason = escape_reason(folder, relative) or _exists(folder, relative, kind)
+        if not reason and where == ("run", "stdin") and (why := _not_text(folder / relative)):
+            reason = f"{why}: stdin is fed to the program as UTF-8 text"
         if reason:
             problems.append(doc.problem(where, f"{relative}: {reason}"))
     for where, relative in _staged(task) + _generated_from(task):
