@@ -108,3 +108,24 @@ def test_a_stdin_file_that_is_not_utf8_is_an_error_on_its_line(pack):
                              "at offset 3): stdin is fed to the program as UTF-8 text"]
     (pack / "sales_report" / "data" / "in.bin").write_bytes("\ufeffcafé\n".encode())
     assert _errors(pack) == []
+
+
+def test_staged_files_over_the_sandboxs_file_limit_are_an_error_on_their_line(pack):
+    """A run's staged files must fit the sandbox: one of 33 MiB passed validation, then every
+    run died before the harness finished and each model failed its checks ('the child sent no
+    result record'), the pack's fault charged to the model."""
+    from benchmark.packs import paths
+    from benchmark.sandbox.process_tools import FILE_SIZE_LIMIT
+
+    assert paths.STAGED_LIMIT == FILE_SIZE_LIMIT
+    manifest = pack / "sales_report" / "task.yaml"
+    line = _edit(manifest, "  stage: {sales.csv: data/sales.csv}\n", "  stage: {sales.csv: data/sales.csv}\n")
+    with open(pack / "sales_report" / "data" / "sales.csv", "r+b") as handle:
+        handle.truncate(33 * 1024 * 1024)  # (sparse: nothing is written)
+    assert _errors(pack) == [f"{manifest}:{line}:10: run/stage: the staged files take 33.0 MiB (largest: "
+                             "data/sales.csv, 33.0 MiB); a run's staged files may take at most 32 MiB "
+                             "together (no file in the sandbox may exceed 32 MiB, and the whole sandbox "
+                             "holds 64 MB)"]
+    with open(pack / "sales_report" / "data" / "sales.csv", "r+b") as handle:
+        handle.truncate(31 * 1024 * 1024)
+    assert _errors(pack) == []

@@ -89,6 +89,30 @@ def _generated_from(task: dict[str, Any]) -> list[tuple[JsonPath, str]]:
             for name, spec in task.get("perturb", {}).get("inputs", {}).items()]
 
 
+STAGED_LIMIT = 32 * 1024 * 1024  # a run's staged files together (the sandbox's file-size limit)
+MIB = 1024 * 1024
+
+
+def _staged_size(doc: Document, folder: Path) -> list[Problem]:
+    """A run's staged files must fit in its sandbox, where nothing may write more than
+    ``STAGED_LIMIT`` (``sandbox.process_tools.FILE_SIZE_LIMIT``); past it every run dies
+    before the harness reports, and each model would be charged for the pack's fault."""
+    sizes = []
+    for relative in doc.data["run"].get("stage", {}).values():
+        try:
+            sizes.append((os.stat(folder / relative).st_size, relative))
+        except OSError:  # (reported as a missing file)
+            return []
+    total = sum(size for size, _ in sizes)
+    if total <= STAGED_LIMIT:
+        return []
+    size, largest = max(sizes)
+    return [doc.problem(("run", "stage"), f"the staged files take {total / MIB:.1f} MiB (largest: {largest}, "
+                                          f"{size / MIB:.1f} MiB); a run's staged files may take at most "
+                                          f"{STAGED_LIMIT // MIB} MiB together (no file in the sandbox may "
+                                          "exceed 32 MiB, and the whole sandbox holds 64 MB)")]
+
+
 def _not_text(path: Path) -> str:
     """Why ``path`` cannot be fed as UTF-8 text ("" when it can: ``observe`` decodes it so)."""
     try:
@@ -119,4 +143,4 @@ def check_paths(doc: Document, folder: Path) -> list[Problem]:
         if not any(_under(relative, listed) for listed in fixtures):
             problems.append(doc.problem(where, f"{relative} is staged but not in fixtures (not listed, "
                                                "nor inside a listed folder)"))
-    return problems
+    return problems + _staged_size(doc, folder)
