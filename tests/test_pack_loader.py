@@ -249,6 +249,15 @@ def test_an_unmet_rubricbench_specifier_and_missing_distribution_are_reported(pa
                              "pack.yaml:5:12: requires/0: no-such-dist-xyz>=1: no-such-dist-xyz is not installed"]
 
 
+def test_an_installed_distribution_of_the_wrong_version_says_what_was_asked(pack):
+    """It said only "PyYAML 6.0.3 is installed", which reads as no problem at all."""
+    import yaml
+
+    edit(pack, "pack.yaml", "\nversion: 1\n", "\nversion: 1\nrequires: ['PyYAML>=99,<100']\n")
+    assert located(pack) == [f"pack.yaml:4:12: requires/0: PyYAML>=99,<100: PyYAML {yaml.__version__} is "
+                             "installed, which is not >=99,<100"]
+
+
 def test_load_pack_raises_with_every_problem(pack):
     edit(pack, "normalize/task.yaml", "id: normalize", "id: normalise")
     with pytest.raises(PackError) as caught:

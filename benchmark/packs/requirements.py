@@ -73,4 +73,4 @@ def requirement_problem(requirement: str) -> str:
         ok = not specifier or satisfies(found, specifier)
     except ValueError as exc:
         return f"{requirement}: {exc}"
-    return "" if ok else f"{requirement}: {name} {found} is installed"
+    return "" if ok else f"{requirement}: {name} {found} is installed, which is not {specifier}"
