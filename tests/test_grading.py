@@ -126,6 +126,26 @@ def test_a_crashing_check_becomes_an_error_record(monkeypatch):
         grade_prompt(module, REFERENCE, test_data=TEST_DATA, options=GradeOptions(debug=True))
 
 
+@pytest.mark.parametrize("returned, why", [
+    (None, "check returned NoneType, not an Outcome"),
+    (0.5, "check returned float, not an Outcome"),
+    (Outcome(float("nan"), "nan"), "check returned a fraction that is not a finite number (nan)"),
+    (Outcome(float("inf"), "inf"), "check returned a fraction that is not a finite number (inf)"),
+    (Outcome("1", "text"), "check returned a fraction that is not a finite number ('1')"),
+    (Outcome(1.0, "ok", ("prompt_3_transform.py:3",)), "check returned evidence that is str, not Evidence"),
+])
+def test_a_check_that_returns_no_proper_outcome_is_an_error_record_not_a_crash_or_full_marks(
+        monkeypatch, returned, why):
+    """A plugin's check type returning None crashed the whole run with a traceback (no results
+    written); a NaN fraction earned full points (``min(1.0, nan)`` is 1.0)."""
+    module = module_for("prompt_3")
+    _replace_check(monkeypatch, "core.p3.single_pass", lambda ctx: returned)
+    result = grade_prompt(module, REFERENCE, test_data=TEST_DATA)
+    check = next(c for cat in result.categories for c in cat.checks if c.id == "single_pass")
+    assert (check.status, check.earned) == ("error", 0)
+    assert check.rationale == f"internal error: {why}"
+
+
 def test_outcome_status_is_derived_from_the_fraction(monkeypatch):
     module = module_for("prompt_3")
     _replace_check(monkeypatch, "core.p3.single_pass", lambda ctx: Outcome.ratio(1, 4, "quarter"))

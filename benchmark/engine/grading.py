@@ -8,6 +8,7 @@ An exception raised by a check becomes data in exactly one place (``_run_check``
 
 from __future__ import annotations
 
+import math
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import ModuleType
@@ -83,14 +84,29 @@ def _to_check(row: TaskCheck, outcome: Outcome) -> Check:
                  tuple(_evidence(item) for item in outcome.evidence))
 
 
+def _malformed(outcome: Any) -> str | None:
+    """Why what a check type returned is not an ``Outcome`` the engine can score (a plugin's
+    bug, never a pass: ``min(1.0, nan)`` is 1.0), or None."""
+    if not isinstance(outcome, Outcome):
+        return f"check returned {type(outcome).__name__}, not an Outcome"
+    fraction = outcome.fraction
+    if not isinstance(fraction, (int, float)) or not math.isfinite(fraction):
+        return f"check returned a fraction that is not a finite number ({fraction!r})"
+    stray = next((item for item in outcome.evidence if not isinstance(item, Evidence)), None)
+    if stray is not None:
+        return f"check returned evidence that is {type(stray).__name__}, not Evidence"
+    return None
+
+
 def _run_check(row: TaskCheck, ctx: CheckContext, debug: bool) -> Check:
     try:
         outcome = resolve_check(ctx.task.pack, row.use).fn(ctx, **row.params)
+        why = _malformed(outcome)
     except Exception as exc:  # the one place a check's exception becomes data
         if debug:
             raise
-        outcome = Outcome.error(f"{INTERNAL_ERROR}: check raised {type(exc).__name__}: {exc}")
-    return _to_check(row, outcome)
+        why = f"check raised {type(exc).__name__}: {exc}"
+    return _to_check(row, outcome if why is None else Outcome.error(f"{INTERNAL_ERROR}: {why}"))
 
 
 def _exec_summary(request: dict[str, Any], result: ExecResult) -> dict[str, Any]:
