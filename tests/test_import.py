@@ -93,6 +93,23 @@ def test_existing_files_are_kept_unless_force(tmp_path, capsys):
     assert target.read_bytes() == (CASES / "one_file" / "expected" / target.name).read_bytes()
 
 
+def test_a_file_no_reply_gives_that_is_already_there_is_named_as_kept(tmp_path, capsys):
+    """Re-importing replies that lack prompt 3 over a model that has it said only "missing",
+    though the old prompt_3_transform.py stayed and was graded as it was."""
+    assert _import(CASES / "one_file" / "replies.md", tmp_path) == 0
+    capsys.readouterr()
+    assert _import(_replies(CASES / "think"), tmp_path, "--force", "--dry-run") == 3
+    kept = ("kept: prompt_1_solution.py, prompt_2_config_fixed.yaml, prompt_2_config.json, "
+            "prompt_3_transform.py: no reply gives them, and the model's folder already has them; "
+            "they are graded as they are (remove them to have them graded as missing)")
+    assert kept in capsys.readouterr().out
+    assert _import(_replies(CASES / "think"), tmp_path, "--force") == 3
+    assert kept in capsys.readouterr().out
+    fresh = tmp_path / "fresh"
+    assert _import(_replies(CASES / "think"), fresh) == 3
+    assert "kept:" not in capsys.readouterr().out
+
+
 def test_a_symlinked_model_folder_or_file_is_refused_even_with_force(tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

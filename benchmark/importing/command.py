@@ -81,6 +81,14 @@ def _exit_code(rows: list[Planned], strict: bool) -> int:
     return EXIT_OK
 
 
+def _kept_note(names: list[str]) -> str:
+    """What becomes of expected files no reply gives that the model's folder already holds:
+    nothing (import never deletes), so they are graded as they are."""
+    them, they = ("them", "they are") if len(names) > 1 else ("it", "it is")
+    return (f"kept: {', '.join(names)}: no reply gives {them}, and the model's folder already has "
+            f"{them}; {they} graded as {they} (remove {them} to have {them} graded as missing)")
+
+
 def run(args: argparse.Namespace) -> int:
     problem = model_name_problem(args.model)
     if problem:
@@ -102,6 +110,10 @@ def run(args: argparse.Namespace) -> int:
         _say(f"ignored: {untrusted.text(name, untrusted.NAME_LIMIT)} (not a reply to a known prompt)")
     code = _exit_code(rows, args.strict)
     folder = Path(args.submissions_dir) / args.tier / args.model
+    kept = [row.choice.file for row in rows if row.choice.text is None
+            and (folder / row.choice.file).is_file() and not folder.is_symlink()]
+    if kept:
+        _say(_kept_note(kept))
     if args.dry_run or (args.strict and code != EXIT_OK):
         _say("dry run: nothing written" if args.dry_run else "--strict: nothing written")
         return code
