@@ -146,6 +146,25 @@ def test_core_only_junit_keeps_one_classname_per_model():
     assert not any(p.get("name").startswith("pack.") for p in root.iter("property"))
 
 
+def test_the_regression_gate_says_it_counts_only_the_tasks_both_runs_graded(tmp_path):
+    """Dropping a pack's two tasks costs alpha points overall, which the gate does not count;
+    it said "passed, no model dropped more than 0.50 points" under alpha's negative total."""
+    old = run_to_dict(make_run(make_model("alpha", 0.8, tasks=SIX_TASKS), run_id="20250101_packs",
+                               suite=suite_meta(SIX_TASKS)))
+    new = run_to_dict(make_run(make_model("alpha", 0.8), run_id="20250102_core"))
+    write_run(old, tmp_path)
+    write_run(new, tmp_path)
+    result = compare_files(tmp_path / "20250101_packs" / "results.json", tmp_path / "20250102_core" / "results.json",
+                           threshold=0.5)
+    assert diff_runs(old, new)["models"][0]["delta"] < -0.5 and result.regressions == ()
+    scope = "on the tasks both runs graded: 2 tasks graded in one run only do not count"
+    assert f"Regression gate (--fail-on-regression 0.50, {scope}): passed" in result.text
+    assert f"drop of more than 0.50 points, {scope})" in result.html_path.read_text(encoding="utf-8")
+    same = compare_files(tmp_path / "20250102_core" / "results.json", tmp_path / "20250102_core" / "results.json",
+                         threshold=0.5)
+    assert "Regression gate (--fail-on-regression 0.50): passed" in same.text
+
+
 def test_compare_core_only_against_a_run_with_a_pack_lists_its_tasks_as_added(tmp_path):
     old = run_to_dict(make_run(make_model("alpha", 0.8), run_id="20250101_core"))
     new = run_to_dict(make_run(make_model("alpha", 0.8, tasks=SIX_TASKS), run_id="20250102_packs",

@@ -11,7 +11,7 @@ from typing import Any
 
 from .run_diff import CATEGORIES
 from .common import fixed, maximum
-from .diff_text import regression_text, signed
+from .diff_text import gate_scope, regression_text, signed
 from .html_report import short
 from .svg import diverging
 from .templating import render_page
@@ -74,7 +74,8 @@ def compare_context(diff: Mapping[str, Any], threshold: float | None = None,
                        for m in diff["models"]], span)
     gate = None
     if threshold is not None:
-        gate = {"threshold": f"{threshold:.2f}", "failed": [regression_text(r) for r in failed or []]}
+        gate = {"threshold": f"{threshold:.2f}", "scope": gate_scope(diff),
+                "failed": [regression_text(r) for r in failed or []]}
     return {"old": diff["old"], "new": diff["new"], "rubric_changed": diff["rubric_changed"],
             "models": models, "chart": chart, "categories": list(CATEGORIES), "gate": gate,
             "added": [_brief(b) for b in diff["added"]], "removed": [_brief(b) for b in diff["removed"]],

@@ -99,12 +99,22 @@ def regression_text(row: Mapping[str, Any]) -> str:
     return f"{row['model']} {signed(row['delta'])}" if row.get("delta") is not None else f"{row['model']} not graded"
 
 
-def gate_line(threshold: float, failed: list[Mapping[str, Any]]) -> str:
+def gate_scope(diff: Mapping[str, Any]) -> str:
+    """What the gate measures when the runs graded different tasks (``regressions`` counts a
+    model's drop over the tasks both graded), else ""."""
+    only = len(diff.get("tasks_added") or ()) + len(diff.get("tasks_removed") or ())
+    if not only:
+        return ""
+    return (f", on the tasks both runs graded: {only} task{'s' if only > 1 else ''} graded in one run only "
+            f"{'do' if only > 1 else 'does'} not count")
+
+
+def gate_line(threshold: float, failed: list[Mapping[str, Any]], scope: str = "") -> str:
+    """The regression gate's verdict; ``scope``: ``gate_scope`` of the diff."""
+    head = f"Regression gate (--fail-on-regression {threshold:.2f}{scope})"
     if not failed:
-        return (f"Regression gate (--fail-on-regression {threshold:.2f}): passed, no model dropped more than "
-                f"{threshold:.2f} points or went ungraded")
-    worst = ", ".join(regression_text(r) for r in failed)
-    return f"Regression gate (--fail-on-regression {threshold:.2f}): FAILED: {worst}"
+        return f"{head}: passed, no model dropped more than {threshold:.2f} points or went ungraded"
+    return f"{head}: FAILED: {', '.join(regression_text(r) for r in failed)}"
 
 
 def render_diff_text(diff: Mapping[str, Any], threshold: float | None = None,
@@ -129,5 +139,5 @@ def render_diff_text(diff: Mapping[str, Any], threshold: float | None = None,
         lines += ["", "Models not graded in the new run (graded in the old one; their folder was skipped):"]
         lines += [_brief("!", b) + f": {b['reason']}" for b in skipped]
     if threshold is not None:
-        lines += ["", gate_line(threshold, failed or [])]
+        lines += ["", gate_line(threshold, failed or [], gate_scope(diff))]
     return "\n".join(lines) + "\n"
