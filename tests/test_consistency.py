@@ -149,3 +149,30 @@ def test_a_real_run_writes_a_file_that_passes_and_rebuilds(tmp_path, monkeypatch
     validate_results(doc)
     assert cli.main(["--report-only", str(saved)]) == cli.EXIT_OK
     assert cli.main(["--compare", str(saved), str(saved)]) == cli.EXIT_OK
+
+
+def test_report_only_and_compare_spell_out_control_characters_a_saved_file_carries(tmp_path, doc, capsys):
+    """A saved file is untrusted too (hand-edited, from another tool, or an older grader's):
+    raw ESC, OSC and BEL in a title or a rationale reached summary.md, summary_report.txt and
+    report.html as they were, so ``cat`` of a report drove the terminal."""
+    prompt = _prompt(doc)
+    prompt["title"] = "Title \x1b[31mred\x1b[0m"
+    prompt["checks"][0]["rationale"] = "why \x1b]0;pwned\x07 \u202eevil"
+    path = tmp_path / "run" / "results.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert cli.main(["--report-only", str(path)]) == cli.EXIT_OK
+    written = [p for p in path.parent.iterdir() if p.name != "results.json"]
+    assert {p.name for p in written} >= {"summary.md", "summary_report.txt", "report.html", "junit.xml"}
+    for report in written:
+        body = report.read_text(encoding="utf-8")
+        assert not any(c in body for c in "\x1b\x07\u202e"), report.name
+    assert "Title \\x1b[31mred\\x1b[0m" in (path.parent / "summary_report.txt").read_text(encoding="utf-8")
+    assert "why \\x1b]0;pwned\\x07 \\u202eevil" in (path.parent / "report.html").read_text(encoding="utf-8")
+    assert json.loads(path.read_text(encoding="utf-8")) == doc  # the saved file itself is left alone
+    capsys.readouterr()
+    assert cli.main(["--compare", str(path), str(path)]) == cli.EXIT_OK
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\u202e" not in out
+    html = next(path.parent.glob("comparison_*.html")).read_text(encoding="utf-8")
+    assert not any(c in html for c in "\x1b\x07\u202e")

@@ -17,6 +17,7 @@ from .common import by_percentage, num
 from .diff_html import render_diff_html
 from .diff_text import render_diff_text
 from ..files import FileRefused
+from ..untrusted import all_clean, escape
 from .results_json import load_results
 from .writer import atomic_write_text, results_folder_problem, write_reports
 
@@ -26,10 +27,26 @@ class SavedRunError(ValueError):
     or what is built from it cannot be written."""
 
 
+def _spelled_out(value: Any) -> Any:
+    """Plain JSON data with the unsafe characters of every string, keys included, spelled out
+    (``untrusted.escape``); numbers, booleans and None kept."""
+    if isinstance(value, str):
+        return escape(value)
+    if isinstance(value, Mapping):
+        return {escape(key): _spelled_out(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_spelled_out(item) for item in value]
+    return value
+
+
 def load_saved(path: str | Path) -> dict[str, Any]:
-    """A results document read from ``path`` and validated against the schema."""
+    """A results document read from ``path`` and validated against the schema. A saved file is
+    untrusted (hand-edited, another tool's, an older grader's): a control character, bidi
+    override or lone surrogate in any of its strings is spelled out, as the grader does before
+    writing, so no report built from it carries one."""
     try:
-        return load_results(path)
+        doc = load_results(path)
+        return doc if all_clean(doc) else _spelled_out(doc)
     except FileRefused as exc:
         raise SavedRunError(f"results file not found: {path}" if exc.missing else f"{path}: {exc}") from None
     except (OSError, ValueError) as exc:  # JSON, UTF-8 and schema errors are ValueErrors
