@@ -227,3 +227,27 @@ def test_the_guides_walkthrough_pack_passes_the_behaviour_gates_and_grades_as_st
     result = grade_task(loaded.task("temps"), model, test_data=default_test_data(), options=GradeOptions())
     assert f"It scores {round(result.score, 2):g}/10:" in guide
     assert result.score < 1.5
+
+
+def test_the_troubleshooting_text_on_a_failing_reference_is_what_grading_shows(tmp_path, monkeypatch):
+    """The guide said a failing reference shows the task as ``error``; it is ``fail``, with the
+    reason on each label, and the guide now quotes that."""
+    monkeypatch.setattr(registry, "plugin_names", lambda group: [])
+    pack = _walkthrough_pack(tmp_path)
+    manifest = pack / "temps/task.yaml"
+    manifest.write_text(manifest.read_text(encoding="utf-8").replace(
+        "answers: {fixture: answers/expected.json}\n", ""), encoding="utf-8")
+    reference = pack / "temps/reference/temps.py"
+    reference.write_text(reference.read_text(encoding="utf-8").replace(
+        "def main() -> int:\n", "def main() -> int:\n    raise SystemExit(3)\n"), encoding="utf-8")
+    model = tmp_path / "gold"
+    (model / "weather").mkdir(parents=True)
+    (model / "weather/temps.py").write_text(_block(_blocks(GUIDE.read_text(encoding="utf-8")),
+                                                   '"""Summarise temperature readings'), encoding="utf-8")
+    result = grade_task(load_pack(pack).task("temps"), model, test_data=default_test_data(),
+                        options=GradeOptions())
+    report = next(c for cat in result.categories for c in cat.checks if c.id == "report")
+    assert result.status == "ok" and (report.status, report.earned) == ("fail", 0)
+    quoted = "no expected\nvalue (reference solution: exited with status 3)"
+    assert quoted.replace("\n", " ") in report.rationale
+    assert quoted in GUIDE.read_text(encoding="utf-8")
