@@ -129,3 +129,18 @@ def test_staged_files_over_the_sandboxs_file_limit_are_an_error_on_their_line(pa
     with open(pack / "sales_report" / "data" / "sales.csv", "r+b") as handle:
         handle.truncate(31 * 1024 * 1024)
     assert _errors(pack) == []
+
+
+@pytest.mark.parametrize("name, data, why", [
+    ("expected.json", b"\x8b\x00binary", "cannot be read: 'utf-8' codec can't decode byte 0x8b in position 0"),
+    ("expected.json", b'{"count": 5,', "json does not parse: line 1"),
+    ("expected.jsonl", b'{"count": 5}\n', "unknown extension (use .json, .yaml, .yml, .csv, .txt)"),
+])
+def test_an_answer_key_that_cannot_be_loaded_is_an_error_on_its_line(pack, name, data, why):
+    """--pack grading validates statically only: a broken answer key passed, then every
+    model failed that run's checks ('no expected value (answer key ...)') for the pack's fault."""
+    manifest = pack / "sales_report" / "task.yaml"
+    (pack / "sales_report" / "answers" / name).write_bytes(data)
+    line = _edit(manifest, "answers: {fixture: answers/expected.json}", f"answers: {{fixture: answers/{name}}}")
+    errors = _errors(pack)
+    assert len(errors) == 1 and errors[0].startswith(f"{manifest}:{line}:20: answers/fixture: answers/{name}: {why}")

@@ -124,6 +124,14 @@ def _not_text(path: Path) -> str:
     return ""
 
 
+def _answer_problem(folder: Path, relative: str) -> str:
+    """Why an answer key does not load as grading loads it ("" when it does): a broken key
+    would fail that label for every model, and ``--pack`` validates without the gates."""
+    from .outputs import load_answer  # (not at the top: outputs imported first is circular, via benchmark.prompts)
+
+    return (load_answer(folder, relative)[1] or "").removeprefix(f"answer key {relative}: ")
+
+
 def check_paths(doc: Document, folder: Path) -> list[Problem]:
     """Problems of every path ``doc`` (a schema-valid task.yaml) names (see the module's docstring)."""
     task, problems = doc.data, []
@@ -131,6 +139,8 @@ def check_paths(doc: Document, folder: Path) -> list[Problem]:
         reason = escape_reason(folder, relative) or _exists(folder, relative, kind)
         if not reason and where == ("run", "stdin") and (why := _not_text(folder / relative)):
             reason = f"{why}: stdin is fed to the program as UTF-8 text"
+        if not reason and where[0] == "answers":
+            reason = _answer_problem(folder, relative)
         if reason:
             problems.append(doc.problem(where, f"{relative}: {reason}"))
     for where, relative in _staged(task) + _generated_from(task):
