@@ -251,3 +251,16 @@ def test_the_troubleshooting_text_on_a_failing_reference_is_what_grading_shows(t
     quoted = "no expected\nvalue (reference solution: exited with status 3)"
     assert quoted.replace("\n", " ") in report.rationale
     assert quoted in GUIDE.read_text(encoding="utf-8")
+
+
+def test_the_guides_validate_example_prints_what_the_command_prints(monkeypatch, capsys):
+    """The "Validating" section showed only the count line; the command prints each task's
+    behaviour gate first."""
+    from benchmark import cli
+
+    monkeypatch.chdir(GUIDE.parent.parent)
+    command = "$ rubricbench pack validate tests/packs/docs_trial\n"
+    assert cli.main(["pack", "validate", "tests/packs/docs_trial"]) == 0
+    printed = capsys.readouterr().out
+    block = _block(_blocks(GUIDE.read_text(encoding="utf-8")), command)
+    assert block == command + printed
