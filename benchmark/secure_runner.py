@@ -30,7 +30,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .sandbox import bandit_process, isolation, pids_cgroup, spawner, staging
@@ -58,6 +58,14 @@ def _sweep_once(base: str | None) -> None:
     if key not in _swept:
         _swept.add(key)
         pt.sweep_dead_sandboxes(base)
+
+
+def _check_staged_name(name: str) -> None:
+    """``ValueError`` unless ``name`` is a relative path that stays in the run's folder: a
+    staged name comes from a pack's manifest, and ``work / "/abs"`` is ``/abs`` on the host."""
+    path = PurePosixPath(name)
+    if not name or "\\" in name or "\x00" in name or path.is_absolute() or ".." in path.parts:
+        raise ValueError(f"staged file name {name!r} is not a plain relative path inside the sandbox")
 
 
 class SecureRunner:
@@ -156,6 +164,8 @@ class SecureRunner:
     def run_harness(self, request: Mapping[str, Any], files: Mapping[str, bytes],
                     timeout: float | None = None, *, guard: bool = True) -> ExecResult:
         """Stage ``files`` in a fresh sandbox, run the harness on ``request``, validate its record."""
+        for name in files:  # (before any folder is made: a bad name is the caller's bug)
+            _check_staged_name(name)
         with self.sandbox() as root:
             work = root / "work"
             for name, data in files.items():

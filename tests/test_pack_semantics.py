@@ -144,3 +144,23 @@ def test_an_answer_key_that_cannot_be_loaded_is_an_error_on_its_line(pack, name,
     line = _edit(manifest, "answers: {fixture: answers/expected.json}", f"answers: {{fixture: answers/{name}}}")
     errors = _errors(pack)
     assert len(errors) == 1 and errors[0].startswith(f"{manifest}:{line}:20: answers/fixture: answers/{name}: {why}")
+
+
+@pytest.mark.parametrize("name", ["/tmp/planted.csv", "../sales.csv", "in\\\\sales.csv"])
+def test_a_staged_name_that_leaves_the_run_folder_is_an_error(pack, name):
+    """The staged name is where the grader writes the fixture: ``/tmp/planted.csv`` passed
+    validation and the grader wrote the fixture to that path on the host."""
+    manifest = pack / "sales_report" / "task.yaml"
+    line = _edit(manifest, "stage: {sales.csv: data/sales.csv}", f'stage: {{"{name}": data/sales.csv}}')
+    _edit(manifest, "    sales.csv: {generator:", f'    "{name}": {{generator:')
+    shown = name.replace("\\\\", "\\")
+    assert f"{manifest}:{line}:10: run/stage: {shown!r} must be a relative path with forward slashes that " \
+           "stays inside its folder (no leading /, no .., no backslash)" in _errors(pack)
+
+
+def test_an_output_file_path_that_leaves_the_run_folder_is_an_error(pack):
+    """It passed validation, then every run of every model failed: 'not a plain relative path'."""
+    manifest = pack / "sales_report" / "task.yaml"
+    line = _edit(manifest, "output: {from: stdout, parse: json}", "output: {from: file, path: ../out.json, parse: json}")
+    assert _errors(pack) == [f"{manifest}:{line}:30: run/output/path: '../out.json' must be a relative path "
+                             "with forward slashes that stays inside its folder (no leading /, no .., no backslash)"]

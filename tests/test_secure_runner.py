@@ -153,6 +153,17 @@ def test_script_mode_passes_argv_and_stages_files():
     assert res.stdout.strip() == "staged!" and res.observation["exit_code"] == 0
 
 
+@pytest.mark.parametrize("name", ["{outside}/staged.txt", "../staged.txt", "sub/../../staged.txt",
+                                  "sub\\..\\staged.txt", ""])
+def test_a_staged_name_that_leaves_the_sandbox_is_refused_and_nothing_is_written(tmp_path, name):
+    """A pack's ``run.stage`` name is the staged file's name: an absolute one made the grader
+    write the fixture there, on the host, outside every sandbox."""
+    name = name.format(outside=tmp_path)
+    with pytest.raises(ValueError, match="not a plain relative path inside the sandbox"):
+        script("print(1)", extra={name: b"planted"})
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_request_file_is_gone_before_submission_runs():
     res = script("""
         import os
