@@ -164,3 +164,13 @@ def test_an_output_file_path_that_leaves_the_run_folder_is_an_error(pack):
     line = _edit(manifest, "output: {from: stdout, parse: json}", "output: {from: file, path: ../out.json, parse: json}")
     assert _errors(pack) == [f"{manifest}:{line}:30: run/output/path: '../out.json' must be a relative path "
                              "with forward slashes that stays inside its folder (no leading /, no .., no backslash)"]
+
+
+def test_a_staged_name_that_is_a_submitted_file_is_an_error(pack):
+    """Staged as sales_report.py, the fixture replaced the model's own script in the run's
+    folder: every model (and the reference) ran the CSV instead of its code."""
+    manifest = pack / "sales_report" / "task.yaml"
+    line = _edit(manifest, "stage: {sales.csv: data/sales.csv}", "stage: {sales_report.py: data/sales.csv}")
+    _edit(manifest, "    sales.csv: {generator:", "    sales_report.py: {generator:")
+    assert _errors(pack) == [f"{manifest}:{line}:28: run/stage/sales_report.py: the staged file would replace "
+                             "the submitted file sales_report.py in the run's folder: give it another name"]

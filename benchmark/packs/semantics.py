@@ -230,12 +230,17 @@ def check_cases(doc: Document, folder: Path | None = None) -> list[Problem]:
 
 
 def check_run_files(doc: Document) -> list[Problem]:
-    """``entry``/``module`` name a submitted file; a task that runs code checks the sandbox."""
+    """``entry``/``module`` name a submitted file and no staged name is one; a task that runs
+    code checks the sandbox."""
     task, run, problems = doc.data, doc.data["run"], []
     names = [f["path"] for f in task["files"]]
     for key in ("entry", "module"):
         if key in run and run[key] not in names:
             problems.append(doc.problem(("run", key), f"{run[key]} is not one of files ({', '.join(names)})"))
+    for name in run.get("stage", {}):
+        if name in names:
+            problems.append(doc.problem(("run", "stage", name), f"the staged file would replace the submitted "
+                                                               f"file {name} in the run's folder: give it another name"))
     if run["mode"] in EXECUTING_MODES and not any(c["use"] == SANDBOX_CHECK for c in task["checks"]):
         problems.append(doc.problem(("checks",), f"run mode {run['mode']} runs code: add a check with "
                                                  f"use: {SANDBOX_CHECK}"))
