@@ -108,6 +108,10 @@ def test_a_file_no_reply_gives_that_is_already_there_is_named_as_kept(tmp_path, 
     fresh = tmp_path / "fresh"
     assert _import(_replies(CASES / "think"), fresh) == 3
     assert "kept:" not in capsys.readouterr().out
+    linked = fresh / "user_submissions" / MODEL / "prompt_3_transform.py"
+    linked.symlink_to(REFERENCE / "prompt_3_transform.py")  # (the grader does not follow it)
+    assert _import(_replies(CASES / "think"), fresh, "--dry-run") == 3
+    assert "kept:" not in capsys.readouterr().out
 
 
 def test_a_symlinked_model_folder_or_file_is_refused_even_with_force(tmp_path):

@@ -111,7 +111,8 @@ def run(args: argparse.Namespace) -> int:
     code = _exit_code(rows, args.strict)
     folder = Path(args.submissions_dir) / args.tier / args.model
     kept = [row.choice.file for row in rows if row.choice.text is None
-            and (folder / row.choice.file).is_file() and not folder.is_symlink()]
+            and (folder / row.choice.file).is_file() and not (folder / row.choice.file).is_symlink()
+            and not folder.is_symlink()]
     if kept:
         _say(_kept_note(kept))
     if args.dry_run or (args.strict and code != EXIT_OK):
