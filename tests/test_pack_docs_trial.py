@@ -264,3 +264,22 @@ def test_the_guides_validate_example_prints_what_the_command_prints(monkeypatch,
     printed = capsys.readouterr().out
     block = _block(_blocks(GUIDE.read_text(encoding="utf-8")), command)
     assert block == command + printed
+
+
+def test_the_walkthroughs_answer_key_command_runs_as_printed(tmp_path):
+    """Step 5 ran ``... | tee answers/expected.json`` in a task folder that had no
+    ``answers/`` yet (steps 1-4 make none): tee failed and no key was written."""
+    import os
+    import subprocess
+    import sys
+
+    blocks = _blocks(GUIDE.read_text(encoding="utf-8"))
+    pack = _walkthrough_pack(tmp_path)
+    shutil.rmtree(pack / "temps/answers")
+    command, printed = _block(blocks, "$ cd weather/temps").splitlines()[:2]
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", command.removeprefix("$ ")], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == printed
+    assert (pack / "temps/answers/expected.json").read_text(encoding="utf-8").strip() == printed
