@@ -127,7 +127,8 @@ def _not_text(path: Path) -> str:
 def _answer_problem(folder: Path, relative: str) -> str:
     """Why an answer key does not load as grading loads it ("" when it does): a broken key
     would fail that label for every model, and ``--pack`` validates without the gates."""
-    from .outputs import load_answer  # (not at the top: outputs imported first is circular, via benchmark.prompts)
+    # (not at the top: importing outputs before the prompts package is circular, via benchmark.prompts)
+    from .outputs import load_answer
 
     return (load_answer(folder, relative)[1] or "").removeprefix(f"answer key {relative}: ")
 

@@ -239,8 +239,8 @@ def check_run_files(doc: Document) -> list[Problem]:
             problems.append(doc.problem(("run", key), f"{run[key]} is not one of files ({', '.join(names)})"))
     for name in run.get("stage", {}):
         if name in names:
-            problems.append(doc.problem(("run", "stage", name), f"the staged file would replace the submitted "
-                                                               f"file {name} in the run's folder: give it another name"))
+            problems.append(doc.problem(("run", "stage", name), "the staged file would replace the "
+                                        f"submitted file {name} in the run's folder: give it another name"))
     if run["mode"] in EXECUTING_MODES and not any(c["use"] == SANDBOX_CHECK for c in task["checks"]):
         problems.append(doc.problem(("checks",), f"run mode {run['mode']} runs code: add a check with "
                                                  f"use: {SANDBOX_CHECK}"))
