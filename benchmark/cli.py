@@ -296,7 +296,7 @@ def _main(argv: list[str] | None) -> int:
         if not args.unsafe and (args.no_cache or args.require_isolation):  # (see _detect_first)
             _detect_first(isolation)
     from . import commands
-    from .reporting.saved_runs import SavedRunError
+    from .reporting.saved_error import SavedRunError
 
     previous = {}
     if grading and not (config.cluster or config.scheduler or config.scheduler_file):

@@ -37,6 +37,31 @@ def _record_line(record):
     return '{"result": ' + head + '"results":[' + items + "]}}\n"
 
 
+def _forget_native_functions():
+    """Drop every C function the harness resolved through ctypes before submission code runs.
+    The harness's modules keep libc handles (the zygote's clone, Landlock, seccomp, mounts),
+    and a handle keeps each function it resolved as an attribute; calling a resolved function
+    raises no audit event, so a submission that reached one through ``sys.modules`` would call
+    ``syscall()`` unseen by the guard (the kernel layer still refuses what it does:
+    ``tests/hostile/harness_native_handles``). Forgotten, a function must be resolved again,
+    which is the ``ctypes.dlsym`` audit event the guard denies. The worker calls none after
+    its filters are installed."""
+    ctypes = sys.modules.get("ctypes")
+    if ctypes is None:
+        return
+    handles, functions = ctypes.CDLL, ctypes._CFuncPtr
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("_rubricbench_"):
+            continue
+        for attr, value in list(vars(module).items()):
+            if isinstance(value, handles):
+                for key, cached in list(vars(value).items()):
+                    if isinstance(cached, functions):
+                        delattr(value, key)
+            elif isinstance(value, functions):
+                setattr(module, attr, None)
+
+
 def _arm(request, report_fd):
     """Install the no-new-process seccomp filter (kernel layer), then the guard (the audit
     hook). The harness's own libraries are imported first, so their set-up is never reported."""
@@ -45,6 +70,7 @@ def _arm(request, report_fd):
         import requests_mock  # noqa: F401
     if request.get("no_new_processes"):  # kernel layer: holds with the guard off too
         load_by_path("seccomp").install_deny_list(no_new_processes=True)
+    _forget_native_functions()
     guard = request.get("guard")
     if guard:
         load_by_path("guard").install(guard["sandbox"], guard["read_roots"],

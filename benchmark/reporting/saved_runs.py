@@ -19,12 +19,8 @@ from .diff_text import render_diff_text
 from ..files import FileRefused
 from ..untrusted import all_clean, escape
 from .results_json import load_results
+from .saved_error import SavedRunError  # noqa: F401 (its home until now)
 from .writer import atomic_write_text, results_folder_problem, write_reports
-
-
-class SavedRunError(ValueError):
-    """A saved results file is missing, unreadable, not JSON or not valid against the schema,
-    or what is built from it cannot be written."""
 
 
 def _spelled_out(value: Any) -> Any:
