@@ -285,3 +285,19 @@ def test_without_a_private_folder_entries_are_bare_and_checked_in_full(tmp_path,
         assert store.get("k", "cached_model") == model and full_checks == ["cached_model"]
     finally:
         cache._tag_key.cache_clear()
+
+
+def test_a_key_that_cannot_be_written_leaves_nothing_behind(tmp_path, private, monkeypatch):
+    from benchmark.engine import entry_tags
+
+    private.mkdir(parents=True, mode=0o700)
+
+    def full_disk(fd, data):
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(entry_tags.os, "write", full_disk)
+        assert entry_tags._tag_key() is None
+    assert list(private.iterdir()) == []  # no key, no temporary file
+    entry_tags._tag_key.cache_clear()
+    assert len(entry_tags._tag_key()) == 32 and [p.name for p in private.iterdir()] == ["cache-key"]

@@ -15,6 +15,7 @@ import os
 import re
 import stat
 from functools import lru_cache
+from pathlib import Path
 
 from .memo import private_folder
 
@@ -35,18 +36,7 @@ def _tag_key() -> bytes | None:
     path = folder / "cache-key"
     try:
         if not os.path.lexists(path):
-            temporary = folder / f".cache-key-{os.getpid()}-{os.urandom(4).hex()}"
-            handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            try:
-                os.write(handle, os.urandom(TAG_BYTES))
-            finally:
-                os.close(handle)
-            try:
-                os.link(temporary, path)  # (fails if another run made it first: that one is used)
-            except FileExistsError:
-                pass
-            finally:
-                os.unlink(temporary)
+            _make_key(folder, path)
         handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
         try:
             info = os.fstat(handle)
@@ -57,6 +47,25 @@ def _tag_key() -> bytes | None:
         return None
     private = stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
     return key if private and len(key) == TAG_BYTES else None
+
+
+def _make_key(folder: Path, path: Path) -> None:
+    """Write a new key beside ``path`` and link it into place; another run's key made first is
+    kept. The temporary file never stays behind, whatever fails (a full disk included)."""
+    temporary = folder / f".cache-key-{os.getpid()}-{os.urandom(4).hex()}"
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        try:
+            if os.write(handle, os.urandom(TAG_BYTES)) != TAG_BYTES:
+                raise OSError("short write of the cache key")
+        finally:
+            os.close(handle)
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass
+    finally:
+        os.unlink(temporary)
 
 
 def entry_tag(key: str, data: bytes) -> str | None:
