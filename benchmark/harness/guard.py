@@ -3,8 +3,9 @@
 It denies, and reports at once on the harness's private pipe, network use, process creation,
 native-library loading (ctypes, and an extension module from anywhere but the interpreter's
 and the installed libraries' folders), heap and frame walking, replacing a function's code or
-defaults, and file writes, deletions, renames and links outside the sandbox; reads and folder
-listings outside the allowed roots are denied and reported too. A path relative to a
+defaults, and file writes, deletions, renames and links outside the sandbox (a SQLite database
+too, which SQLite opens with no ``open`` event); reads and folder listings outside the allowed
+roots are denied and reported too. A path relative to a
 directory descriptor is relative to a folder the event does not name (``open`` from
 ``os.open`` does not even say whether it had one), so the guard also refuses what could make
 such a path lead outside unseen: a descriptor of a folder outside the sandbox, ``..`` in a
@@ -75,7 +76,7 @@ SETATTR_EVENTS = frozenset({"object.__setattr__", "object.__delattr__"})
 # every event the hook may deny: any other (str) event is let through at once, which is what
 # the full check concludes for it (builtins.id, object.__getattr__, sys._getframe, exec, ...
 # come by the thousand in a run)
-WATCHED_EVENTS = (frozenset({"open", "import"}) | PATH_EVENT_NAMES | LISTING_EVENTS | NETWORK_EVENTS
+WATCHED_EVENTS = (frozenset({"open", "import", "sqlite3.connect"}) | PATH_EVENT_NAMES | LISTING_EVENTS | NETWORK_EVENTS
                   | PROCESS_EVENTS | NATIVE_EVENTS | HEAP_EVENTS | SETATTR_EVENTS)
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 DETAIL_CAP = 300
@@ -220,6 +221,40 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
                                 verdict = ("filesystem", event, shown + " (a directory descriptor "
                                            "outside the sandbox)")
                                 break
+            elif event == "sqlite3.connect":
+                # SQLite opens the database file itself, with no ``open`` event: its name is
+                # checked as a file written (a journal is written beside it); a ``file:`` URI
+                # (SQLite reads one as such with ``uri=True``, or built to read them always)
+                # by the path it names. ``:memory:`` and ``""`` (a temporary database) open
+                # nothing outside. SQL run later (``ATTACH``, ``VACUUM INTO``) opens files with
+                # no event at all: the kernel layer contains those
+                value = args[0] if len(args) > 0 else None
+                if type(value) is bytes:
+                    value = decode(value, "utf-8", "surrogateescape")
+                if type(value) is not str:
+                    verdict = ("filesystem", event, "a database name of an unexpected type")
+                else:
+                    path = value
+                    if path[:5].lower() == "file:":
+                        path = path[5:].partition("?")[0].partition("#")[0]
+                        if path.startswith("//"):
+                            authority, _, rest = path[2:].partition("/")
+                            if authority != "" and authority.lower() != "localhost":
+                                verdict = ("filesystem", event, "a URI naming a host: " + value[:cap])
+                            path = "/" + rest
+                        if "%" in path:  # an escape could spell anything, "/" and ".." included
+                            verdict = ("filesystem", event, "a URI with escapes: " + value[:cap])
+                    if verdict is None and path != ":memory:" and path != "":
+                        try:
+                            full = resolve(path, getcwd())
+                        except base:
+                            full = None
+                        inside = False
+                        for root in write_roots:
+                            inside = inside or (full is not None and (
+                                full == root or full.startswith(root + "/")))
+                        if not inside:
+                            verdict = ("filesystem", event, "write " + value[:cap])
             elif event == "import":
                 # with a file name: an extension module (native code) about to be loaded;
                 # only the interpreter's and the installed libraries' (the read roots), never
