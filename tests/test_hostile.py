@@ -182,6 +182,16 @@ def _grade(tree: Path) -> tuple[int, dict]:
     return code, json.loads((tree / "results" / "latest_results.json").read_text())
 
 
+def _host_shared_memory(remove: bool = False) -> list[str]:
+    """The machine's POSIX shared memory objects named as an attack names its own (files in
+    /dev/shm, outside every sandbox); removed when asked."""
+    found = sorted(Path("/dev/shm").glob("rubricbench_hostile_*")) if Path("/dev/shm").is_dir() else []
+    if remove:
+        for path in found:
+            path.unlink(missing_ok=True)
+    return [path.name for path in found]
+
+
 def _sandbox_processes() -> list[psutil.Process]:
     """Live descendants of this test process: the grader is a subreaper, so anything a
     sandbox left behind (even a detached daemon) is re-parented below it. Only our own
@@ -253,6 +263,7 @@ def test_attack_is_contained(attack, layers, environment, clean_run, monkeypatch
     before = _snapshot(*watched)
     processes_before = {p.pid for p in _sandbox_processes()}
     ipc_before = SharedMemory.objects()
+    _host_shared_memory(remove=True)  # a failed run's, not this one's
 
     code, doc = _grade(tree)
 
@@ -265,6 +276,7 @@ def test_attack_is_contained(attack, layers, environment, clean_run, monkeypatch
     assert environment["_datagrams"].received == 0, "the datagram socket outside was reached"
     assert environment["_shared"].content() == SharedMemory.CANARY, "the host's SysV memory changed"
     assert SharedMemory.objects() == ipc_before, "SysV IPC objects were left behind"
+    assert not _host_shared_memory(remove=True), "POSIX shared memory was made in /dev/shm"
     leftovers = [p for p in _sandbox_processes() if p.pid not in processes_before]
     for proc in leftovers:
         proc.kill()

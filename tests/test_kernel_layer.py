@@ -261,6 +261,49 @@ def test_the_guards_quick_pass_lets_through_only_what_its_full_check_allows(tmp_
     assert sum(1 for line in records if line) == 2 * len(denied) + 2  # each denial reported
 
 
+def test_the_guard_checks_what_c_code_opens_with_no_open_event(tmp_path):
+    """SQLite opens its database itself and shm_open makes a file in /dev/shm: the guard
+    checks the name sqlite3.connect gets, denies its own shared-memory events, and refuses a
+    fresh copy of a module whose functions it replaced, whatever name the copy is given."""
+    from benchmark.harness import guard
+
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(read_fd, False)
+    hook = guard._make_hook((str(tmp_path),), (str(tmp_path), "/usr"), False, write_fd, os.getpid())
+    inside, outside = str(tmp_path / "data.db"), "/etc/rb-outside.db"
+    verdicts = {
+        "memory": ("sqlite3.connect", (":memory:",)),
+        "temporary": ("sqlite3.connect", ("",)),
+        "inside": ("sqlite3.connect", (inside,)),
+        "inside bytes": ("sqlite3.connect", (inside.encode(),)),
+        "inside URI": ("sqlite3.connect", ("file:" + inside + "?mode=rwc",)),
+        "memory URI": ("sqlite3.connect", ("file::memory:?cache=shared",)),
+        "outside": ("sqlite3.connect", (outside,)),
+        "outside by ..": ("sqlite3.connect", (str(tmp_path) + "/../rb.db",)),
+        "outside URI": ("sqlite3.connect", ("FILE://localhost" + outside + "#x",)),
+        "URI with a host": ("sqlite3.connect", ("file://example.org" + inside,)),
+        "URI with an escape": ("sqlite3.connect", ("file:" + str(tmp_path) + "/%2e%2e/rb.db",)),
+        "path object": ("sqlite3.connect", (tmp_path / "data.db",)),
+        "no argument": ("sqlite3.connect", ()),
+        "shm_open": ("rubricbench.shm_open", ("",)),
+        "shm_unlink": ("rubricbench.shm_unlink", ("",)),
+        "fresh copy": ("import", ("copy._posixshmem", "/usr/lib/x.so", None, None, None)),
+        "fresh fork_exec": ("import", ("_posixsubprocess", "/usr/lib/y.so", None, None, None)),
+        "odd name": ("import", (Path("x"), "/usr/lib/z.so", None, None, None)),
+        "other extension": ("import", ("_json", "/usr/lib/_json.so", None, None, None)),
+        "source import": ("import", ("_posixshmem", None, None, None, None)),
+    }
+    got = {name: _guard_verdict(hook, event, args) for name, (event, args) in verdicts.items()}
+    allowed = {"memory", "temporary", "inside", "inside bytes", "inside URI", "memory URI",
+               "other extension", "source import"}
+    assert got == {name: "allowed" if name in allowed else "denied" for name in verdicts}
+    records = [json.loads(line) for line in os.read(read_fd, 1 << 20).decode().split("\n") if line]
+    os.close(read_fd)
+    os.close(write_fd)
+    assert [r["blocked"] for r in records] == ["filesystem"] * 9 + ["native"] * 3
+    assert records[0]["detail"] == "write " + outside
+
+
 def test_pool_runs_leave_no_pids_cgroup_behind(tmp_path):
     groups, why = pids_cgroup.detect()
     if groups is None:

@@ -3,11 +3,14 @@
 It denies, and reports at once on the harness's private pipe, network use, process creation,
 native-library loading (ctypes, and an extension module from anywhere but the interpreter's
 and the installed libraries' folders), heap and frame walking, replacing a function's code or
-defaults, and file writes, deletions, renames and links outside the sandbox; reads and folder
-listings outside the allowed roots are denied and reported too. A path relative to a
-directory descriptor is relative to a folder the event does not name (``open`` from
-``os.open`` does not even say whether it had one), so the guard also refuses what could make
-such a path lead outside unseen: a descriptor of a folder outside the sandbox, ``..`` in a
+defaults, and file writes, deletions, renames and links outside the sandbox (a SQLite database
+too, which SQLite opens with no ``open`` event, and POSIX shared memory, a file in the
+machine's /dev/shm); reads and folder listings outside the allowed roots are denied and
+reported too. C functions that raise no audit event of their own (``STAND_INS``) are replaced
+in the worker by stand-ins that raise one, and a fresh copy of their module is refused. A path
+relative to a directory descriptor is relative to a folder the event does not name (``open``
+from ``os.open`` does not even say whether it had one), so the guard also refuses what could
+make such a path lead outside unseen: a descriptor of a folder outside the sandbox, ``..`` in a
 path that may be relative to a descriptor, and a link whose target is outside the sandbox or
 climbs out by ``..``. Ordinary code (json, yaml, logging, dataclasses, pathlib, requests) is
 untouched. The guard adds depth and evidence: the kernel layer contains every attack on its
@@ -72,11 +75,23 @@ DIR_FD_EVENTS = (
 )
 NO_DIR_FD = (-1, getattr(os, "AT_FDCWD", -100))
 SETATTR_EVENTS = frozenset({"object.__setattr__", "object.__delattr__"})
+# C functions that act with no audit event: in the worker, the guard replaces each with a
+# stand-in that raises an event of the guard's own, (module, function, event). A fresh copy of
+# such a module (its extension loaded again from its file, under any name ending in the
+# module's: the copy has the real functions) is refused at its import
+STAND_INS = (
+    ("_posixsubprocess", "fork_exec", "rubricbench.fork_exec"),  # multiprocessing's spawn
+    ("_posixshmem", "shm_open", "rubricbench.shm_open"),  # a file in the machine's /dev/shm
+    ("_posixshmem", "shm_unlink", "rubricbench.shm_unlink"),
+)
+REPLACED_MODULES = frozenset(module for module, _, _ in STAND_INS)
+SHARED_MEMORY_EVENTS = frozenset({"rubricbench.shm_open", "rubricbench.shm_unlink"})
 # every event the hook may deny: any other (str) event is let through at once, which is what
 # the full check concludes for it (builtins.id, object.__getattr__, sys._getframe, exec, ...
 # come by the thousand in a run)
-WATCHED_EVENTS = (frozenset({"open", "import"}) | PATH_EVENT_NAMES | LISTING_EVENTS | NETWORK_EVENTS
-                  | PROCESS_EVENTS | NATIVE_EVENTS | HEAP_EVENTS | SETATTR_EVENTS)
+WATCHED_EVENTS = (frozenset({"open", "import", "sqlite3.connect"}) | PATH_EVENT_NAMES
+                  | LISTING_EVENTS | NETWORK_EVENTS | PROCESS_EVENTS | NATIVE_EVENTS
+                  | HEAP_EVENTS | SETATTR_EVENTS | SHARED_MEMORY_EVENTS)
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 DETAIL_CAP = 300
 RECORD_CAP = 4000
@@ -128,6 +143,7 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
              dir_fd_events=DIR_FD_EVENTS, no_dir_fd=NO_DIR_FD, stat_of=os.stat, isdir=stat.S_ISDIR,
              write=os.write, quote=_quote, error=PermissionError, cap=DETAIL_CAP,
              record_cap=RECORD_CAP, base=BaseException, setattr_events=SETATTR_EVENTS,
+             replaced=REPLACED_MODULES, shared_memory=SHARED_MEMORY_EVENTS,
              watched=WATCHED_EVENTS):
         # an exact str outside every set below: nothing to deny (hashed by str's own code)
         if type(event) is str and event not in watched:
@@ -220,15 +236,56 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
                                 verdict = ("filesystem", event, shown + " (a directory descriptor "
                                            "outside the sandbox)")
                                 break
+            elif event == "sqlite3.connect":
+                # SQLite opens the database file itself, with no ``open`` event: its name is
+                # checked as a file written (a journal is written beside it); a ``file:`` URI
+                # (SQLite reads one as such with ``uri=True``, or built to read them always)
+                # by the path it names. ``:memory:`` and ``""`` (a temporary database) open
+                # nothing outside. SQL run later (``ATTACH``, ``VACUUM INTO``) opens files with
+                # no event at all: the kernel layer contains those
+                value = args[0] if len(args) > 0 else None
+                if type(value) is bytes:
+                    value = decode(value, "utf-8", "surrogateescape")
+                if type(value) is not str:
+                    verdict = ("filesystem", event, "a database name of an unexpected type")
+                else:
+                    path = value
+                    if path[:5].lower() == "file:":
+                        path = path[5:].partition("?")[0].partition("#")[0]
+                        if path.startswith("//"):
+                            authority, _, rest = path[2:].partition("/")
+                            if authority != "" and authority.lower() != "localhost":
+                                verdict = ("filesystem", event, "a URI naming a host: " + value[:cap])
+                            path = "/" + rest
+                        if "%" in path:  # an escape could spell anything, "/" and ".." included
+                            verdict = ("filesystem", event, "a URI with escapes: " + value[:cap])
+                    if verdict is None and path != ":memory:" and path != "":
+                        try:
+                            full = resolve(path, getcwd())
+                        except base:
+                            full = None
+                        inside = False
+                        for root in write_roots:
+                            inside = inside or (full is not None and (
+                                full == root or full.startswith(root + "/")))
+                        if not inside:
+                            verdict = ("filesystem", event, "write " + value[:cap])
             elif event == "import":
                 # with a file name: an extension module (native code) about to be loaded;
                 # only the interpreter's and the installed libraries' (the read roots), never
-                # one the run could have written (a module's source import has no file name)
+                # one the run could have written (a module's source import has no file name),
+                # and never a fresh copy of a module whose functions the guard replaced
                 filename = args[1] if len(args) > 1 else None
+                module = args[0] if len(args) > 0 else None
                 if type(filename) is bytes:
                     filename = decode(filename, "utf-8", "surrogateescape")
                 if filename is not None and type(filename) is not str:
                     verdict = ("native", event, "an extension module path of an unexpected type")
+                elif filename is not None and type(module) is not str:
+                    verdict = ("native", event, "an extension module name of an unexpected type")
+                elif filename is not None and module.rpartition(".")[2] in replaced:
+                    verdict = ("native", event, "a fresh copy of " + module.rpartition(".")[2]
+                               + ", whose functions the guard replaced (as " + module[:cap] + ")")
                 elif filename is not None:
                     shown = "an extension module the run could have written: " + filename[:cap]
                     try:
@@ -251,6 +308,9 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
                     verdict = ("process", event, "")
             elif event in native:
                 verdict = ("native", event, "")
+            elif event in shared_memory:
+                verdict = ("filesystem", event, "POSIX shared memory: a file in the machine's "
+                           "/dev/shm, outside the sandbox")
             elif event in heap:
                 verdict = ("introspection", event, "")
             elif (event in setattr_events
@@ -272,18 +332,28 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
     return hook
 
 
-def _fork_exec(*args, **kwargs):
-    """Stands in for _posixsubprocess.fork_exec, which raises no audit event of its own
-    (multiprocessing's spawn and forkserver call it directly)."""
-    sys.audit("rubricbench.fork_exec", "")
-    raise PermissionError("RubricBench sandbox: process creation denied")
+def _stand_in(event, name, audit=sys.audit, error=PermissionError):
+    """A function standing in for the C function ``name``, which raises no audit event of its
+    own: it raises ``event`` (the hook denies and reports it) and refuses in any case."""
+    def stand_in(*args, **kwargs):
+        audit(event, "")
+        raise error("RubricBench sandbox: " + name + " denied")
+
+    return stand_in
 
 
 def install(sandbox, read_roots, allow_network, report_fd):
     real = os.path.realpath
     write_roots = (real(sandbox).rstrip("/"), "/dev/null")
     reads = tuple(real(p).rstrip("/") for p in read_roots) + write_roots
-    import _posixsubprocess  # (before the hook: it may be an extension module of the interpreter's)
+    replaced = []
+    for module_name, function, event in STAND_INS:  # imported before the hook: extension
+        try:                                          # modules of the interpreter's
+            module = __import__(module_name)
+        except ImportError:  # not built here: nothing to replace
+            continue
+        replaced.append((module, function, _stand_in(event, module_name + "." + function)))
 
     sys.addaudithook(_make_hook(write_roots, reads, bool(allow_network), report_fd, os.getpid()))
-    _posixsubprocess.fork_exec = _fork_exec
+    for module, function, stand_in in replaced:
+        setattr(module, function, stand_in)
