@@ -863,3 +863,33 @@ def test_an_unused_zygote_is_discarded_at_once_and_a_used_one_never(healthy_zygo
     used = spawner.get()
     assert used is not zygote and used.used
     assert not spawner.discard_unused() and used.process.poll() is None and not used.closed
+
+
+def test_every_native_function_the_harness_resolved_is_forgotten_before_submission_code():
+    """The harness's modules keep ctypes library handles, each caching the functions it
+    resolved; calling a cached one raises no audit event. The zygote lists the handles once
+    (``worker.note_handles``) and every worker drops their functions before submission code
+    runs (``worker._forget_native_functions``); no harness module keeps a bare function."""
+    code = r'''
+import ctypes, importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("_zygote_under_test", sys.argv[1])
+zygote = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(zygote)  # what a zygote loads before it serves (not main())
+worker = zygote.child._load_by_path("worker")
+worker.note_handles()
+harness = {name: module for name, module in sys.modules.items() if name.startswith("_rubricbench_")}
+owners = sorted({name for name, module in harness.items()
+                 for value in vars(module).values() if any(value is h for h in worker._HANDLES)})
+bare = sorted(f"{name}.{attr}" for name, module in harness.items()
+              for attr, value in vars(module).items() if isinstance(value, ctypes._CFuncPtr))
+before = sum(isinstance(v, ctypes._CFuncPtr) for h in worker._HANDLES for v in vars(h).values())
+worker._forget_native_functions()
+after = sum(isinstance(v, ctypes._CFuncPtr) for h in worker._HANDLES for v in vars(h).values())
+print(json.dumps({"owners": owners, "bare": bare, "before": before, "after": after}))
+'''
+    out = subprocess.run([sys.executable, "-I", "-B", "-c", code, str(spawner.ZYGOTE)],
+                         capture_output=True, text=True, timeout=60, check=True).stdout
+    found = json.loads(out.splitlines()[-1])
+    assert {"_rubricbench_landlock", "_rubricbench_seccomp", "_rubricbench_run_start"} <= set(found["owners"])
+    assert found["bare"] == []
+    assert found["before"] > 0 and found["after"] == 0

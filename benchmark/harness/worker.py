@@ -37,6 +37,30 @@ def _record_line(record):
     return '{"result": ' + head + '"results":[' + items + "]}}\n"
 
 
+_HANDLES = None  # the harness's ctypes library handles, listed once by the zygote (note_handles)
+
+
+def _harness_handles():
+    """Every ctypes library handle (CDLL, PyDLL) held by a module of the harness's own."""
+    ctypes = sys.modules.get("ctypes")
+    if ctypes is None:
+        return ()
+    found = []
+    for name, module in list(sys.modules.items()):
+        if name.startswith("_rubricbench_"):
+            found += [value for value in vars(module).values()
+                      if isinstance(value, ctypes.CDLL) and value not in found]
+    return tuple(found)
+
+
+def note_handles():
+    """Called by the zygote once every harness module is loaded: each run then forgets the
+    functions of these handles without walking every module (each object a forked run
+    touches is a page it copies: the walk cost about 1 ms a run)."""
+    global _HANDLES
+    _HANDLES = _harness_handles()
+
+
 def _forget_native_functions():
     """Drop every C function the harness resolved through ctypes before submission code runs.
     The harness's modules keep libc handles (the zygote's clone, Landlock, seccomp, mounts),
@@ -45,21 +69,16 @@ def _forget_native_functions():
     ``syscall()`` unseen by the guard (the kernel layer still refuses what it does:
     ``tests/hostile/harness_native_handles``). Forgotten, a function must be resolved again,
     which is the ``ctypes.dlsym`` audit event the guard denies. The worker calls none after
-    its filters are installed."""
+    its filters are installed. Outside a zygote (``python child.py``) the handles are found
+    here."""
     ctypes = sys.modules.get("ctypes")
     if ctypes is None:
         return
-    handles, functions = ctypes.CDLL, ctypes._CFuncPtr
-    for name, module in list(sys.modules.items()):
-        if not name.startswith("_rubricbench_"):
-            continue
-        for attr, value in list(vars(module).items()):
-            if isinstance(value, handles):
-                for key, cached in list(vars(value).items()):
-                    if isinstance(cached, functions):
-                        delattr(value, key)
-            elif isinstance(value, functions):
-                setattr(module, attr, None)
+    functions = ctypes._CFuncPtr
+    for handle in _HANDLES if _HANDLES is not None else _harness_handles():
+        for key, cached in list(vars(handle).items()):
+            if isinstance(cached, functions):
+                delattr(handle, key)
 
 
 def _arm(request, report_fd):

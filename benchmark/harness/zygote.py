@@ -267,6 +267,7 @@ def main():
         except ImportError:
             pass
     sys.stdout.flush()
+    child._load_by_path("worker").note_handles()  # (each run forgets their functions)
     # Everything loaded so far is shared, read-mostly state: freezing it keeps the children's
     # garbage collector from walking (and so copying, page by page) the zygote's whole heap.
     gc.collect()
