@@ -527,7 +527,10 @@ def method(m: dict[str, Any]) -> list[str]:
         "- `x floor`: a time divided by the floor; a rate: seconds per model divided by the floor; "
         "memory: MB divided by a bare interpreter's peak RSS.",
         "- cold: a fresh results folder (empty cache) and `--no-cache`, on a tree holding only "
-        "`example_model`; the OS page cache and `__pycache__` are not dropped. warm: the same "
+        "`example_model`; the OS page cache, `__pycache__` and this user's "
+        "`~/.cache/rubricbench` (what HEAD remembers between runs: its source hash, platform "
+        "string, git commit and cache tag key; `benchmark/engine/memo.py`) are not dropped, as "
+        "on a machine that has run the grader before. warm: the same "
         "command right after. cached: after a run that filled `<results-dir>/.cache/`; such a "
         "run grades nothing, so it detects no kernel mechanism, probes no network and ends the "
         "zygote it prestarted unused: it reports the isolation the run that filled the cache "
