@@ -125,10 +125,15 @@ def model_from_dict(item: dict[str, Any]) -> ModelResult:
                        item["total_possible"], item["percentage"], item["grade"], item["badge"])
 
 
+def _record_of(item: Any, name: str | None) -> bool:
+    """Whether ``item`` is a record (a dict) of model ``name`` (any model when None)."""
+    return isinstance(item, dict) and (name is None or item.get("model_name") == name)
+
+
 def _trusted(raw: str, item: Any, name: str | None) -> bool:
     """An entry as ``put`` writes it: clean text only (``put`` escapes nothing but what JSON
     must, so any other escape in ``raw`` is a sign of tampering), a record the schema accepts."""
-    if not isinstance(item, dict) or (name is not None and item.get("model_name") != name):
+    if not _record_of(item, name):
         return False
     return json_text_clean(raw) and not schema_problems(item.get("model_name"), item)
 
@@ -217,7 +222,7 @@ class ResultCache:
             raw, tagged = untagged(key, path.read_bytes())
             item = orjson.loads(raw)
             if tagged:
-                if not isinstance(item, dict) or (name is not None and item.get("model_name") != name):
+                if not _record_of(item, name):
                     return None
                 known_to_conform(item)  # (the writer's check of the document need not walk it)
             elif not _trusted(raw.decode("utf-8"), item, name):

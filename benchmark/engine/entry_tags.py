@@ -17,7 +17,7 @@ import stat
 from functools import lru_cache
 from pathlib import Path
 
-from .memo import private_folder
+from .memo import owned_privately, private_folder
 
 TAG_BYTES = 32  # an entry's tag: HMAC-SHA256, written as 64 hex digits
 _TAGGED = re.compile(rb'\{"tag":"([0-9a-f]{64})","record":(.*)\}', re.DOTALL)
@@ -45,8 +45,8 @@ def _tag_key() -> bytes | None:
             os.close(handle)
     except OSError:
         return None
-    private = stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
-    return key if private and len(key) == TAG_BYTES else None
+    usable = stat.S_ISREG(info.st_mode) and owned_privately(info) and len(key) == TAG_BYTES
+    return key if usable else None
 
 
 def _make_key(folder: Path, path: Path) -> None:

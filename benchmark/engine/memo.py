@@ -35,8 +35,12 @@ def private_folder() -> Path | None:
         info = os.lstat(folder)
     except (OSError, RuntimeError):  # (RuntimeError: no home folder)
         return None
-    private = stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
-    return folder if private else None
+    return folder if stat.S_ISDIR(info.st_mode) and owned_privately(info) else None
+
+
+def owned_privately(info: os.stat_result) -> bool:
+    """Whether a file (its ``lstat``/``fstat``) is this user's and no one else may use it."""
+    return info.st_uid == os.getuid() and not info.st_mode & 0o077
 
 
 def recall(path: Path, signature: str) -> Any:
@@ -65,10 +69,14 @@ def remember(path: Path, signature: str, value: Any) -> None:
         pass
 
 
-def remembered(name: str, signature: str | None, work: Any, valid: Any = None) -> Any:
-    """``work()``'s answer, remembered as ``name`` in the private folder under ``signature``
-    (None: not remembered); ``valid`` says whether a remembered value has the right shape."""
-    folder = private_folder() if signature is not None else None
+def remembered(name: str, signature: str | None, work: Any, valid: Any = None,
+               folder: Path | None = None) -> Any:
+    """``work()``'s answer, remembered as ``name`` in ``folder`` (default: the private folder)
+    under ``signature`` (None: not remembered); ``valid`` says whether a remembered value has
+    the right shape."""
+    if signature is None:
+        return work()
+    folder = folder if folder is not None else private_folder()
     if folder is None:
         return work()
     path = folder / f"{name}.json"

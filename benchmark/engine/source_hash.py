@@ -23,7 +23,7 @@ import os
 import re
 from pathlib import Path
 
-from .memo import private_folder, recall, remember
+from .memo import private_folder, remembered
 
 PACKAGE = Path(__file__).resolve().parent.parent  # the whole ``benchmark`` package
 SOURCE_SUFFIXES = (".py", ".json", ".j2", ".css", ".md")
@@ -74,12 +74,9 @@ def source_tree_hash(folder: Path, memo: Path | None = None) -> str:
         signature = _signature(files)
     except OSError:  # (a file gone since it was listed: hashing says what is wrong)
         return _hash_files(files)
-    path = memo / f"source-{hashlib.sha256(str(folder).encode()).hexdigest()[:16]}.json"
-    value = recall(path, signature)
-    if not (isinstance(value, str) and _HASH.fullmatch(value)):
-        value = _hash_files(files)
-        remember(path, signature, value)
-    return value
+    name = f"source-{hashlib.sha256(str(folder).encode()).hexdigest()[:16]}"
+    return remembered(name, signature, lambda: _hash_files(files),
+                      lambda value: isinstance(value, str) and bool(_HASH.fullmatch(value)), memo)
 
 
 def grader_source_hash() -> str:
