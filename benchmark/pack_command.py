@@ -6,8 +6,11 @@ usage, as argparse does). Unless ``--no-behaviour``, a pack without errors then 
 behavioural gates of ``benchmark.engine.pack_gates`` (reference and empty submissions graded in the
 sandbox), whose scores are printed one line per task before the problems. ``new`` scaffolds a
 task (``benchmark.packs.scaffold``); ``docs`` and ``catalogue`` print Markdown
-(``benchmark.packs.docs``). Pack files are the operator's, but every line still
-passes the untrusted-text boundary before it is printed.
+(``benchmark.packs.docs``). validate and docs take a pack as ``--pack`` does
+(``benchmark.packs.suite.find_pack``): a folder holding pack.yaml, else a pack id (``core``,
+the built-in pack, or an installed pack's name); the built-in folder is checked as the built-in
+pack, so its reserved id is accepted there and only there. Pack files are the operator's, but
+every line still passes the untrusted-text boundary before it is printed.
 """
 
 from __future__ import annotations
@@ -25,12 +28,17 @@ def _print(line: str) -> None:
 
 
 EPILOG = """commands:
-  validate PATH            check a pack: manifests, files, plugins, then the behavioural gates
-  list                     built-in check types, installed packs and plugin names
+  validate PACK            check a pack: manifests, files, plugins, then the behavioural gates
+  list                     built-in check types, the built-in and installed packs, plugin names
   new PATH --task ID --mode script|call|parse [--id PACK_ID]
                            scaffold a task (and the pack when new) that validates as written
-  docs PATH                a pack's tasks and rubrics as Markdown
-  catalogue                every built-in check type and generator as Markdown"""
+  docs PACK                a pack's tasks and rubrics as Markdown
+  catalogue                every built-in check type and generator as Markdown
+
+PACK is a folder holding pack.yaml or, when no such folder exists, a pack id: core (the
+built-in pack) or the name of an installed pack (see list)."""
+
+PACK_HELP = "the pack's folder (holding pack.yaml), or a pack id: core or an installed pack's name"
 
 
 def _print_lines(markdown: str) -> int:
@@ -51,7 +59,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                                      epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     validate = commands.add_parser("validate", help="check a pack's manifests, files and plugins")
-    validate.add_argument("path", metavar="PATH", help="the pack's folder (holding pack.yaml)")
+    validate.add_argument("path", metavar="PACK", help=PACK_HELP)
     validate.add_argument("--no-behaviour", action="store_true",
                           help="skip the reference and empty-submission gates (no sandbox runs)")
     commands.add_parser("list", help="built-in check types, installed packs and plugin names")
@@ -62,7 +70,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     new.add_argument("--id", dest="pack_id", metavar="PACK_ID",
                      help="the pack's id, for a new pack.yaml (default: the folder's name)")
     docs = commands.add_parser("docs", help="a pack's tasks and rubrics as Markdown")
-    docs.add_argument("path", metavar="PATH", help="the pack's folder (holding pack.yaml)")
+    docs.add_argument("path", metavar="PACK", help=PACK_HELP)
     commands.add_parser("catalogue", help="every built-in check type and generator as Markdown")
     return parser.parse_args(argv)
 
@@ -78,16 +86,32 @@ def _behaviour(pack) -> list[Problem]:
     return [problem for result in results for problem in result.problems]
 
 
-def validate(path: Path, behaviour: bool) -> int:
+def _find(spec: str) -> tuple[Path, bool] | None:
+    """The folder of the pack ``spec`` names and whether it is the built-in one, or None after
+    saying on stderr why there is none."""
+    from .packs.suite import SuiteError, find_pack
+
+    try:
+        return find_pack(spec)
+    except SuiteError as exc:
+        print(untrusted.for_stream(untrusted.text(f"error: {exc}"), getattr(sys.stderr, "encoding", None)),
+              file=sys.stderr)
+        return None
+
+
+def validate(spec: str, behaviour: bool) -> int:
     from .packs.loader import check_pack
 
-    pack, problems = check_pack(path)
+    found = _find(spec)
+    if found is None:
+        return 1
+    pack, problems = check_pack(found[0], builtin=found[1])
     if pack is not None and behaviour:
         problems = sort_problems(problems + _behaviour(pack))
     for problem in problems:
         _print(problem.format())
     errors, warnings = count(problems)
-    _print(f"{path}: {errors} error(s), {warnings} warning(s)")
+    _print(f"{spec}: {errors} error(s), {warnings} warning(s)")
     return 1 if errors else 0
 
 
@@ -97,12 +121,14 @@ def _first_line(doc: str) -> str:
 
 def list_all() -> int:
     from .packs import registry
+    from .packs.compiled import CORE_DIR
     from .packs.loader import _ensure_builtins, discover_installed_packs
 
     _ensure_builtins()
     _print("check types (built in):")
     for name in sorted(registry.CHECK_TYPES):
         _print(f"  {name}: {_first_line(registry.CHECK_TYPES[name].doc)}")
+    _print(f"built-in pack: core ({CORE_DIR}), graded unless --no-core")
     _print("installed packs:")
     for pack in discover_installed_packs() or []:
         _print(f"  {pack.name} ({pack.source}): {pack.folder or ''} {pack.problem}".rstrip())
@@ -128,11 +154,14 @@ def new_task(path: Path, task_id: str, mode: str, pack_id: str | None) -> int:
     return 0
 
 
-def docs(path: Path) -> int:
+def docs(spec: str) -> int:
     from .packs.docs import pack_docs
     from .packs.loader import check_pack
 
-    pack, problems = check_pack(path)
+    found = _find(spec)
+    if found is None:
+        return 1
+    pack, problems = check_pack(found[0], builtin=found[1])
     if pack is None:
         for problem in problems:
             _print(problem.format())
@@ -143,11 +172,11 @@ def docs(path: Path) -> int:
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     if args.command == "validate":
-        return validate(Path(args.path), not args.no_behaviour)
+        return validate(args.path, not args.no_behaviour)
     if args.command == "new":
         return new_task(Path(args.path), args.task, args.mode, args.pack_id)
     if args.command == "docs":
-        return docs(Path(args.path))
+        return docs(args.path)
     if args.command == "catalogue":
         from .packs.docs import catalogue
 

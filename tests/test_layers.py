@@ -1,6 +1,8 @@
 """The package's import graph has no cycle: no module imports (even inside a function) from a
-module that imports it. ``benchmark/harness`` is excluded: it runs inside the sandboxed child
-and imports nothing from the grader."""
+module that imports it. A package's ``__init__`` is a node too: importing ``a.b.c`` runs
+``a.b``'s ``__init__`` first, so it counts as importing ``a.b`` (unless the importer is inside
+``a.b`` already). ``benchmark/harness`` is excluded: it runs inside the sandboxed child and
+imports nothing from the grader. ``tests/test_imports.py`` imports every module alone."""
 
 from __future__ import annotations
 
@@ -16,7 +18,16 @@ def _name(path: Path) -> str:
 
 
 def _is_module(name: str) -> bool:
-    return (PACKAGE.parent / (name.replace(".", "/") + ".py")).is_file()
+    """A module or a package of ``benchmark`` (a package is its ``__init__``)."""
+    path = PACKAGE.parent / name.replace(".", "/")
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def _with_packages(target: str, importer: str) -> set[str]:
+    """``target`` and the packages its import initialises that do not hold ``importer``."""
+    parts = target.split(".")
+    outer = {".".join(parts[:n]) for n in range(2, len(parts))}
+    return {target} | {p for p in outer if not (importer + ".").startswith(p + ".")}
 
 
 def _targets(node: ast.ImportFrom | ast.Import, package: str) -> set[str]:
@@ -28,17 +39,19 @@ def _targets(node: ast.ImportFrom | ast.Import, package: str) -> set[str]:
 
 
 def import_graph() -> dict[str, set[str]]:
-    """Module -> the benchmark modules (not packages) it imports anywhere in its source."""
+    """Module or package -> the benchmark modules and packages it imports anywhere in its source."""
     graph: dict[str, set[str]] = {}
     for path in PACKAGE.rglob("*.py"):
-        if "harness" in path.parts or path.name == "__init__.py":
+        if "harness" in path.parts or path == PACKAGE / "__init__.py":
             continue
         name = _name(path)
-        package = name.rsplit(".", 1)[0]
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
         found = set()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
-                found |= {t for t in _targets(node, package) if t.startswith("benchmark.") and _is_module(t)}
+                for target in _targets(node, package):
+                    if target.startswith("benchmark.") and _is_module(target):
+                        found |= _with_packages(target, name)
         graph[name] = found - {name}
     return graph
 

@@ -255,7 +255,7 @@ def test_an_installed_distribution_of_the_wrong_version_says_what_was_asked(pack
 
     edit(pack, "pack.yaml", "\nversion: 1\n", "\nversion: 1\nrequires: ['PyYAML>=99,<100']\n")
     assert located(pack) == [f"pack.yaml:4:12: requires/0: PyYAML>=99,<100: PyYAML {yaml.__version__} is "
-                             "installed, which is not >=99,<100"]
+                             "installed, which is not <100,>=99"]
 
 
 def test_load_pack_raises_with_every_problem(pack):

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from benchmark import cli
 from benchmark.engine.pack_gates import run_gates
 from benchmark.packs.loader import check_pack
+from benchmark.packs import scaffold as scaffold_module
 from benchmark.packs.scaffold import ScaffoldError, scaffold
 from benchmark.packs.schema_check import SCHEMA_DIR
 
@@ -23,12 +26,42 @@ def test_every_mode_scaffolds_a_pack_that_validates_and_passes_the_gates(tmp_pat
     assert result.empty.score <= 0.15 * 25
 
 
-def test_the_manifests_point_at_the_installed_schemas(tmp_path):
+def _first_line(path):
+    return path.read_text().splitlines()[0]
+
+
+def test_a_pack_outside_this_tree_names_the_schemas_by_id_and_leaks_no_path(tmp_path):
     scaffold(tmp_path / "p", "first", "call", "demo")
-    assert (tmp_path / "p" / "pack.yaml").read_text().startswith(
-        f"# yaml-language-server: $schema={SCHEMA_DIR / 'pack.schema.json'}\n")
-    assert (tmp_path / "p" / "first" / "task.yaml").read_text().startswith(
-        f"# yaml-language-server: $schema={SCHEMA_DIR / 'task.schema.json'}\n")
+    pack_line, task_line = _first_line(tmp_path / "p" / "pack.yaml"), _first_line(tmp_path / "p" / "first" / "task.yaml")
+    assert pack_line == ("# JSON Schema: https://rubricbench.invalid/schema/pack-1.json "
+                         "(RubricBench's benchmark/schema/pack.schema.json)")
+    assert task_line == ("# JSON Schema: https://rubricbench.invalid/schema/task-1.json "
+                         "(RubricBench's benchmark/schema/task.schema.json)")
+    for line in (pack_line, task_line):
+        assert "$schema=" not in line and str(SCHEMA_DIR) not in line and str(tmp_path) not in line
+
+
+def test_a_pack_in_this_tree_gets_a_schema_path_relative_to_each_manifest(tmp_path, monkeypatch):
+    tree = tmp_path / "checkout"  # stands in for the folder holding benchmark/ (a checkout)
+    shutil.copytree(SCHEMA_DIR, tree / "benchmark" / "schema")
+    monkeypatch.setattr(scaffold_module, "SCHEMA_DIR", tree / "benchmark" / "schema")
+    monkeypatch.setattr(scaffold_module, "PACKAGE_ROOT", tree)
+    folder = tree / "packs" / "demo"
+    scaffold(folder, "first", "parse")
+    assert _first_line(folder / "pack.yaml") == "# yaml-language-server: $schema=../../benchmark/schema/pack.schema.json"
+    task_line = _first_line(folder / "first" / "task.yaml")
+    assert task_line == "# yaml-language-server: $schema=../../../benchmark/schema/task.schema.json"
+    target = (folder / "first" / task_line.split("=", 1)[1]).resolve()
+    assert target == (tree / "benchmark" / "schema" / "task.schema.json").resolve() and target.is_file()
+    assert check_pack(folder)[1] == []
+
+
+def test_the_example_packs_use_the_same_relative_form():
+    root = SCHEMA_DIR.parent.parent
+    for manifest in [*root.glob("examples/*/pack.yaml"), *root.glob("examples/*/*/task.yaml")]:
+        line = _first_line(manifest)
+        assert line.startswith("# yaml-language-server: $schema=../"), manifest
+        assert (manifest.parent / line.split("=", 1)[1]).resolve().is_file(), manifest
 
 
 def test_a_second_task_is_added_to_a_flow_tasks_list_keeping_the_other_lines(tmp_path):

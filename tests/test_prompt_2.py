@@ -15,9 +15,9 @@ from benchmark.engine.grading import grade_prompt
 from benchmark.prompts import p2_yaml_json as m
 from benchmark.prompts import p2_yaml_json_data as data
 from benchmark.prompts.base import CheckContext
-from benchmark.prompts.p2_yaml_json_parse import (DuplicateKeyLoader, parse_json, parse_yaml, to_plain,
-                                                  yaml_indentation, yaml_scalars)
+from benchmark.prompts.p2_yaml_layout import yaml_indentation
 from benchmark.rubric import by_id
+from benchmark.safe_parse import DuplicateKeyLoader, parse_json, parse_yaml, to_plain, yaml_scalars
 from benchmark.submission import SourceFile
 from benchmark.utils import load_yaml_limited
 

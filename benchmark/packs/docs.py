@@ -57,8 +57,8 @@ def _check_row(pack: Pack, task: Task, check) -> str:
 
 def pack_docs(pack: Pack) -> str:
     """A pack's tasks: title, files, run mode, and a table of its checks."""
-    out = [f"# {pack.title}", "", f"Pack `{pack.id}`, version {pack.version}; a model's files live in "
-           f"`<model>/{pack.submission_root}/`.", ""]
+    where = "`<model>/` itself" if pack.submission_root == "." else f"`<model>/{pack.submission_root}/`"
+    out = [f"# {pack.title}", "", f"Pack `{pack.id}`, version {pack.version}; a model's files live in {where}.", ""]
     for task in pack.tasks:
         files = ", ".join(f"`{f.path}` ({f.kind}{'' if f.required else ', optional'})" for f in task.files)
         out += [f"## {task.id}: {task.title}", "",

@@ -1,6 +1,6 @@
 """Parsing, in the parent, of what a task's run printed or wrote and of its answer keys.
 
-JSON and YAML go through prompt 2's safe loaders (``benchmark.prompts.p2_yaml_json_parse``:
+JSON and YAML go through the safe loaders prompt 2 uses too (``benchmark.safe_parse``:
 yaml's SafeLoader with limits on aliases, depth and size; JSON without NaN/Infinity, depth
 checked first), CSV through ``csv.DictReader`` into a list of dicts of strings, text as it is.
 Every value comes back as plain JSON data; every failure as a reason with its line.
@@ -13,7 +13,7 @@ import io
 from pathlib import Path
 from typing import Any
 
-from ..prompts.p2_yaml_json_parse import parse_file, parse_json, parse_yaml
+from ..safe_parse import parse_file, parse_json, parse_yaml
 
 PARSE_KINDS = ("json", "yaml", "csv", "text")
 ANSWER_KINDS = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".csv": "csv", ".txt": "text"}

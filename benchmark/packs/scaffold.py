@@ -6,10 +6,16 @@ other line of the file kept as written), and the task folder: a complete, valid 
 for the mode with comments, ``prompt.md``, a reference solution that earns full marks, and the
 fixtures and answer keys the mode needs. ``pack validate`` accepts the result, behavioural
 gates included. An existing task folder is never overwritten (``ScaffoldError``).
+
+Each new manifest starts with a line for editors (``_schema_line``): a relative ``$schema``
+path when the pack sits in the tree holding this ``benchmark`` package, else a comment naming
+the schema by its ``$id``; never an absolute path, which would be one machine's.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from pathlib import Path
 
@@ -23,8 +29,20 @@ class ScaffoldError(Exception):
     """What cannot be scaffolded (a bad id, an existing task folder, a tasks list not found)."""
 
 
-def _schema_line(name: str) -> str:
-    return f"# yaml-language-server: $schema={SCHEMA_DIR / f'{name}.schema.json'}\n"
+PACKAGE_ROOT = SCHEMA_DIR.parent.parent  # the folder holding ``benchmark/``: a checkout or site-packages
+
+
+def _schema_line(name: str, manifest: Path) -> str:
+    """The first line of the new ``manifest`` (``name`` is pack or task): a yaml-language-server
+    ``$schema`` path relative to it when the schema is in the same tree (a pack committed beside
+    RubricBench, like examples/), else a comment naming the schema by its ``$id`` and file name
+    (docs/packs.md, "Editor support", says how to point an editor at it)."""
+    schema = SCHEMA_DIR / f"{name}.schema.json"
+    here = manifest.parent.resolve()
+    if here.is_relative_to(PACKAGE_ROOT):
+        return f"# yaml-language-server: $schema={Path(os.path.relpath(schema, here)).as_posix()}\n"
+    schema_id = json.loads(schema.read_text(encoding="utf-8"))["$id"]
+    return f"# JSON Schema: {schema_id} (RubricBench's benchmark/schema/{schema.name})\n"
 
 
 PACK_YAML = """\
@@ -261,7 +279,7 @@ def scaffold(folder: Path, task_id: str, mode: str, pack_id: str | None = None) 
             written.append(pack_yaml)
     else:
         folder.mkdir(parents=True, exist_ok=True)
-        pack_yaml.write_text(_schema_line("pack") + PACK_YAML.format(pack_id=pack_id, task_id=task_id),
+        pack_yaml.write_text(_schema_line("pack", pack_yaml) + PACK_YAML.format(pack_id=pack_id, task_id=task_id),
                              encoding="utf-8")
         written.append(pack_yaml)
     title = task_id.replace("_", " ").capitalize()
@@ -270,7 +288,7 @@ def scaffold(folder: Path, task_id: str, mode: str, pack_id: str | None = None) 
         path.parent.mkdir(parents=True, exist_ok=True)
         text = template.format(task_id=task_id, title=title) if relative in ("task.yaml", "prompt.md") else template
         if relative == "task.yaml":
-            text = _schema_line("task") + TASK_HEAD.format(task_id=task_id, title=title) + text
+            text = _schema_line("task", path) + TASK_HEAD.format(task_id=task_id, title=title) + text
         path.write_text(text, encoding="utf-8")
         written.append(path)
     return written

@@ -118,25 +118,42 @@ def default_suite() -> Suite:
     return build_suite()
 
 
-def resolve_pack_folder(spec: str) -> Path:
-    """A ``--pack`` value: a folder holding ``pack.yaml``, else the name of an installed pack
-    (entry-point group ``rubricbench.packs``). Raises SuiteError saying what was looked for."""
+def find_pack(spec: str) -> tuple[Path, bool]:
+    """A pack named on the command line: (its folder, as given when ``spec`` is one; True when it
+    is the built-in pack). A folder holding ``pack.yaml`` wins; else ``core`` names the built-in pack and any
+    other name an installed pack (entry-point group ``rubricbench.packs``). Raises SuiteError
+    saying what was looked for."""
     folder = Path(spec)
     if (folder / "pack.yaml").is_file():
-        return folder.resolve()
-    if folder.is_dir():
-        raise SuiteError(f"--pack {spec}: the folder holds no pack.yaml")
+        return folder, folder.resolve() == CORE_DIR
+    if spec == CORE_PACK:
+        return CORE_DIR, True
     from .loader import discover_installed_packs
 
     installed = discover_installed_packs()
     for pack in installed:
         if pack.name == spec:
             if pack.folder is None or pack.problem:
-                raise SuiteError(f"--pack {spec}: installed by {pack.source}, but {pack.problem}")
-            return pack.folder.resolve()
+                raise SuiteError(f"{spec}: installed by {pack.source}, but {pack.problem}")
+            return pack.folder, False
+    if folder.is_dir():
+        raise SuiteError(f"{spec}: the folder holds no pack.yaml")
     names = ", ".join(p.name for p in installed) or "none"
-    raise SuiteError(f"--pack {spec}: no such folder, and no installed pack of that name "
-                     f"(installed packs: {names})")
+    raise SuiteError(f"{spec}: no such folder, and no pack of that name "
+                     f"(the built-in pack: {CORE_PACK}; installed packs: {names})")
+
+
+def resolve_pack_folder(spec: str) -> Path:
+    """A ``--pack`` value's folder (``find_pack``). The built-in pack is refused: it is graded
+    unless ``--no-core``, from its compiled manifests."""
+    try:
+        folder, builtin = find_pack(spec)
+    except SuiteError as exc:
+        raise SuiteError(f"--pack {exc}") from None
+    if builtin:
+        raise SuiteError(f"--pack {spec}: that is the built-in pack, graded unless --no-core; "
+                         "--pack adds other packs")
+    return folder.resolve()
 
 
 _LOADED: dict[tuple[tuple[str, ...], bool], Suite] = {}

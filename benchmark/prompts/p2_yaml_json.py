@@ -1,7 +1,7 @@
 """Prompt 2, YAML/JSON Correction: repair ``test_data/config.yaml`` and give it again as JSON.
 
 No submission code runs. ``observe`` parses both submitted files in the parent with the
-limited safe loaders of ``p2_yaml_json_parse`` and adds the answer key; checks compare
+limited safe loaders of ``benchmark.safe_parse`` and adds the answer key; checks compare
 type-strictly (``true`` is not ``1``, ``1`` is not ``1.0``) and read raw lines only for
 layout, skipping comment-only lines, so comments never change a score.
 
@@ -22,12 +22,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..safe_parse import parse_file
 from ..submission import SourceFile
 from ..types import Evidence
 from . import p2_yaml_json_data as data
 from .base import CheckContext, Outcome, RunFn, make_registry
-from .p2_yaml_json_parse import parse_file
-from .p2_yaml_json_parse import yaml_indentation as yaml_layout
+from .p2_yaml_layout import yaml_indentation as yaml_layout
 
 PROMPT_ID = "prompt_2"
 TITLE = "YAML/JSON Correction"

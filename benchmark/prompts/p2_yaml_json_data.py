@@ -2,7 +2,7 @@
 
 Tree helpers compare parsed documents type-strictly (``True`` is not ``1``, ``1`` is not
 ``1.0``); layout helpers read raw lines (comment-only lines never count; YAML indentation is
-read in ``p2_yaml_json_parse``). Nothing here touches disk or runs submission code.
+read in ``p2_yaml_layout``). Nothing here touches disk or runs submission code.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..safe_parse import json_line_depths
 from .base import strict_equal
 
 
@@ -199,7 +200,6 @@ def written(spelling: dict[str, Any] | None) -> str:
 
 # ---- raw text layout -----------------------------------------------------------------
 
-_JSON_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[\]{}\n]')
 
 
 def trailing_space_lines(text: str) -> list[int]:
@@ -210,21 +210,6 @@ def trailing_space_lines(text: str) -> list[int]:
         if line != line.rstrip(" \t") and not line.strip().startswith("#"):
             found.append(number)
     return found
-
-
-def json_line_depths(text: str) -> tuple[list[int], int]:
-    """Bracket depth at the start of every line (strings skipped) and the maximum depth."""
-    depths, depth, deepest = [0], 0, 0
-    for match in _JSON_TOKEN.finditer(text):
-        token = match.group()
-        if token == "\n":
-            depths.append(depth)
-        elif token in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif token in "]}":
-            depth -= 1
-    return depths, deepest
 
 
 def json_layout_problem(text: str, data: Any) -> tuple[int | None, str] | None:
