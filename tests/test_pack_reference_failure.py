@@ -95,6 +95,9 @@ def test_a_reference_that_raises_leaves_only_its_checks_unjudged_named_once(tmp_
     assert summary.count(f"  ! {unjudged['rationale']} [checks output_matches; 2 model(s)]") == 1
     html = (_run_folder(tmp_path / "results", doc) / "report.html").read_text(encoding="utf-8")
     assert html.count('<section id="references">') == 1 and "\x1b" not in html
+    markdown = (_run_folder(tmp_path / "results", doc) / "summary.md").read_text(encoding="utf-8")
+    assert markdown.count("### ⚠️ Reference solutions that failed (1)") == 1
+    assert markdown.count("| demo.tally | reference solution failed: task demo.tally") == 1
 
 
 def test_a_deterministic_reference_failure_is_cached_under_the_packs_hash_and_fixing_it_regrades(tmp_path):
