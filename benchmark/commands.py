@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 from . import untrusted
 from .engine import warmup
 from .sandbox import spawner
-from .engine.options import has_internal_error
+from .engine.options import has_internal_error, has_reference_failure, reference_unjudged
 from .engine.manifest import build_manifest
 from .reporting import terminal
 from .reporting.banner import format_banner
@@ -52,10 +52,12 @@ def _write(config: RunConfig, doc: dict[str, Any]) -> tuple[dict[str, Path], dic
 
 def _exit_code(models: list[ModelResult], skipped: bool = False, unwritable: bool = False) -> int:
     """1 for a grader failure (an unwritable record is one), 3 for a submission that could not
-    be graded (a skipped folder is one), 4 for a timed-out child, else 0."""
+    be graded (a skipped folder is one) or a check a task's reference solution left unjudged
+    (the pack's fault, as a pack that does not validate), 4 for a timed-out child, else 0."""
     if unwritable or any(has_internal_error(m) for m in models):
         return EXIT_ERROR
-    if skipped or any(p.status == "error" for m in models for p in m.prompts):
+    if (skipped or any(p.status == "error" for m in models for p in m.prompts)
+            or any(has_reference_failure(m) for m in models)):
         return EXIT_VALIDATION
     if any(e.get("timed_out") for m in models for p in m.prompts for e in p.execution):
         return EXIT_TIMEOUT
@@ -275,7 +277,8 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
 def _name_causes(models: list[ModelResult]) -> None:
     """Each prompt behind an exit code 1, 3 or 4 on stderr, with ``-q`` too (as ``--fail-under``
     names its models): one that could not be graded, with its reason, and one whose child run
-    hit the wall-clock time-out."""
+    hit the wall-clock time-out; then, once per task, a reference solution that failed."""
+    references: dict[str, tuple[str, set[str]]] = {}
     for model in models:
         for prompt in model.prompts:
             where = f"model '{model.model}' {prompt.prompt_id}"
@@ -285,6 +288,10 @@ def _name_causes(models: list[ModelResult]) -> None:
             elif late:
                 _error(f"{where}: a child run hit the wall-clock time-out "
                        f"(killed after {late[0].get('wall_s', 0):.1f} s)")
+            for check in (c for cat in prompt.categories for c in cat.checks if reference_unjudged(c)):
+                references.setdefault(prompt.prompt_id, (check.rationale, set()))[1].add(model.model)
+    for rationale, names in references.values():  # (it names the task; it passed the text boundary)
+        _error(f"{rationale} (checks of {len(names)} model(s) not judged)")
 
 
 class _Header:

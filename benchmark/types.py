@@ -29,6 +29,12 @@ Status = Literal["pass", "partial", "fail", "error", "skipped"]
 Method = Literal["ast", "bandit", "radon", "exec", "behaviour", "parse"]
 # How a reason starts when the grader, not the submission, is at fault (the CLI exits 1).
 INTERNAL_ERROR = "internal error"
+# How a check's reason starts when it was not judged because the task's reference solution
+# failed (the pack's fault, not the model's: the check is `error`, the CLI exits 3). UNFINISHED
+# is a failure the machine may have caused (timed out, skipped, killed, no record): a model
+# holding one is not cached, so the next run grades it again.
+REFERENCE_FAILED = "reference solution failed"
+REFERENCE_UNFINISHED = "reference solution did not finish"
 STATUSES: tuple[str, ...] = ("pass", "partial", "fail", "error", "skipped")
 METHODS: tuple[str, ...] = ("ast", "bandit", "radon", "exec", "behaviour", "parse")
 

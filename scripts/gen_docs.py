@@ -46,7 +46,14 @@ def scoring_doc() -> str:
             "`docs/prompts.md` lists them), against the prompt's oracle: the core prompts keep "
             "Python oracles, where a pack task would declare a generator plus "
             "`expected: reference`. Such checks charge a fixed share per form answered wrongly, "
-            "so a one-line slip on a listed form costs real points.", ""]
+            "so a one-line slip on a listed form costs real points.", "",
+            "Each check has a status: `pass`, `partial` or `fail` is a verdict on the answer; "
+            "`error` and `skipped` mean the check was not judged, earn 0 and say why in the "
+            "rationale: the answer could not be graded (a missing file, a syntax error), the "
+            "grader failed (`internal error: ...`), or the task's reference solution failed "
+            "(`reference solution failed: ...` or `... did not finish: ...`, the pack's fault: "
+            "see `docs/packs.md`, \"Answers and reference solutions\"). Category gates and totals "
+            "count an unjudged check as 0 points earned.", ""]
     out += ["## Grades", "", "| minimum % | grade |", "| --- | --- |"]
     out += [f"| {low:g} | {grade} |" for low, grade in scoring.GRADE_THRESHOLDS]
     out += [f"| below | {scoring.FAIL_GRADE} |", "", "## Badges", "", "| minimum % | badge |", "| --- | --- |"]

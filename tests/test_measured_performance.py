@@ -5,17 +5,23 @@ answers that differ from the reference by orders of magnitude (a sleep, a sort p
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from result_fakes import make_checks
 
 from benchmark.analyzers import timing
 from benchmark.engine.grading import GradeOptions, grade_prompt
+from benchmark.engine.options import cacheable
+from benchmark.packs.suite import core_pack
 from benchmark.prompts import measured
 from benchmark.prompts import p1_refactoring as p1
 from benchmark.prompts import p3_transform as p3
 from benchmark.prompts.base import CheckContext
-from benchmark.types import ExecResult
+from benchmark.rubric import RUBRIC
+from benchmark.scoring import score_model, score_prompt
+from benchmark.types import ExecResult, PromptResult
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_DATA = ROOT / "test_data"
@@ -102,6 +108,29 @@ def test_an_unmeasured_answer_fails_and_a_broken_reference_is_our_error():
     assert measured.outcome(CheckContext(files={}, facts={})).status == "error"
 
 
+@pytest.mark.parametrize("transient, head", [(True, "reference solution did not finish"),
+                                             (False, "reference solution failed")])
+def test_a_failed_core_reference_leaves_the_check_unjudged_naming_the_prompt_and_its_file(transient, head):
+    """Not judged, whatever the answer: an ``error`` naming the task, the reference's file and
+    why; one that did not finish (the machine's load, perhaps) keeps its model out of the cache."""
+    task = core_pack().task("prompt_3")
+    gold = {"problem": "reference solution: the scale_16x call did not return with a CPU time",
+            "transient": transient}
+    facts = {"costs": [0.02, 0.08], "problem": None, "slept": {}, "unit": "64 and 256 generated users",
+             "reference": gold}
+    outcome = measured.outcome(CheckContext(files={}, facts={"measured": facts}, task=task), (3, 4), "x")
+    assert outcome.status == "error" and outcome.rationale == (
+        f"{head}: task prompt_3 (prompt_3/reference/prompt_3_transform.py): the scale_16x call did "
+        "not return with a CPU time (on 64 and 256 generated users); the check was not judged "
+        "(the pack's fault, not the model's)")
+    rubric = next(r for r in RUBRIC if r.id == "prompt_3")
+    checks = [replace(c, earned=0.0, status="error", rationale=outcome.rationale) if c.id == CHECK else c
+              for c in make_checks(rubric)]
+    categories, score, passed = score_prompt(rubric, checks)
+    prompt = PromptResult("prompt_3", rubric.title, score, 25.0, passed, "ok", categories, (), None, {})
+    assert cacheable(score_model("m", "user_submissions", [prompt])) is not transient
+
+
 def test_the_reference_is_timed_only_when_there_is_something_to_compare():
     def gold():
         raise AssertionError("the reference must not run")
@@ -166,7 +195,7 @@ def test_a_reference_timing_that_timed_out_is_not_kept():
     reference.clear()
     for _ in range(2):
         got = measured.reference_costs("prompt_3", {"y.py": b"1"}, {}, 1, measure)
-        assert got == {"problem": "reference solution: timed out"}
+        assert got == {"problem": "reference solution: timed out", "transient": True}
     assert len(calls) == 2
     reference.clear()
 

@@ -230,8 +230,8 @@ def test_the_guides_walkthrough_pack_passes_the_behaviour_gates_and_grades_as_st
 
 
 def test_the_troubleshooting_text_on_a_failing_reference_is_what_grading_shows(tmp_path, monkeypatch):
-    """The guide said a failing reference shows the task as ``error``; it is ``fail``, with the
-    reason on each label, and the guide now quotes that."""
+    """A failing reference leaves the checks that need it ``error`` (not judged, 0 points),
+    naming the task, the reference's file and why; the guide quotes that message."""
     monkeypatch.setattr(registry, "plugin_names", lambda group: [])
     pack = _walkthrough_pack(tmp_path)
     manifest = pack / "temps/task.yaml"
@@ -247,9 +247,10 @@ def test_the_troubleshooting_text_on_a_failing_reference_is_what_grading_shows(t
     result = grade_task(load_pack(pack).task("temps"), model, test_data=default_test_data(),
                         options=GradeOptions())
     report = next(c for cat in result.categories for c in cat.checks if c.id == "report")
-    assert result.status == "ok" and (report.status, report.earned) == ("fail", 0)
-    quoted = "no expected\nvalue (reference solution: exited with status 3)"
-    assert quoted.replace("\n", " ") in report.rationale
+    assert result.status == "ok" and (report.status, report.earned) == ("error", 0)
+    quoted = ("reference solution failed: task weather.temps\n(temps/reference/temps.py): exited with "
+              "status 3 (on fixture,\nperturbed_1, perturbed_2, perturbed_3); the check was not judged")
+    assert report.rationale.startswith(quoted.replace("\n", " "))
     assert quoted in GUIDE.read_text(encoding="utf-8")
 
 

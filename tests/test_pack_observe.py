@@ -161,6 +161,9 @@ def test_a_failing_reference_is_the_packs_fault_per_label(tmp_path, runner):
     facts, _ = _observe(manifest, folder, runner, {"report.py": REPORT})
     assert facts["expected"]["fixture"] == {"rows": 5, "total": 45}
     assert facts["expected_problem"]["perturbed_1"] == "reference solution: exited with status 2"
+    # the reference's own doing (not the machine's): the same on every run of this pack
+    assert facts["reference_problem"] == {label: {"reason": "reference solution: exited with status 2",
+                                                  "transient": False} for label in ("perturbed_1", "perturbed_2")}
 
 
 # ---- call and http mode -----------------------------------------------------------------------

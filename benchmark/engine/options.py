@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..secure_runner import SecureRunner
-from ..types import INTERNAL_ERROR, ModelResult, RunConfig
+from ..types import INTERNAL_ERROR, REFERENCE_FAILED, REFERENCE_UNFINISHED, Check, ModelResult, RunConfig
 
 DEFAULT_SEED = RunConfig.seed  # one default, kept in benchmark.types
 
@@ -33,6 +33,22 @@ def has_internal_error(result: ModelResult) -> bool:
                for p in result.prompts)
 
 
+def _checks(result: ModelResult):
+    return (check for prompt in result.prompts for cat in prompt.categories for check in cat.checks)
+
+
+def reference_unjudged(check: Check, *, unfinished: bool = False) -> bool:
+    """Whether ``check`` was not judged because its task's reference solution failed (with
+    ``unfinished``: because it did not finish, which the machine's load may have caused)."""
+    heads = (REFERENCE_UNFINISHED,) if unfinished else (REFERENCE_FAILED, REFERENCE_UNFINISHED)
+    return check.status == "error" and check.rationale.startswith(heads)
+
+
+def has_reference_failure(result: ModelResult) -> bool:
+    """Whether a check of ``result`` was not judged because a reference solution failed."""
+    return any(reference_unjudged(check) for check in _checks(result))
+
+
 def cacheable(result: ModelResult) -> bool:
     """Whether a graded model may be stored in the result cache: only a verified grading.
 
@@ -40,8 +56,14 @@ def cacheable(result: ModelResult) -> bool:
     died or did not end a timed-out run, a sandbox clean-up that failed: each recorded as an
     ``internal error``) is transient, so the model is graded again next time instead of the
     failure being replayed. The submission's own faults (a syntax error, a missing file, its
-    child timing out at the deadline the zygote measures) are results, and are stored."""
-    return not has_internal_error(result)
+    child timing out at the deadline the zygote measures) are results, and are stored. So is
+    a check left unjudged by a reference solution that raised, exited non-zero or printed what
+    does not parse (the key holds the pack's content hash, reference included, and the
+    grader's source hash, the core references included: fixing it re-grades); one whose
+    reference did not finish (timed out, skipped, killed, no record) may be the machine's
+    load, and is graded again."""
+    return not has_internal_error(result) and not any(
+        reference_unjudged(check, unfinished=True) for check in _checks(result))
 
 
 def default_test_data() -> Path:

@@ -9,7 +9,7 @@ generated from them) ever reach a child. What comes back is checked type-strictl
 (``benchmark.packs.runs``) and parsed here (``benchmark.packs.outputs``). The facts'
 shapes are the packs contract (``docs/packs.md``): ``runs``/``expected``/``inputs`` for
 script, ``cases``/``expect`` for call and http, ``documents``/``expected`` for parse, with
-``mode``, ``seed``, ``problem`` and ``expected_problem`` in every mode.
+``mode``, ``seed``, ``problem``, ``expected_problem`` and ``reference_problem`` in every mode.
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def _observe_script(manifest, folder, run, seed, facts, pack_id: str) -> None:
             if "value" in answer:
                 facts["expected"][label] = answer["value"]
             else:
-                facts["expected_problem"][label] = answer["problem"]
+                _reference_failed(facts, label, answer)
         else:
             facts["expected_problem"][label] = "no answer key and no reference solution for this run"
 
@@ -192,9 +192,16 @@ def _reference_cases(manifest, folder, run, seed, facts, request) -> None:
         return
     for label, answer in ref.expected_cases(run, request, gold, seed).items():
         if "problem" in answer:
-            facts["expected_problem"][label] = answer["problem"]
+            _reference_failed(facts, label, answer)
         else:
             facts["expect"][label] = answer
+
+
+def _reference_failed(facts: dict[str, Any], label: str, answer: Mapping[str, Any]) -> None:
+    """The reference gave ``label`` no expected value: why (``expected_problem``, as every
+    check type reads it) and whether the machine may have caused it (``reference_problem``)."""
+    facts["expected_problem"][label] = answer["problem"]
+    facts["reference_problem"][label] = {"reason": answer["problem"], "transient": answer["transient"]}
 
 
 # ---- parse ----------------------------------------------------------------------------------
@@ -222,7 +229,8 @@ def make_observe(manifest: Mapping[str, Any], folder: Path, pack_id: str) -> Obs
 
     def observe(files: Mapping[str, Any], run: Callable[..., Any], test_data: Path, seed: int) -> dict[str, Any]:
         derived = task_seed(manifest.get("perturb"), seed, pack_id, manifest["id"])
-        facts: dict[str, Any] = {"mode": mode, "seed": derived, "problem": "", "expected_problem": {}}
+        facts: dict[str, Any] = {"mode": mode, "seed": derived, "problem": "", "expected_problem": {},
+                                 "reference_problem": {}}
         if mode == "script":
             _observe_script(manifest, folder, run, derived, facts, pack_id)
         elif mode == "parse":

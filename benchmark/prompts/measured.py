@@ -61,6 +61,13 @@ def _failed(result: ExecResult) -> str | None:
     return None
 
 
+def finished(result: ExecResult) -> bool:
+    """Whether a reference run ended on its own with a record. When it did not (skipped, timed
+    out, no record) the machine's load may be why: the failure is not memoised, and a model
+    graded with it is not cached (``benchmark.engine.options.cacheable``)."""
+    return _failed(result) is None
+
+
 def _script_cpu(result: ExecResult) -> float | None:
     return timing.seconds(result.observation.get("cpu_s"))
 
@@ -163,13 +170,14 @@ def sleep_of(record: Mapping[str, Any] | None) -> float:
 def reference_costs(prompt_id: str, files: Mapping[str, bytes], key: Mapping[str, Any], seed: int,
                     measure: Callable[[], tuple[list[float] | None, str | None, bool, float | None]]
                     ) -> dict[str, Any]:
-    """{"costs": [...], "outside": s} or {"problem": "reference solution: ..."}, memoised per
-    process; ``key`` names the requests and inputs, ``measure()`` runs them and returns
-    (costs, problem, whether to keep the result, CPU outside the timed code)."""
+    """{"costs": [...], "outside": s} or {"problem": "reference solution: ...", "transient":
+    bool}, memoised per process; ``key`` names the requests and inputs, ``measure()`` runs them
+    and returns (costs, problem, whether the runs finished (``finished``), CPU outside the
+    timed code). A failure of runs that did not finish is transient, and not kept."""
     def compute() -> tuple[dict[str, Any], bool]:
         costs, problem, keep, outside = measure()
         if problem:
-            return {"problem": f"{REFERENCE}{problem}"}, keep
+            return {"problem": f"{REFERENCE}{problem}", "transient": not keep}, keep
         return {"costs": costs, "outside": outside}, keep
 
     return reference.memoised(files, {"prompt": prompt_id, **key}, {}, seed, compute)
@@ -217,8 +225,11 @@ def _timed_outcome(ctx: CheckContext) -> Outcome:
     if measured["problem"]:
         return Outcome.fail(f"not timed on {measured['unit']}: {measured['problem']}")
     gold = measured["reference"]
-    if "problem" in gold:
-        return Outcome.error(gold["problem"])
+    if "problem" in gold:  # not judged: the reference's fault (or the machine's), not the answer's
+        main = ctx.task.main if ctx.task is not None else "?"
+        return Outcome.error(reference.failure_message(
+            ctx.task.key if ctx.task is not None else "?", reference.reference_path(ctx.task, main),
+            {measured["unit"]: gold["problem"]}, gold.get("transient") is not False))
     fraction, rationale = verdict(measured["costs"], measured.get("outside"), gold, measured.get("names"))
     return Outcome(fraction, f"{rationale} (kernel CPU time on {measured['unit']}; no sleep)")
 

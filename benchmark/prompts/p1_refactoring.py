@@ -125,7 +125,7 @@ def _reference_costs(run: RunFn, seed: int) -> dict[str, Any]:
     def measure() -> tuple[list[float] | None, str | None, bool, float | None]:
         timed = {SCALED: run(request, {**files, **inputs}, reference=True)}
         costs, problem = measured.script_costs(timed, (SCALED,))
-        return costs, problem, not timed[SCALED].timed_out, measured.script_outside(timed)
+        return costs, problem, measured.finished(timed[SCALED]), measured.script_outside(timed)
 
     key = {"requests": [request], "inputs": [sorted(inputs)], "base": SCALE_BASE}
     return measured.reference_costs(PROMPT_ID, files, key, seed, measure)

@@ -117,7 +117,7 @@ def _reference_costs(run: RunFn, inputs: dict[str, Any], seed: int) -> dict[str,
     def measure() -> tuple[list[float] | None, str | None, bool]:
         result = run(request, files, reference=True)
         costs, problem = measured.call_costs(result, TIMED)
-        return costs, problem, not result.timed_out, measured.call_outside(result)
+        return costs, problem, measured.finished(result), measured.call_outside(result)
 
     key = {"calls": [*LABELS, *TIMED], "scales": [4 * SCALE_BASE, 16 * SCALE_BASE]}
     return measured.reference_costs(PROMPT_ID, files, key, seed, measure)

@@ -22,7 +22,7 @@ from ..packs.model import CORE_PACK
 from ..scoring import category_totals, pack_of, prompt_sort_key
 from .banner import banner_rows
 from .common import (CATEGORY_NAMES, NOTHING_GRADED, by_percentage, fixed, isolation_origin, maximum, num, pack_boards,
-                     pack_subtotals, pack_titles, prompts_of, skipped_of)
+                     pack_subtotals, pack_titles, prompts_of, reference_failures, skipped_of)
 from . import chart_markup
 from .chart_markup import escaped as _h
 from .svg import hbars, heatmap, meter, pct_text
@@ -244,6 +244,7 @@ def report_context(doc: Mapping[str, Any]) -> dict[str, Any]:
         "nothing_graded": NOTHING_GRADED if not ranked and skipped_of(doc) else None,
         "skipped": [{"folder": str(s.get("folder", "?")), "tier": str(s.get("tier", "?")),
                      "reason": str(s.get("reason", "?"))} for s in skipped_of(doc)],
+        "references": reference_failures(doc),
         "run": {"id": str(doc.get("run_id", "?")), "started": run.get("timestamp", "?"),
                 "finished": run.get("finished_at", "?"), "models": len(ranked),
                 "grader": meta.get("grader_version", "?"), "rubric": meta.get("rubric_hash", "?")},

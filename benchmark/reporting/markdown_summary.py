@@ -2,7 +2,7 @@
 
 Leaderboard table, per-prompt pass/fail table and the failed checks (status fail, error or
 skipped) per model and prompt; first, when there are any, the model folders the run did not
-grade (``skipped_models``). A run with task-pack tasks gets a per-task table with a row per
+grade (``skipped_models``) and the tasks whose reference solution failed. A run with task-pack tasks gets a per-task table with a row per
 task (key and title; a subtotal row per pack) and, with more than one pack, a leaderboard per pack. Every value from the document is escaped for Markdown and
 inline HTML, so a submission's text cannot add markup; long lists are capped.
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 from ..scoring import prompt_sort_key
 from .common import (NOTHING_GRADED, by_percentage, fixed, isolation_origin, maximum, num, pack_boards, pack_score,
-                     pack_subtotals, pack_titles, prompts_of, skipped_of, tasks_by_pack)
+                     pack_subtotals, pack_titles, prompts_of, reference_failures, skipped_of, tasks_by_pack)
 
 FAILED = ("fail", "error", "skipped")
 MAX_FAILED_ROWS = 150
@@ -66,6 +66,19 @@ def _not_graded(doc: Mapping[str, Any]) -> list[str]:
              "| Folder | Tier | Reason |", "|---|---|---|"]
     return lines + [f"| {md(s.get('folder'))} | {md(s.get('tier'))} | "
                     f"{md(s.get('reason'), 2 * MAX_CELL_CHARS)} |" for s in skipped]
+
+
+def _references(doc: Mapping[str, Any]) -> list[str]:
+    """A table of the tasks whose reference solution failed, once each (none: no lines)."""
+    failed = reference_failures(doc)
+    if not failed:
+        return []
+    lines = ["", f"### ⚠️ Reference solutions that failed ({len(failed)})", "",
+             "The pack's fault, not the models': the checks that needed these references were not "
+             "judged (status error, 0 points), and the run did not exit 0.", "",
+             "| Task | Reason | Checks not judged | Models |", "|---|---|---|---|"]
+    return lines + [f"| {md(f['task'])} | {md(f['reason'], 2 * MAX_CELL_CHARS)} | {md(', '.join(f['checks']))} | "
+                    f"{f['models']} |" for f in failed]
 
 
 def _leaderboard(ranked: list[tuple[str, Mapping[str, Any]]], unit: str = "Prompts") -> list[str]:
@@ -162,9 +175,10 @@ def render_markdown_summary(doc: Mapping[str, Any]) -> str:
     if not ranked and skipped_of(doc):  # every model folder found was skipped: no checks to list
         lines = _header(doc) + _not_graded(doc) + ["", "### Leaderboard", "", f"_{NOTHING_GRADED}._"]
     elif not any("." in pid for _, m in ranked for pid, _ in prompts_of(m)):  # the core pack alone
-        lines = (_header(doc) + _not_graded(doc) + _leaderboard(ranked) + _per_prompt(ranked)
+        lines = (_header(doc) + _not_graded(doc) + _references(doc) + _leaderboard(ranked) + _per_prompt(ranked)
                  + _failed_checks(ranked))
     else:
-        lines = (_header(doc) + _not_graded(doc) + _leaderboard(ranked, "Tasks") + _pack_leaderboards(doc)
+        lines = (_header(doc) + _not_graded(doc) + _references(doc) + _leaderboard(ranked, "Tasks")
+                 + _pack_leaderboards(doc)
                  + _per_task(doc, ranked) + _failed_checks(ranked, "Task"))
     return "\n".join(lines) + "\n"

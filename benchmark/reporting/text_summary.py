@@ -7,7 +7,8 @@ from typing import Any
 
 from ..scoring import generate_feedback_summary, generate_improvement_suggestions
 from .common import (CATEGORY_NAMES, RULE_WIDTH, by_percentage, fixed, isolation_origin, label, maximum, num,
-                     NOTHING_GRADED, pack_boards, pack_score, pack_subtotals, pack_titles, prompts_of, skipped_of)
+                     NOTHING_GRADED, pack_boards, pack_score, pack_subtotals, pack_titles, prompts_of,
+                     reference_failures, skipped_of)
 
 TOP_N = 3
 STATUS_MARKS = {"partial": "◐", "fail": "✗", "error": "!", "skipped": "-"}
@@ -51,6 +52,15 @@ def _not_graded(doc: Mapping[str, Any]) -> list[str]:
     skipped = skipped_of(doc)
     lines = ["", f"Model folders not graded ({len(skipped)}):"] if skipped else []
     return lines + [f"  ! {s.get('folder')} (tier: {s.get('tier')}): {s.get('reason')}" for s in skipped]
+
+
+def _references(doc: Mapping[str, Any]) -> list[str]:
+    """Each task whose reference solution failed, once (none: no lines): the pack's fault."""
+    failed = reference_failures(doc)
+    lines = ["", f"Reference solutions that failed ({len(failed)}): the pack's fault, "
+                 "not the models'; those checks were not judged"] if failed else []
+    return lines + [f"  ! {f['reason']} [checks {', '.join(f['checks'])}; {f['models']} model(s)]"
+                    for f in failed]
 
 
 def _top_performers(doc: Mapping[str, Any]) -> list[str]:
@@ -136,7 +146,7 @@ def _model_lines(name: str, model: Mapping[str, Any], titles: Mapping[str, str])
 
 def render_summary(doc: Mapping[str, Any]) -> str:
     """The whole report as text (ends with a newline)."""
-    lines = _header(doc) + _not_graded(doc) + _top_performers(doc) + _pack_leaderboards(doc)
+    lines = _header(doc) + _not_graded(doc) + _references(doc) + _top_performers(doc) + _pack_leaderboards(doc)
     titles = pack_titles(doc)
     for name, model in by_percentage(doc):
         lines += _model_lines(name, model, titles)

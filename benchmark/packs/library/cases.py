@@ -3,6 +3,7 @@ expectations in ``facts["expect"]`` (``{"value": v}`` or ``{"raises": [names]}``
 
 A module that failed to import or lacks the function fails every case type. A selected case
 that was not observed, or has no expectation, earns nothing; credit is the mean over cases.
+A check selecting a case the reference solution failed on is ``error`` (not judged).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 from ...prompts.base import CheckContext, Outcome, load_problem
 from ..registry import builtin_check
 from .common import (COMPARE_PARAMS, comparer, exception_note, labels_param, mapping,
-                     observation_problem, pooled, select_labels)
+                     observation_problem, pooled, reference_failure, select_labels)
 
 LABELS_PARAM = labels_param("case")
 
@@ -46,6 +47,9 @@ def _judge_cases(ctx: CheckContext, labels: Sequence[str] | None, wanted: str, j
                         + [k for k in missing if k not in expect])
     else:
         chosen = select_labels(labels, set(cases) | set(expect))
+    unjudged = reference_failure(ctx, chosen, _module(ctx))
+    if unjudged:
+        return unjudged
     scores: list[tuple[str, float, str]] = []
     for label in chosen:
         case, rule = cases.get(label), expect.get(label)

@@ -22,6 +22,7 @@ from typing import Any
 from ...prompts.base import LIST_LIMIT, CheckContext, Outcome, listed, raised, strict_equal
 from ...submission import SourceFile
 from ...types import Evidence
+from .. import reference
 
 PERTURBED = "perturbed"
 _PERTURBED_LABEL = re.compile(r"^perturbed_([0-9]+)$")
@@ -133,6 +134,22 @@ def observation_problem(facts: Mapping[str, Any]) -> Outcome | None:
     if problem:
         return Outcome.fail(f"nothing could be observed: {problem}")
     return None
+
+
+def reference_failure(ctx: CheckContext, labels: Iterable[str], name: str) -> Outcome | None:
+    """An ``error`` when the task's reference solution gave any of ``labels`` no expected
+    value (``facts["reference_problem"]``): the check cannot be judged, through the pack's
+    fault, not the model's. It names the task, the reference's copy of ``name`` and why
+    (``reference.failure_message``). None when the reference gave every label its value."""
+    failed = mapping(ctx.facts, "reference_problem")
+    hit = {label: failed[label] for label in labels if isinstance(failed.get(label), Mapping)}
+    if not hit:
+        return None
+    key = ctx.task.key if ctx.task is not None else "?"
+    transient = any(item.get("transient") is not False for item in hit.values())
+    reasons = {label: str(item.get("reason", "")) for label, item in hit.items()}
+    return Outcome.error(reference.failure_message(key, reference.reference_path(ctx.task, name),
+                                                   reasons, transient))
 
 
 def pooled(name: str, scores: Sequence[tuple[str, float, str]], what: str) -> Outcome:

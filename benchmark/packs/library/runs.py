@@ -2,9 +2,10 @@
 judging loop the ``output.*`` types share.
 
 A selected run that was not observed, failed to produce a record (``problem``) or was
-skipped earns nothing; so does a run whose expected value is missing. Credit is pooled as
-the mean over the selected runs. Nothing selected, or an observation that failed as a
-whole (``facts["problem"]``), is a fail.
+skipped earns nothing; so does a run whose expected value is missing, except that a check
+selecting a run the reference solution failed on is ``error`` (not judged: the pack's fault).
+Credit is pooled as the mean over the selected runs. Nothing selected, or an observation
+that failed as a whole (``facts["problem"]``), is a fail.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import Any
 
 from ...prompts.base import CheckContext, Outcome, sandbox_violations as sandbox_check
 from ..registry import builtin_check
-from .common import exception_note, labels_param, mapping, observation_problem, pooled, select_labels
+from .common import (exception_note, labels_param, mapping, observation_problem, pooled,
+                     reference_failure, select_labels)
 
 Score = tuple[float, str]
 RUNS_PARAM = labels_param("run")
@@ -62,6 +64,9 @@ def judge_runs(ctx: CheckContext, runs: Sequence[str] | None,
         labels = select_labels(runs, set(expected) | set(missing) | (set(records) if runs else set()))
     else:
         labels = select_labels(runs, records)
+    unjudged = reference_failure(ctx, labels, entry_file(ctx)) if with_expected else None
+    if unjudged:
+        return unjudged
     scores: list[tuple[str, float, str]] = []
     for label in labels:
         run = records.get(label)
