@@ -13,9 +13,9 @@ exec'd Python. Three layers apply:
 - guard (unless ``unsafe``): the harness's audit hook and a no-new-process seccomp filter in
   the worker that runs the submission; every denied attempt comes back as evidence.
 
-The harness reports one JSON record over a private pipe; this module checks its shape and
-nonce and hands it over as ``ExecResult.observation``. ``isolation_report()`` states what is
-applied, from detection, never from constants.
+The harness reports one JSON record over a private pipe; ``benchmark.sandbox.result_record``
+checks its shape and nonce and hands it over as ``ExecResult.observation``.
+``isolation_report()`` states what is applied, from detection, never from constants.
 """
 
 from __future__ import annotations
@@ -33,10 +33,10 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from .sandbox import bandit_process, isolation, pids_cgroup, spawner, staging
+from .sandbox import bandit_process, isolation, pids_cgroup, result_record, spawner, staging
 from .sandbox import process_tools as pt
 from .sandbox.limits import GUARD_OFF_ENV, address_space_mb, idle_child_mb, zygote_idle_mb  # noqa: F401
-from . import bigint
+from .sandbox.result_record import MAX_INT_DIGITS  # noqa: F401  (public: re-exported)
 from .types import ExecResult
 
 HARNESS_DIR = Path(__file__).resolve().parent / "harness"
@@ -180,7 +180,7 @@ class SecureRunner:
             request_path.write_text(json.dumps(payload), encoding="utf-8")
             with self._pids_group(policy) as policy:
                 result = self._spawn(request_path, work, self.child_env(root), timeout, policy=policy)
-            return _validated(result, request["mode"], nonce)
+            return result_record.validated(result, request["mode"], nonce)
 
     def run_python_sandboxed(self, args: list[str], *, timeout: float = 10,
                              cwd: Path | None = None, memory_mb: int | None = None) -> ExecResult:
@@ -291,77 +291,3 @@ def _exec_result(readers: list[pt.CappedBuffer], status: int | None,
         observation={"_raw": readers[2].data()} if len(readers) > 2 else None,
         output_truncated=readers[0].truncated or readers[1].truncated,
     )
-
-
-MAX_INT_DIGITS = 21_500  # the longest JSON integer read from a child (harness: MAX_INT_BITS)
-
-
-def _json_int(text: str) -> int:
-    """A JSON integer (``-?digits``) of up to MAX_INT_DIGITS digits: ``int()`` alone stops at
-    ``sys.get_int_max_str_digits()`` (4300), a process-wide limit the grader leaves alone."""
-    if len(text) > MAX_INT_DIGITS:
-        raise ValueError(f"a JSON integer of {len(text)} characters")
-    try:
-        return bigint.signed_value(text, signs="-")
-    except ValueError:
-        raise ValueError(f"not a JSON integer: {text[:20]!r}") from None
-
-
-def _load_record(text: str) -> Any:
-    """``json.loads``; a record holding a longer integer than ``int()`` takes is read again
-    with ``_json_int`` (the slower path only for those)."""
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        if "integer string conversion" not in str(exc):
-            raise
-    return json.loads(text, parse_int=_json_int)
-
-
-def _parse_record(raw: bytes, mode: str, nonce: str) -> tuple[dict[str, Any] | None, str | None]:
-    try:
-        record = _load_record(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return None, "the result record was not valid JSON (more than one record, or a forgery)"
-    if not (isinstance(record, dict) and record.get("nonce") == nonce and record.get("mode") == mode):
-        return None, "the result record failed validation (nonce or mode)"
-    record.pop("nonce")
-    return record, None
-
-
-def _output_file_ok(value: Any) -> bool:
-    """The script-mode ``output_file`` entry: exactly {"error": str}, or {"text": str,
-    "truncated": bool, "decode_error": str | None} (exact types: no subclass, no bool for str)."""
-    if type(value) is not dict:
-        return False
-    if set(value) == {"error"}:
-        return type(value["error"]) is str
-    return (set(value) == {"text", "truncated", "decode_error"} and type(value["text"]) is str
-            and type(value["truncated"]) is bool
-            and (value["decode_error"] is None or type(value["decode_error"]) is str))
-
-
-def _validated(result: ExecResult, mode: str, nonce: str) -> ExecResult:
-    """Replace the raw channel bytes with the parsed record, or say why there is none."""
-    raw = (result.observation or {}).get("_raw", b"")
-    record, problem, blocked = None, None, ()
-    if result.timed_out:
-        problem = "the child was killed at the wall-clock timeout"
-    elif not raw:
-        problem = "the child sent no result record (it died before the harness finished)"
-    else:
-        record, problem = _parse_record(raw, mode, nonce)
-    if record is not None:
-        blocked = tuple(e for e in record.pop("blocked_events", []) if isinstance(e, dict))
-        if record.get("integrity"):
-            record, problem = None, f"integrity: {record['integrity']}"
-        elif record.get("harness_error"):
-            record, problem = None, f"harness error: {record['harness_error']}"
-        elif "output_file" in record and not _output_file_ok(record["output_file"]):
-            record, problem = None, "the result record failed validation (output_file)"
-        elif mode != "script" and not record.get("reported"):
-            problem = (f"the submission ended the worker before it reported "
-                       f"(exit status {record.get('worker_exit')})")
-            record = None
-    return ExecResult(**{**result.__dict__, "observation": record, "channel_error": problem,
-                         "blocked_events": blocked})

@@ -150,6 +150,19 @@ def test_utils_runner_types_and_secure_runner_import():
     assert callable(format_results) and callable(create_comparison_chart)
 
 
+def test_secure_runner_keeps_every_public_name_of_the_parts_split_from_it():
+    """Library users import these from ``benchmark.secure_runner``; the limits and the record
+    reader live in ``benchmark.sandbox`` and are re-exported (the same objects)."""
+    import benchmark.secure_runner as secure_runner
+    from benchmark.sandbox import limits, result_record
+
+    own = ("SecureRunner", "HARNESS_DIR", "PIDS_MAX", "STDOUT_CAP", "STDERR_CAP", "CHANNEL_CAP")
+    assert all(hasattr(secure_runner, name) for name in own)
+    assert secure_runner.MAX_INT_DIGITS is result_record.MAX_INT_DIGITS
+    for name in ("GUARD_OFF_ENV", "address_space_mb", "idle_child_mb", "zygote_idle_mb"):
+        assert getattr(secure_runner, name) is getattr(limits, name)
+
+
 def test_programmatic_entry_point(tmp_path):
     from run_benchmark import AICodeBenchmark
 

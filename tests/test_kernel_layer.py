@@ -261,6 +261,31 @@ def test_the_guards_quick_pass_lets_through_only_what_its_full_check_allows(tmp_
     assert sum(1 for line in records if line) == 2 * len(denied) + 2  # each denial reported
 
 
+def test_the_guards_tables_cannot_be_changed_and_are_the_ones_its_hook_holds(tmp_path):
+    """``guard_events`` (loaded by path as ``_rubricbench_guard_events``) holds only immutable
+    values, and the hook holds those very objects: nothing a submission reaches there through
+    ``sys.modules`` changes what the guard checks."""
+    from benchmark.harness import guard
+
+    events = sys.modules["_rubricbench_guard_events"]
+
+    def frozen(value):
+        return type(value) in (str, int) or (
+            type(value) in (tuple, frozenset) and all(frozen(item) for item in value))
+
+    names = [name for name in vars(events) if name.isupper()]
+    assert {"WATCHED_EVENTS", "PATH_EVENTS", "STAND_INS", "RECORD_CAP"} <= set(names)
+    assert [name for name in names if not frozen(getattr(events, name))] == []
+    assert all(getattr(guard, name) is getattr(events, name) for name in names)
+    read_fd, write_fd = os.pipe()
+    hook = guard._make_hook((str(tmp_path),), (str(tmp_path), "/usr"), False, write_fd, os.getpid())
+    os.close(read_fd)
+    os.close(write_fd)
+    held = {id(value) for value in hook.__defaults__}
+    assert all(id(getattr(events, name)) in held for name in ("NETWORK_EVENTS", "PATH_EVENTS",
+               "DIR_FD_EVENTS", "REPLACED_MODULES", "WATCHED_EVENTS", "RECORD_CAP"))
+
+
 def test_the_guard_checks_what_c_code_opens_with_no_open_event(tmp_path):
     """SQLite opens its database itself and shm_open makes a file in /dev/shm: the guard
     checks the name sqlite3.connect gets, denies its own shared-memory events, and refuses a

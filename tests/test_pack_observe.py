@@ -296,7 +296,7 @@ def test_an_output_file_over_the_cap_is_not_parsed(tmp_path, runner):
 
 
 def test_the_parent_accepts_only_the_two_output_file_shapes():
-    from benchmark.secure_runner import _output_file_ok
+    from benchmark.sandbox.result_record import _output_file_ok
 
     assert _output_file_ok({"error": "no such file"})
     assert _output_file_ok({"text": "x", "truncated": False, "decode_error": None})

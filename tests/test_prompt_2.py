@@ -83,6 +83,15 @@ def test_interface_matches_rubric():
     assert all(f"`{key}`" in text for key in TOP_KEYS)
 
 
+def test_every_check_is_importable_from_the_prompt_module_as_the_function_the_registry_holds():
+    """The style checks live in ``p2_yaml_json_style`` and are re-exported here."""
+    from benchmark.prompts import p2_yaml_json_style as style
+
+    assert m.CHECKS is style.CHECKS
+    assert {"yaml_indentation", "json_literals", "formatting_style", "no_duplication"} <= set(m.CHECKS)
+    assert all(getattr(m, check_id) is fn for check_id, fn in m.CHECKS.items())
+
+
 def test_fixture_and_answer_key_are_deterministic_and_committed():
     assert m.fixture_files() == m.fixture_files() and m.answer_keys() == m.answer_keys()
     for name, content in m.fixture_files().items():

@@ -854,6 +854,23 @@ def test_what_runs_used_to_import_after_the_fork_is_loaded_in_the_zygote(healthy
         assert "_posixsubprocess" in maps
 
 
+def test_the_zygote_loads_every_harness_module_before_any_run_forks():
+    """Each harness module, the guard's tables included, is loaded once in the zygote, by path
+    under its private name: a run never loads (or compiles) one of its own after the fork."""
+    code = r'''
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("_zygote_under_test", sys.argv[1])
+zygote = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(zygote)  # what a zygote loads before it serves (not main())
+print(json.dumps(sorted(name for name in sys.modules if name.startswith("_rubricbench_"))))
+'''
+    out = subprocess.run([sys.executable, "-I", "-B", "-c", code, str(spawner.ZYGOTE)],
+                         capture_output=True, text=True, timeout=60, check=True).stdout
+    files = {path.stem for path in spawner.ZYGOTE.parent.glob("*.py")} - {"__init__", "zygote"}
+    assert "guard_events" in files
+    assert json.loads(out.splitlines()[-1]) == sorted(f"_rubricbench_{name}" for name in files)
+
+
 def test_an_unused_zygote_is_discarded_at_once_and_a_used_one_never(healthy_zygote):
     zygote = fresh_zygote()
     assert not zygote.used and spawner.discard_unused()

@@ -23,11 +23,13 @@ Hardening, because the submission shares this process:
 - it never calls code the submission could have defined (no ``repr``, ``str`` or
   ``__fspath__`` of a submission's object: only exact ``str``, ``bytes`` and ``int`` are read);
 - everything it uses is bound as a default argument: immutable tuples, frozensets and
-  strings and built-in (C) functions, plus ``_resolve``, whose own defaults are the same
-  kind. Neither looks anything up in globals or builtins, and no container it reads can be
-  changed (a module-level name rebound afterwards is not what the hook holds), so a traceback that exposes the hook's frame
-  exposes nothing that changes its behaviour; replacing either's ``__code__`` or defaults is
-  itself an audited event, which the hook denies.
+  strings (the tables of ``guard_events.py``, bound here when the guard loads) and built-in
+  (C) functions, plus ``_resolve``, whose own defaults are the same kind. Neither looks
+  anything up in globals or builtins, and no container it reads can be changed (a
+  module-level name rebound afterwards, here or in ``guard_events``, is not what the hook
+  holds), so a traceback that exposes the hook's frame exposes nothing that changes its
+  behaviour; replacing either's ``__code__`` or defaults is itself an audited event, which
+  the hook denies.
 - each report is one write of ``"\\n" + record + "\\n"`` (at most ``RECORD_CAP`` bytes, under
   the pipe's atomic size): a partial line the submission writes to the same pipe cannot
   merge with it, and the supervisor counts any line that is not a record as a violation.
@@ -40,62 +42,20 @@ import sys
 
 from _json import encode_basestring_ascii as _quote
 
-LOOPBACK = ("127.0.0.1", "::1", "localhost")
-NETWORK_EVENTS = frozenset({
-    "socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg", "socket.getaddrinfo",
-    "socket.gethostbyname", "socket.gethostbyaddr", "socket.getnameinfo",
-})
-PROCESS_EVENTS = frozenset({
-    "rubricbench.fork_exec", "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn",
-    "os.spawn", "os.fork", "os.forkpty", "os.startfile", "os.kill", "os.killpg",
-    "signal.pthread_kill",
-})
-NATIVE_EVENTS = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle",
-                           "ctypes.call_function", "ctypes.addressof"})
-HEAP_EVENTS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents",
-                         "sys._current_frames"})
-CODE_ATTRIBUTES = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
-PATH_EVENTS = (  # (event, indexes of the path arguments that are written): a tuple, immutable
-    ("os.remove", (0,)), ("os.rmdir", (0,)), ("os.mkdir", (0,)), ("os.rename", (0, 1)),
-    ("os.symlink", (1,)), ("os.link", (0, 1)), ("os.chmod", (0,)), ("os.chown", (0,)),
-    ("os.truncate", (0,)), ("os.utime", (0,)), ("os.setxattr", (0,)), ("os.removexattr", (0,)),
-    ("os.mkfifo", (0,)), ("os.mknod", (0,)), ("shutil.rmtree", (0,)), ("shutil.copyfile", (1,)),
-    ("shutil.copymode", (1,)), ("shutil.copystat", (1,)), ("shutil.move", (0, 1)),
-    ("shutil.unpack_archive", (1,)), ("socket.bind", (1,)),
-)
-PATH_EVENT_NAMES = frozenset(name for name, _ in PATH_EVENTS)
-LISTING_EVENTS = frozenset({"os.listdir", "os.scandir"})  # a folder's names (os.walk, glob, pathlib)
-# (event, indexes of its dir_fd arguments: -1 when none was given): a path relative to a
-# directory descriptor is relative to a folder the event does not name, and ``open`` from
-# os.open does not say whether it got one at all
-DIR_FD_EVENTS = (
-    ("os.remove", (1,)), ("os.rmdir", (1,)), ("os.mkdir", (2,)), ("os.rename", (2, 3)),
-    ("os.link", (2, 3)), ("os.symlink", (2,)), ("os.chmod", (2,)), ("os.chown", (3,)),
-    ("os.utime", (3,)), ("os.mkfifo", (2,)), ("os.mknod", (3,)),
-)
-NO_DIR_FD = (-1, getattr(os, "AT_FDCWD", -100))
-SETATTR_EVENTS = frozenset({"object.__setattr__", "object.__delattr__"})
-# C functions that act with no audit event: in the worker, the guard replaces each with a
-# stand-in that raises an event of the guard's own, (module, function, event). A fresh copy of
-# such a module (its extension loaded again from its file, under any name ending in the
-# module's: the copy has the real functions) is refused at its import
-STAND_INS = (
-    ("_posixsubprocess", "fork_exec", "rubricbench.fork_exec"),  # multiprocessing's spawn
-    ("_posixshmem", "shm_open", "rubricbench.shm_open"),  # a file in the machine's /dev/shm
-    ("_posixshmem", "shm_unlink", "rubricbench.shm_unlink"),
-)
-REPLACED_MODULES = frozenset(module for module, _, _ in STAND_INS)
-SHARED_MEMORY_EVENTS = frozenset({"rubricbench.shm_open", "rubricbench.shm_unlink"})
-# every event the hook may deny: any other (str) event is let through at once, which is what
-# the full check concludes for it (builtins.id, object.__getattr__, sys._getframe, exec, ...
-# come by the thousand in a run)
-WATCHED_EVENTS = (frozenset({"open", "import", "sqlite3.connect"}) | PATH_EVENT_NAMES
-                  | LISTING_EVENTS | NETWORK_EVENTS | PROCESS_EVENTS | NATIVE_EVENTS
-                  | HEAP_EVENTS | SETATTR_EVENTS | SHARED_MEMORY_EVENTS)
-WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-DETAIL_CAP = 300
-RECORD_CAP = 4000
-MAX_LINKS = 40
+try:
+    from _rubricbench_loader import load_by_path  # child.py registers it before any harness module
+except ImportError:  # imported as benchmark.harness.guard, or on its own from this folder
+    if __package__:  # (tests/test_kernel_layer.py's probe): the loader is the same either way
+        from .loader import load_by_path
+    else:
+        from loader import load_by_path
+
+load_by_path("guard_events")  # the tables, by path under their private name: bound here, at load
+from _rubricbench_guard_events import (  # noqa: E402
+    CODE_ATTRIBUTES, DETAIL_CAP, DIR_FD_EVENTS, HEAP_EVENTS, LISTING_EVENTS, LOOPBACK, MAX_LINKS,
+    NATIVE_EVENTS, NETWORK_EVENTS, NO_DIR_FD, PATH_EVENT_NAMES, PATH_EVENTS, PROCESS_EVENTS,
+    RECORD_CAP, REPLACED_MODULES, SETATTR_EVENTS, SHARED_MEMORY_EVENTS, STAND_INS, WATCHED_EVENTS,
+    WRITE_FLAGS)
 
 
 def _resolve(path, cwd, lstat=os.lstat, readlink=os.readlink, is_link=stat.S_ISLNK,

@@ -19,7 +19,7 @@ _type, _len, _sorted, _int, _range = type, len, sorted, int, range
 _get_digits, _set_digits = sys.get_int_max_str_digits, sys.set_int_max_str_digits
 # int.__repr__ refuses ints longer than sys.get_int_max_str_digits() (4300 digits); longer ones
 # (a 5,000-digit id converted as a contract says) are written 1000 digits at a time, up to
-# about 21,000 digits (the parent reads as many: secure_runner.MAX_INT_DIGITS)
+# about 21,000 digits (the parent reads as many: sandbox.result_record.MAX_INT_DIGITS)
 _INT_CHUNK_DIGITS = 1000
 _INT_CHUNK = 10 ** _INT_CHUNK_DIGITS
 MAX_INT_BITS = 70_000

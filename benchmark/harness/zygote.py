@@ -76,7 +76,7 @@ _CONFINE_PARTS = ("landlock", "mounts", "seccomp")
 for _name in _CONFINE_PARTS:  # for confine's fallback import
     sys.modules[_name] = child._load_by_path(_name)
 confine = child._load_by_path("confine")
-child._load_by_path("guard")  # installed by each worker; loaded once here
+child._load_by_path("guard")  # and its tables (guard_events); installed by each worker, loaded once here
 RunClock = child._load_by_path("run_clock").RunClock
 for _name in _CONFINE_PARTS:
     del sys.modules[_name]

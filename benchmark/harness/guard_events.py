@@ -1,0 +1,69 @@
+"""The guard's tables (runs INSIDE the child; standard library only): which audit events the
+hook watches and what each kind of event is, where an event's written paths and directory
+descriptors are among its arguments, the C functions the guard replaces with stand-ins, and
+the caps on what it reports.
+
+``guard.py`` loads this module by path (``loader.py``) and binds every name it uses when it
+loads, once, in the zygote; the hook holds them as default arguments. Every value is
+immutable (tuples, frozensets, strings, ints), so nothing a submission rebinds or changes here
+afterwards reaches what the guard holds.
+"""
+
+import os
+
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+NETWORK_EVENTS = frozenset({
+    "socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg", "socket.getaddrinfo",
+    "socket.gethostbyname", "socket.gethostbyaddr", "socket.getnameinfo",
+})
+PROCESS_EVENTS = frozenset({
+    "rubricbench.fork_exec", "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn",
+    "os.spawn", "os.fork", "os.forkpty", "os.startfile", "os.kill", "os.killpg",
+    "signal.pthread_kill",
+})
+NATIVE_EVENTS = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle",
+                           "ctypes.call_function", "ctypes.addressof"})
+HEAP_EVENTS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents",
+                         "sys._current_frames"})
+CODE_ATTRIBUTES = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
+PATH_EVENTS = (  # (event, indexes of the path arguments that are written): a tuple, immutable
+    ("os.remove", (0,)), ("os.rmdir", (0,)), ("os.mkdir", (0,)), ("os.rename", (0, 1)),
+    ("os.symlink", (1,)), ("os.link", (0, 1)), ("os.chmod", (0,)), ("os.chown", (0,)),
+    ("os.truncate", (0,)), ("os.utime", (0,)), ("os.setxattr", (0,)), ("os.removexattr", (0,)),
+    ("os.mkfifo", (0,)), ("os.mknod", (0,)), ("shutil.rmtree", (0,)), ("shutil.copyfile", (1,)),
+    ("shutil.copymode", (1,)), ("shutil.copystat", (1,)), ("shutil.move", (0, 1)),
+    ("shutil.unpack_archive", (1,)), ("socket.bind", (1,)),
+)
+PATH_EVENT_NAMES = frozenset(name for name, _ in PATH_EVENTS)
+LISTING_EVENTS = frozenset({"os.listdir", "os.scandir"})  # a folder's names (os.walk, glob, pathlib)
+# (event, indexes of its dir_fd arguments: -1 when none was given): a path relative to a
+# directory descriptor is relative to a folder the event does not name, and ``open`` from
+# os.open does not say whether it got one at all
+DIR_FD_EVENTS = (
+    ("os.remove", (1,)), ("os.rmdir", (1,)), ("os.mkdir", (2,)), ("os.rename", (2, 3)),
+    ("os.link", (2, 3)), ("os.symlink", (2,)), ("os.chmod", (2,)), ("os.chown", (3,)),
+    ("os.utime", (3,)), ("os.mkfifo", (2,)), ("os.mknod", (3,)),
+)
+NO_DIR_FD = (-1, getattr(os, "AT_FDCWD", -100))
+SETATTR_EVENTS = frozenset({"object.__setattr__", "object.__delattr__"})
+# C functions that act with no audit event: in the worker, the guard replaces each with a
+# stand-in that raises an event of the guard's own, (module, function, event). A fresh copy of
+# such a module (its extension loaded again from its file, under any name ending in the
+# module's: the copy has the real functions) is refused at its import
+STAND_INS = (
+    ("_posixsubprocess", "fork_exec", "rubricbench.fork_exec"),  # multiprocessing's spawn
+    ("_posixshmem", "shm_open", "rubricbench.shm_open"),  # a file in the machine's /dev/shm
+    ("_posixshmem", "shm_unlink", "rubricbench.shm_unlink"),
+)
+REPLACED_MODULES = frozenset(module for module, _, _ in STAND_INS)
+SHARED_MEMORY_EVENTS = frozenset({"rubricbench.shm_open", "rubricbench.shm_unlink"})
+# every event the hook may deny: any other (str) event is let through at once, which is what
+# the full check concludes for it (builtins.id, object.__getattr__, sys._getframe, exec, ...
+# come by the thousand in a run)
+WATCHED_EVENTS = (frozenset({"open", "import", "sqlite3.connect"}) | PATH_EVENT_NAMES
+                  | LISTING_EVENTS | NETWORK_EVENTS | PROCESS_EVENTS | NATIVE_EVENTS
+                  | HEAP_EVENTS | SETATTR_EVENTS | SHARED_MEMORY_EVENTS)
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+DETAIL_CAP = 300
+RECORD_CAP = 4000
+MAX_LINKS = 40

@@ -1,0 +1,91 @@
+"""The harness's result record, read in the parent (``SecureRunner.run_harness``).
+
+The child's supervisor writes exactly one JSON record, with the run's nonce, on the private
+result channel; ``validated`` turns the channel's raw bytes into ``ExecResult.observation``
+or says in ``channel_error`` why there is none: a time-out, no record, not one valid JSON
+document, a wrong nonce or mode, an integrity violation or harness error the supervisor
+reported, an ``output_file`` entry of any shape but the two the harness writes, or a worker
+ended before it reported. Integers longer than ``int()`` reads are read by halves
+(``benchmark.bigint``), up to ``MAX_INT_DIGITS``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .. import bigint
+from ..types import ExecResult
+
+MAX_INT_DIGITS = 21_500  # the longest JSON integer read from a child (harness: MAX_INT_BITS)
+
+
+def _json_int(text: str) -> int:
+    """A JSON integer (``-?digits``) of up to MAX_INT_DIGITS digits: ``int()`` alone stops at
+    ``sys.get_int_max_str_digits()`` (4300), a process-wide limit the grader leaves alone."""
+    if len(text) > MAX_INT_DIGITS:
+        raise ValueError(f"a JSON integer of {len(text)} characters")
+    try:
+        return bigint.signed_value(text, signs="-")
+    except ValueError:
+        raise ValueError(f"not a JSON integer: {text[:20]!r}") from None
+
+
+def _load_record(text: str) -> Any:
+    """``json.loads``; a record holding a longer integer than ``int()`` takes is read again
+    with ``_json_int`` (the slower path only for those)."""
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        if "integer string conversion" not in str(exc):
+            raise
+    return json.loads(text, parse_int=_json_int)
+
+
+def _parse_record(raw: bytes, mode: str, nonce: str) -> tuple[dict[str, Any] | None, str | None]:
+    try:
+        record = _load_record(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None, "the result record was not valid JSON (more than one record, or a forgery)"
+    if not (isinstance(record, dict) and record.get("nonce") == nonce and record.get("mode") == mode):
+        return None, "the result record failed validation (nonce or mode)"
+    record.pop("nonce")
+    return record, None
+
+
+def _output_file_ok(value: Any) -> bool:
+    """The script-mode ``output_file`` entry: exactly {"error": str}, or {"text": str,
+    "truncated": bool, "decode_error": str | None} (exact types: no subclass, no bool for str)."""
+    if type(value) is not dict:
+        return False
+    if set(value) == {"error"}:
+        return type(value["error"]) is str
+    return (set(value) == {"text", "truncated", "decode_error"} and type(value["text"]) is str
+            and type(value["truncated"]) is bool
+            and (value["decode_error"] is None or type(value["decode_error"]) is str))
+
+
+def validated(result: ExecResult, mode: str, nonce: str) -> ExecResult:
+    """Replace the raw channel bytes with the parsed record, or say why there is none."""
+    raw = (result.observation or {}).get("_raw", b"")
+    record, problem, blocked = None, None, ()
+    if result.timed_out:
+        problem = "the child was killed at the wall-clock timeout"
+    elif not raw:
+        problem = "the child sent no result record (it died before the harness finished)"
+    else:
+        record, problem = _parse_record(raw, mode, nonce)
+    if record is not None:
+        blocked = tuple(e for e in record.pop("blocked_events", []) if isinstance(e, dict))
+        if record.get("integrity"):
+            record, problem = None, f"integrity: {record['integrity']}"
+        elif record.get("harness_error"):
+            record, problem = None, f"harness error: {record['harness_error']}"
+        elif "output_file" in record and not _output_file_ok(record["output_file"]):
+            record, problem = None, "the result record failed validation (output_file)"
+        elif mode != "script" and not record.get("reported"):
+            problem = (f"the submission ended the worker before it reported "
+                       f"(exit status {record.get('worker_exit')})")
+            record = None
+    return ExecResult(**{**result.__dict__, "observation": record, "channel_error": problem,
+                         "blocked_events": blocked})
