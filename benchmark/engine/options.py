@@ -61,7 +61,8 @@ def cacheable(result: ModelResult) -> bool:
     """Whether a graded model may be stored in the result cache: only a verified grading.
 
     Anything the grader caused (an exception in a check or while observing, a zygote that
-    died or did not end a timed-out run, a sandbox clean-up that failed: each recorded as an
+    died or did not end a timed-out run, a sandbox killed from outside before it reported, a
+    sandbox clean-up that failed: each recorded as an
     ``internal error``) is transient, so the model is graded again next time instead of the
     failure being replayed. The submission's own faults (a syntax error, a missing file, its
     child timing out at the deadline the zygote measures) are results, and are stored."""
