@@ -10,6 +10,7 @@ worker count.
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import socket
@@ -110,10 +111,10 @@ def _all_files() -> list[str]:
 
 
 def _init_worker(support: isolation.KernelSupport | None, idle_mb: int,
-                 door: socket.socket | None) -> None:
+                 door: socket.socket | None, grader: int | None = None) -> None:
     """Hand each worker what the parent already measured, so no worker probes again, and
     the door to the parent's zygote: the worker attaches to it (a connection of its own)
-    instead of starting a zygote."""
+    instead of starting a zygote. ``grader``: the parent's pid; the worker stops when it ends."""
     if support is not None:
         isolation._SUPPORT = support
     limits._IDLE_VM_MB = idle_mb
@@ -124,6 +125,10 @@ def _init_worker(support: isolation.KernelSupport | None, idle_mb: int,
     # (so every sandbox folder is removed) before the worker exits.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     spawner.abort_on(signal.SIGTERM, "the grading pool was stopped", SystemExit)
+    if grader is not None:
+        from .engine.pool_server import stop_when_gone
+
+        stop_when_gone(grader)
     spawner.prestart()
     bandit_process.prestart()  # its import of bandit overlaps the worker's first model
     import multiprocessing.util
@@ -264,7 +269,7 @@ class BenchmarkRunner:
 
         context = pool_server.prestart()  # its imports overlap the waits for what workers inherit
         support = None if self.options.unsafe else isolation.detect()
-        init_args = (support, limits.idle_child_mb(), spawner.get().door)
+        init_args = (support, limits.idle_child_mb(), spawner.get().door, os.getpid())
         try:
             with ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                      initializer=_init_worker, initargs=init_args) as pool:

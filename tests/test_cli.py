@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -532,6 +534,58 @@ def test_ctrl_c_or_sigterm_stops_the_sandboxes_at_once_and_leaves_nothing_behind
     gone, alive = psutil.wait_procs(family, timeout=10)
     assert not alive, [p.cmdline() for p in alive]
     assert ours({proc.pid, *(p.pid for p in family)}) <= before
+
+
+def test_a_grader_killed_outright_leaves_no_pool_process_behind_and_its_output_ends(tree):
+    """SIGKILL of a ``--workers 2`` grader (a CI runner's hard kill, the OOM killer) while a
+    model's script spins: it cannot clean up, but its pool workers, their forkserver, bandit
+    processes and sandboxes all end within seconds, so its stdout and stderr reach end of file
+    (a CI step reading them does not hang) and nothing keeps running."""
+    import threading
+
+    import psutil
+
+    slow = tree / "submissions/user_submissions/spinning_model"
+    shutil.copytree(REFERENCE, slow)
+    script = slow / "prompt_1_solution.py"
+    script.write_text(script.read_text(encoding="utf-8").replace(
+        'if __name__ == "__main__":', 'if __name__ == "__main__":\n    while True:\n        pass\n', 1),
+        encoding="utf-8")
+    env = {**os.environ, "RUBRICBENCH_TIMEOUT": "120"}
+    proc = subprocess.Popen([sys.executable, str(ROOT / "run_benchmark.py"), "--all-models", "--no-cache",
+                             "-q", "--workers", "2"], cwd=tree, env=env, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    ended = threading.Event()
+    threading.Thread(target=lambda: (proc.stdout.read(), ended.set()), daemon=True).start()
+    family: list[psutil.Process] = []
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not family:  # the spinning script is running
+            try:
+                tree_now = psutil.Process(proc.pid).children(recursive=True)
+                if any("zygote" in " ".join(p.cmdline()) and p.cpu_times().user > 0.5 for p in tree_now):
+                    family = tree_now
+            except psutil.NoSuchProcess:
+                pass
+            time.sleep(0.1)
+        assert family, "the spinning model never ran"
+        family = list({*family, *(p for p in psutil.process_iter() if _in_session(p, proc.pid))})
+        assert any("forkserver" in " ".join(p.cmdline()) for p in family)
+        proc.kill()
+        proc.wait(timeout=10)
+        _, alive = psutil.wait_procs(family, timeout=15)
+        assert not alive, [" ".join(p.cmdline())[:120] for p in alive]
+        assert ended.wait(5), "the grader's output never reached end of file"
+    finally:
+        for leftover in [p for p in psutil.process_iter() if _in_session(p, proc.pid)]:
+            leftover.kill()
+
+
+def _in_session(process, session: int) -> bool:
+    try:
+        return os.getsid(process.pid) == session
+    except OSError:
+        return False
 
 
 @pytest.mark.parametrize("argv", [["--self-check"], ["--report-only", "results.json"],
