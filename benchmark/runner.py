@@ -33,6 +33,11 @@ TEMPLATE_TIER = "templates"
 MAX_NAME = 128  # the results schema's display_name
 
 
+class PoolBroken(RuntimeError):
+    """A ``--workers N`` pool lost a worker mid-run (killed from outside): the grader's
+    failure; the models it finished before are in the cache."""
+
+
 class DiscoveryError(Exception):
     """The submissions tree is unusable (e.g. one model name in two tiers)."""
 
@@ -124,10 +129,11 @@ def _init_worker(support: isolation.KernelSupport | None, idle_mb: int,
     # its workers with SIGTERM, which here stops this worker's runs and unwinds its grading
     # (so every sandbox folder is removed) before the worker exits.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    spawner.abort_on(signal.SIGTERM, "the grading pool was stopped", SystemExit)
-    if grader is not None:
-        from .engine.pool_server import stop_when_gone
+    from .engine.pool_server import stop_on_sigterm, stop_when_gone
 
+    spawner.abort_on(signal.SIGTERM, "the grading pool was stopped", SystemExit)
+    stop_on_sigterm(signal.getsignal(signal.SIGTERM))
+    if grader is not None:
         stop_when_gone(grader)
     spawner.prestart()
     bandit_process.prestart()  # its import of bandit overlaps the worker's first model
@@ -264,6 +270,7 @@ class BenchmarkRunner:
     def _grade_pool(self, entries: list[ModelEntry], workers: int,
                     finish: Callable[[ModelResult], None]) -> None:
         from concurrent.futures import ProcessPoolExecutor  # (multiprocessing: only a pool needs it)
+        from concurrent.futures.process import BrokenProcessPool
 
         from .engine import pool_server
 
@@ -278,10 +285,13 @@ class BenchmarkRunner:
                 try:
                     for future in as_completed(futures):
                         finish(future.result())
-                except BaseException:  # Ctrl-C (or a failure): stop the other models now
+                except BaseException as exc:  # Ctrl-C (or a failure): stop the other models now
                     pool.shutdown(wait=False, cancel_futures=True)
                     for process in list((getattr(pool, "_processes", None) or {}).values()):
                         process.terminate()  # each worker stops its runs and cleans up
+                    if isinstance(exc, BrokenProcessPool):
+                        raise PoolBroken("a grading worker process died (killed from outside: the "
+                                         "OOM killer, an operator) while models were being graded") from exc
                     raise
         finally:
             if support is not None and support.pids_cgroup:

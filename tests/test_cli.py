@@ -581,6 +581,55 @@ def test_a_grader_killed_outright_leaves_no_pool_process_behind_and_its_output_e
             leftover.kill()
 
 
+def test_a_pool_worker_killed_from_outside_stops_the_run_with_a_message_not_a_traceback(tree):
+    """SIGKILL of one ``--workers 2`` pool worker (the OOM killer on a small CI runner) while
+    a model's script spins: the pool is broken, so the run stops as a Ctrl-C does (the other
+    worker, told to stop mid-grading, exits instead of being waited for forever): exit 1, one
+    line saying why, no results file, nothing left running."""
+    import psutil
+
+    slow = tree / "submissions/user_submissions/spinning_model"
+    shutil.copytree(REFERENCE, slow)
+    script = slow / "prompt_1_solution.py"
+    script.write_text(script.read_text(encoding="utf-8").replace(
+        'if __name__ == "__main__":', 'if __name__ == "__main__":\n    while True:\n        pass\n', 1),
+        encoding="utf-8")
+    env = {**os.environ, "RUBRICBENCH_TIMEOUT": "120"}
+    proc = subprocess.Popen([sys.executable, str(ROOT / "run_benchmark.py"), "--all-models", "--no-cache",
+                             "-q", "--workers", "2"], cwd=tree, env=env, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline, worker = time.monotonic() + 120, None
+        while time.monotonic() < deadline and worker is None:  # the worker whose script spins
+            for process in psutil.Process(proc.pid).children(recursive=True):
+                try:
+                    if "zygote" in " ".join(process.cmdline()) and process.cpu_times().user > 0.5:
+                        worker = next(p for p in psutil.Process(proc.pid).children(recursive=True)
+                                      if "forkserver" in " ".join(p.cmdline())
+                                      and "forkserver" in " ".join(p.parent().cmdline())
+                                      and p.children())
+                        break
+                except (psutil.NoSuchProcess, StopIteration):
+                    continue
+            time.sleep(0.1)
+        assert worker is not None, "the spinning model never ran"
+        for candidate in psutil.Process(proc.pid).children(recursive=True):
+            if "forkserver" in " ".join(candidate.cmdline()) and candidate.ppid() != proc.pid:
+                candidate.kill()  # every pool worker: the one grading example_model may not be done
+                break
+        _, stderr = proc.communicate(timeout=60)
+        family = [p for p in psutil.process_iter() if _in_session(p, proc.pid)]
+        _, alive = psutil.wait_procs(family, timeout=15)
+        assert not alive, [" ".join(p.cmdline())[:120] for p in alive]
+    finally:
+        for leftover in [p for p in psutil.process_iter() if _in_session(p, proc.pid)]:
+            leftover.kill()
+    assert proc.returncode == cli.EXIT_ERROR, stderr[-2000:]
+    assert "Traceback" not in stderr, stderr[-2000:]
+    assert "a grading worker process died" in stderr and "nothing of this run was written" in stderr
+    assert not (tree / "results" / "latest_results.json").exists()
+
+
 def _in_session(process, session: int) -> bool:
     try:
         return os.getsid(process.pid) == session
