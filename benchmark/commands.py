@@ -265,7 +265,8 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
         try:
             paths, failures = _write(config, doc)
         except OSError as exc:  # (checked writable before grading; since then, a disk filled up ...)
-            _error(f"cannot write the results into {config.results_dir}: {exc.strerror or exc}")
+            which = f"{exc.filename}: " if exc.filename else ""
+            _error(f"cannot write the results into {config.results_dir}: {which}{exc.strerror or exc}")
             return EXIT_ERROR
         _report(config, doc, paths)
     if stopped:
