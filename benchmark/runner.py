@@ -318,6 +318,8 @@ class BenchmarkRunner:
 
     # ---- the spec's convenience API ------------------------------------------------------
     def _entry(self) -> ModelEntry:
+        if self.model_name is None:
+            raise ValueError("no model_name: BenchmarkRunner(model_name=...) names the model to grade")
         models = self.discover()
         if self.model_name not in models:
             raise KeyError(f"model '{self.model_name}' not found under {self.submissions_dir}")
@@ -336,6 +338,8 @@ class BenchmarkRunner:
         from .reporting.results_json import prompt_to_dict
 
         key = test_name if "." in test_name else "_".join(test_name.split("_")[:2])
-        result = grade_prompt(self.suite().task(key), self._entry().path,
-                              test_data=self.test_data, options=self.options)
+        entry, suite = self._entry(), self.suite()
+        if key not in {task.key for task in suite.tasks}:
+            raise KeyError(f"no task {key!r} in this suite: {', '.join(t.key for t in suite.tasks)}")
+        result = grade_prompt(suite.task(key), entry.path, test_data=self.test_data, options=self.options)
         return prompt_to_dict(result)
