@@ -646,3 +646,26 @@ def test_the_scheduler_variable_is_a_default_for_grading_runs_only(monkeypatch, 
     assert cli.parse_args([]).scheduler == "tcp://127.0.0.1:1"
     with pytest.raises(SystemExit):  # (typed, it is still refused there)
         cli.parse_args([*argv, "--scheduler", "tcp://127.0.0.1:1"])
+
+
+def test_several_grading_problems_exit_with_1_over_3_over_4_and_any_of_them_over_7():
+    """README "Exit codes": a grader failure, then a file that could not be graded, then a
+    time-out; ``--fail-under``'s 7 only when none of them happened."""
+    from benchmark.types import INTERNAL_ERROR, ModelResult, PromptResult
+
+    def model(name, *, status="ok", error=None, timed_out=False):
+        prompt = PromptResult("prompt_1", "t", 0.0, 25.0, False, status, (),
+                              ({"timed_out": timed_out},), error)
+        return ModelResult(name, "user_submissions", (prompt,), 0.0, 25.0, 0.0, "F", "Participant")
+
+    crashed = model("a", status="error", error=f"{INTERNAL_ERROR}: observing failed: X")
+    unreadable = model("b", status="error", error="prompt_1_solution.py: file is empty")
+    late = model("c", timed_out=True)
+    assert commands._exit_code([late, unreadable, crashed]) == cli.EXIT_ERROR
+    assert commands._exit_code([late, unreadable]) == cli.EXIT_VALIDATION
+    assert commands._exit_code([late]) == cli.EXIT_TIMEOUT
+    assert commands._exit_code([model("d")], unwritable=True) == cli.EXIT_ERROR
+    assert commands._exit_code([late], skipped=True) == cli.EXIT_VALIDATION
+    doc = {"models": {"c": {"percentage": 0.0}}}
+    assert commands._gate(cli.EXIT_TIMEOUT, doc, 50.0) == cli.EXIT_TIMEOUT
+    assert commands._gate(cli.EXIT_OK, doc, 50.0) == cli.EXIT_FAIL_UNDER
