@@ -19,7 +19,7 @@ from typing import Any
 from .console import (EXIT_ERROR, EXIT_FAIL_UNDER, EXIT_MISSING_MODEL, EXIT_NOT_FOUND,  # noqa: F401
                       EXIT_OK, EXIT_REGRESSION, EXIT_TIMEOUT, EXIT_VALIDATION, SCHEMA_VERSION,
                       PipeSafe, _error, _say)
-from .types import RunConfig
+from .types import MAX_TIMEOUT_S, RunConfig
 
 # The flags and their checks live in ``benchmark.cli_args``; importable from here as before.
 from .cli_args import (MEM_CHOICES, MODE_FLAGS, _env, _truthy, parse_args)  # noqa: F401
@@ -27,9 +27,6 @@ from .cli_args import (MEM_CHOICES, MODE_FLAGS, _env, _truthy, parse_args)  # no
 
 class ConfigError(ValueError):
     """The environment asks for something the run cannot do (exit 1, before any grading)."""
-
-
-MAX_TIMEOUT_S = 86400.0
 
 
 def _timeout_s() -> float:

@@ -8,9 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from .types import RunConfig
-
-MEM_CHOICES = (256, 384, 512, 768, 1024)
+from .types import MEM_CHOICES, RunConfig
 
 
 def _env(name: str, default: str | None = None) -> str | None:

@@ -31,7 +31,7 @@ from .engine.cache import Measured, ResultCache, context_hash, kernel_profile
 from .sandbox.isolation import detect
 from .reporting.progress import Progress
 from .preparing import prepare
-from .runner import BenchmarkRunner, ModelEntry, Plan
+from .runner import BenchmarkRunner, ModelEntry, Plan, PoolBroken
 from .sandbox.sandbox_report import measured_isolation, missing_layers
 from .secure_runner import SecureRunner
 from .types import ModelResult, RunConfig, RunResult
@@ -242,6 +242,10 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
                                       on_plan=lambda fresh: warming.grading(fresh > 0),
                                       refresh=config.no_cache, cluster=session,
                                       plan=local.plan if local is not None else None)
+    except PoolBroken as exc:
+        progress.close()
+        _error(f"{exc}: nothing of this run was written; models graded before it stay in the cache")
+        return EXIT_ERROR
     finally:
         progress.close()
     header.show()
@@ -263,7 +267,8 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
         try:
             paths, failures = _write(config, doc)
         except OSError as exc:  # (checked writable before grading; since then, a disk filled up ...)
-            _error(f"cannot write the results into {config.results_dir}: {exc.strerror or exc}")
+            which = f"{exc.filename}: " if exc.filename else ""
+            _error(f"cannot write the results into {config.results_dir}: {which}{exc.strerror or exc}")
             return EXIT_ERROR
         _report(config, doc, paths)
     if stopped:

@@ -10,6 +10,7 @@ worker count.
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import socket
@@ -30,6 +31,11 @@ from .types import ModelResult
 TIERS = ("reference_implementations", "user_submissions")
 TEMPLATE_TIER = "templates"
 MAX_NAME = 128  # the results schema's display_name
+
+
+class PoolBroken(RuntimeError):
+    """A ``--workers N`` pool lost a worker mid-run (killed from outside): the grader's
+    failure; the models it finished before are in the cache."""
 
 
 class DiscoveryError(Exception):
@@ -110,10 +116,10 @@ def _all_files() -> list[str]:
 
 
 def _init_worker(support: isolation.KernelSupport | None, idle_mb: int,
-                 door: socket.socket | None) -> None:
+                 door: socket.socket | None, grader: int | None = None) -> None:
     """Hand each worker what the parent already measured, so no worker probes again, and
     the door to the parent's zygote: the worker attaches to it (a connection of its own)
-    instead of starting a zygote."""
+    instead of starting a zygote. ``grader``: the parent's pid; the worker stops when it ends."""
     if support is not None:
         isolation._SUPPORT = support
     limits._IDLE_VM_MB = idle_mb
@@ -123,7 +129,12 @@ def _init_worker(support: isolation.KernelSupport | None, idle_mb: int,
     # its workers with SIGTERM, which here stops this worker's runs and unwinds its grading
     # (so every sandbox folder is removed) before the worker exits.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from .engine.pool_server import stop_on_sigterm, stop_when_gone
+
     spawner.abort_on(signal.SIGTERM, "the grading pool was stopped", SystemExit)
+    stop_on_sigterm(signal.getsignal(signal.SIGTERM))
+    if grader is not None:
+        stop_when_gone(grader)
     spawner.prestart()
     bandit_process.prestart()  # its import of bandit overlaps the worker's first model
     import multiprocessing.util
@@ -259,12 +270,13 @@ class BenchmarkRunner:
     def _grade_pool(self, entries: list[ModelEntry], workers: int,
                     finish: Callable[[ModelResult], None]) -> None:
         from concurrent.futures import ProcessPoolExecutor  # (multiprocessing: only a pool needs it)
+        from concurrent.futures.process import BrokenProcessPool
 
         from .engine import pool_server
 
         context = pool_server.prestart()  # its imports overlap the waits for what workers inherit
         support = None if self.options.unsafe else isolation.detect()
-        init_args = (support, limits.idle_child_mb(), spawner.get().door)
+        init_args = (support, limits.idle_child_mb(), spawner.get().door, os.getpid())
         try:
             with ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                      initializer=_init_worker, initargs=init_args) as pool:
@@ -273,10 +285,13 @@ class BenchmarkRunner:
                 try:
                     for future in as_completed(futures):
                         finish(future.result())
-                except BaseException:  # Ctrl-C (or a failure): stop the other models now
+                except BaseException as exc:  # Ctrl-C (or a failure): stop the other models now
                     pool.shutdown(wait=False, cancel_futures=True)
                     for process in list((getattr(pool, "_processes", None) or {}).values()):
                         process.terminate()  # each worker stops its runs and cleans up
+                    if isinstance(exc, BrokenProcessPool):
+                        raise PoolBroken("a grading worker process died (killed from outside: the "
+                                         "OOM killer, an operator) while models were being graded") from exc
                     raise
         finally:
             if support is not None and support.pids_cgroup:
@@ -303,6 +318,8 @@ class BenchmarkRunner:
 
     # ---- the spec's convenience API ------------------------------------------------------
     def _entry(self) -> ModelEntry:
+        if self.model_name is None:
+            raise ValueError("no model_name: BenchmarkRunner(model_name=...) names the model to grade")
         models = self.discover()
         if self.model_name not in models:
             raise KeyError(f"model '{self.model_name}' not found under {self.submissions_dir}")
@@ -321,6 +338,8 @@ class BenchmarkRunner:
         from .reporting.results_json import prompt_to_dict
 
         key = test_name if "." in test_name else "_".join(test_name.split("_")[:2])
-        result = grade_prompt(self.suite().task(key), self._entry().path,
-                              test_data=self.test_data, options=self.options)
+        entry, suite = self._entry(), self.suite()
+        if key not in {task.key for task in suite.tasks}:
+            raise KeyError(f"no task {key!r} in this suite: {', '.join(t.key for t in suite.tasks)}")
+        result = grade_prompt(suite.task(key), entry.path, test_data=self.test_data, options=self.options)
         return prompt_to_dict(result)

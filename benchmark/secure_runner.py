@@ -180,6 +180,7 @@ class SecureRunner:
             request_path.write_text(json.dumps(payload), encoding="utf-8")
             with self._pids_group(policy) as policy:
                 result = self._spawn(request_path, work, self.child_env(root), timeout, policy=policy)
+            _check_not_killed_from_outside(result, policy)
             return result_record.validated(result, request["mode"], nonce)
 
     def run_python_sandboxed(self, args: list[str], *, timeout: float = 10,
@@ -273,6 +274,19 @@ class SecureRunner:
         from .sandbox.sandbox_report import isolation_report
 
         return isolation_report(self)
+
+
+def _check_not_killed_from_outside(result: ExecResult, policy: isolation.KernelPolicy | None) -> None:
+    """``spawner.SandboxKilled`` when a run with a pid namespace died of a signal, not at its
+    time-out, without a result record: its first process is pid 1 there, which no process of
+    the namespace can kill (the kernel drops such a signal), so it was killed from outside.
+    Without a pid namespace a submission can kill its own run, and that stays its result."""
+    if (policy is not None and policy.pid_namespace and not result.timed_out
+            and result.returncode is not None and result.returncode < 0
+            and not (result.observation or {}).get("_raw")):
+        raise spawner.SandboxKilled(
+            f"the sandbox was killed from outside ({result.killed_by}) before it reported: "
+            "not the submission's doing (an operator, the OOM killer, a stop of the grader)")
 
 
 def _exec_result(readers: list[pt.CappedBuffer], status: int | None,

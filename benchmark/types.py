@@ -113,6 +113,10 @@ class ModelResult:
     badge: str
 
 
+MAX_TIMEOUT_S = 86400.0  # the longest wall-clock time-out of one child run (RUBRICBENCH_TIMEOUT)
+MEM_CHOICES = (256, 384, 512, 768, 1024)  # --mem, MB for each child
+
+
 @dataclass(frozen=True)
 class RunConfig:
     submissions_dir: str = "submissions"

@@ -169,3 +169,18 @@ def test_programmatic_entry_point(tmp_path):
     bench = AICodeBenchmark(submissions_dir=str(ROOT / "submissions"), results_dir=str(tmp_path))
     result = bench.run_single_model("example_model")
     assert result["overall_score"] >= 90 and result["percentage"] >= 90
+
+
+def test_a_runner_without_a_model_or_asked_for_an_unknown_task_says_what_is_missing():
+    """The spec's convenience calls fail naming what to pass: no ``model_name`` (was: "model
+    'None' not found") or a task the suite does not hold (was: a bare KeyError 'prompt_9')."""
+    from benchmark.runner import BenchmarkRunner
+
+    unnamed = BenchmarkRunner(submissions_dir=ROOT / "submissions", test_data=ROOT / "test_data")
+    for call in (unnamed.run_all_tests, lambda: unnamed.run_test("prompt_1")):
+        with pytest.raises(ValueError, match=r"no model_name: BenchmarkRunner\(model_name=\.\.\.\)"):
+            call()
+    named = BenchmarkRunner("example_model", submissions_dir=ROOT / "submissions",
+                            test_data=ROOT / "test_data")
+    with pytest.raises(KeyError, match=r"no task 'prompt_9' in this suite: prompt_1, prompt_2, prompt_3, prompt_4"):
+        named.run_test("prompt_9")

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -400,12 +402,12 @@ def test_pipe_safe_stream_drops_writes_once_the_reader_left():
 
 def test_results_that_cannot_be_written_after_grading_are_an_error_not_a_traceback(tree, capsys):
     """The folder passed the check before grading, then a write failed (here latest_results.json
-    is a folder; a disk that filled up does the same): exit 1 naming the folder and the reason."""
+    is a folder; a disk that filled up does the same): exit 1 naming the folder, the file (not
+    the temporary file it was written as) and the reason."""
     (tree / "results" / "latest_results.json").mkdir(parents=True)
     assert cli.main(["--model", "example_model", "-q", "--no-metadata"]) == cli.EXIT_ERROR
     err = capsys.readouterr().err
-    assert err.startswith("error: cannot write the results into results: ") and err.count("\n") == 1
-    assert "Is a directory" in err
+    assert err == "error: cannot write the results into results: results/latest_results.json: Is a directory\n"
 
 
 @pytest.mark.parametrize("stdout", ["closed", "a full device"])
@@ -534,6 +536,107 @@ def test_ctrl_c_or_sigterm_stops_the_sandboxes_at_once_and_leaves_nothing_behind
     assert ours({proc.pid, *(p.pid for p in family)}) <= before
 
 
+def test_a_grader_killed_outright_leaves_no_pool_process_behind_and_its_output_ends(tree):
+    """SIGKILL of a ``--workers 2`` grader (a CI runner's hard kill, the OOM killer) while a
+    model's script spins: it cannot clean up, but its pool workers, their forkserver, bandit
+    processes and sandboxes all end within seconds, so its stdout and stderr reach end of file
+    (a CI step reading them does not hang) and nothing keeps running."""
+    import threading
+
+    import psutil
+
+    slow = tree / "submissions/user_submissions/spinning_model"
+    shutil.copytree(REFERENCE, slow)
+    script = slow / "prompt_1_solution.py"
+    script.write_text(script.read_text(encoding="utf-8").replace(
+        'if __name__ == "__main__":', 'if __name__ == "__main__":\n    while True:\n        pass\n', 1),
+        encoding="utf-8")
+    env = {**os.environ, "RUBRICBENCH_TIMEOUT": "120"}
+    proc = subprocess.Popen([sys.executable, str(ROOT / "run_benchmark.py"), "--all-models", "--no-cache",
+                             "-q", "--workers", "2"], cwd=tree, env=env, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    ended = threading.Event()
+    threading.Thread(target=lambda: (proc.stdout.read(), ended.set()), daemon=True).start()
+    family: list[psutil.Process] = []
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not family:  # the spinning script is running
+            try:
+                tree_now = psutil.Process(proc.pid).children(recursive=True)
+                if any("zygote" in " ".join(p.cmdline()) and p.cpu_times().user > 0.5 for p in tree_now):
+                    family = tree_now
+            except psutil.NoSuchProcess:
+                pass
+            time.sleep(0.1)
+        assert family, "the spinning model never ran"
+        family = list({*family, *(p for p in psutil.process_iter() if _in_session(p, proc.pid))})
+        assert any("forkserver" in " ".join(p.cmdline()) for p in family)
+        proc.kill()
+        proc.wait(timeout=10)
+        _, alive = psutil.wait_procs(family, timeout=15)
+        assert not alive, [" ".join(p.cmdline())[:120] for p in alive]
+        assert ended.wait(5), "the grader's output never reached end of file"
+    finally:
+        for leftover in [p for p in psutil.process_iter() if _in_session(p, proc.pid)]:
+            leftover.kill()
+
+
+def test_a_pool_worker_killed_from_outside_stops_the_run_with_a_message_not_a_traceback(tree):
+    """SIGKILL of one ``--workers 2`` pool worker (the OOM killer on a small CI runner) while
+    a model's script spins: the pool is broken, so the run stops as a Ctrl-C does (the other
+    worker, told to stop mid-grading, exits instead of being waited for forever): exit 1, one
+    line saying why, no results file, nothing left running."""
+    import psutil
+
+    slow = tree / "submissions/user_submissions/spinning_model"
+    shutil.copytree(REFERENCE, slow)
+    script = slow / "prompt_1_solution.py"
+    script.write_text(script.read_text(encoding="utf-8").replace(
+        'if __name__ == "__main__":', 'if __name__ == "__main__":\n    while True:\n        pass\n', 1),
+        encoding="utf-8")
+    env = {**os.environ, "RUBRICBENCH_TIMEOUT": "120"}
+    proc = subprocess.Popen([sys.executable, str(ROOT / "run_benchmark.py"), "--all-models", "--no-cache",
+                             "-q", "--workers", "2"], cwd=tree, env=env, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline, worker = time.monotonic() + 120, None
+        while time.monotonic() < deadline and worker is None:  # the worker whose script spins
+            for process in psutil.Process(proc.pid).children(recursive=True):
+                try:
+                    if "zygote" in " ".join(process.cmdline()) and process.cpu_times().user > 0.5:
+                        worker = next(p for p in psutil.Process(proc.pid).children(recursive=True)
+                                      if "forkserver" in " ".join(p.cmdline())
+                                      and "forkserver" in " ".join(p.parent().cmdline())
+                                      and p.children())
+                        break
+                except (psutil.NoSuchProcess, StopIteration):
+                    continue
+            time.sleep(0.1)
+        assert worker is not None, "the spinning model never ran"
+        for candidate in psutil.Process(proc.pid).children(recursive=True):
+            if "forkserver" in " ".join(candidate.cmdline()) and candidate.ppid() != proc.pid:
+                candidate.kill()  # every pool worker: the one grading example_model may not be done
+                break
+        _, stderr = proc.communicate(timeout=60)
+        family = [p for p in psutil.process_iter() if _in_session(p, proc.pid)]
+        _, alive = psutil.wait_procs(family, timeout=15)
+        assert not alive, [" ".join(p.cmdline())[:120] for p in alive]
+    finally:
+        for leftover in [p for p in psutil.process_iter() if _in_session(p, proc.pid)]:
+            leftover.kill()
+    assert proc.returncode == cli.EXIT_ERROR, stderr[-2000:]
+    assert "Traceback" not in stderr, stderr[-2000:]
+    assert "a grading worker process died" in stderr and "nothing of this run was written" in stderr
+    assert not (tree / "results" / "latest_results.json").exists()
+
+
+def _in_session(process, session: int) -> bool:
+    try:
+        return os.getsid(process.pid) == session
+    except OSError:
+        return False
+
+
 @pytest.mark.parametrize("argv", [["--self-check"], ["--report-only", "results.json"],
                                   ["--compare", "a.json", "b.json"]])
 def test_the_scheduler_variable_is_a_default_for_grading_runs_only(monkeypatch, argv):
@@ -543,3 +646,26 @@ def test_the_scheduler_variable_is_a_default_for_grading_runs_only(monkeypatch, 
     assert cli.parse_args([]).scheduler == "tcp://127.0.0.1:1"
     with pytest.raises(SystemExit):  # (typed, it is still refused there)
         cli.parse_args([*argv, "--scheduler", "tcp://127.0.0.1:1"])
+
+
+def test_several_grading_problems_exit_with_1_over_3_over_4_and_any_of_them_over_7():
+    """README "Exit codes": a grader failure, then a file that could not be graded, then a
+    time-out; ``--fail-under``'s 7 only when none of them happened."""
+    from benchmark.types import INTERNAL_ERROR, ModelResult, PromptResult
+
+    def model(name, *, status="ok", error=None, timed_out=False):
+        prompt = PromptResult("prompt_1", "t", 0.0, 25.0, False, status, (),
+                              ({"timed_out": timed_out},), error)
+        return ModelResult(name, "user_submissions", (prompt,), 0.0, 25.0, 0.0, "F", "Participant")
+
+    crashed = model("a", status="error", error=f"{INTERNAL_ERROR}: observing failed: X")
+    unreadable = model("b", status="error", error="prompt_1_solution.py: file is empty")
+    late = model("c", timed_out=True)
+    assert commands._exit_code([late, unreadable, crashed]) == cli.EXIT_ERROR
+    assert commands._exit_code([late, unreadable]) == cli.EXIT_VALIDATION
+    assert commands._exit_code([late]) == cli.EXIT_TIMEOUT
+    assert commands._exit_code([model("d")], unwritable=True) == cli.EXIT_ERROR
+    assert commands._exit_code([late], skipped=True) == cli.EXIT_VALIDATION
+    doc = {"models": {"c": {"percentage": 0.0}}}
+    assert commands._gate(cli.EXIT_TIMEOUT, doc, 50.0) == cli.EXIT_TIMEOUT
+    assert commands._gate(cli.EXIT_OK, doc, 50.0) == cli.EXIT_FAIL_UNDER

@@ -168,3 +168,22 @@ def test_the_keys_are_made_before_any_model_is_graded(tree, monkeypatch):
         events.clear()
         bench.grade(entries, cache=ResultCache(tree / "results"), refresh=refresh)
         assert events == ["context", "grade"]
+
+
+@pytest.mark.parametrize("options, error", [
+    ({"timeout_s": -1}, ValueError), ({"timeout_s": 0}, ValueError),
+    ({"timeout_s": float("nan")}, ValueError), ({"timeout_s": float("inf")}, ValueError),
+    ({"timeout_s": 86401}, ValueError), ({"timeout_s": "5"}, TypeError),
+    ({"timeout_s": True}, TypeError), ({"memory_mb": 1}, ValueError),
+    ({"memory_mb": 512.0}, TypeError), ({"seed": 2**70}, ValueError), ({"seed": "1"}, TypeError),
+])
+def test_grade_options_the_cli_refuses_are_refused_before_anything_is_graded(options, error):
+    with pytest.raises(error, match=f"GradeOptions.{next(iter(options))}"):
+        GradeOptions(**options)
+
+
+def test_a_library_runner_with_a_timeout_that_is_not_positive_raises_instead_of_scoring(tree):
+    for timeout in (0, -1):
+        with pytest.raises(ValueError, match="time-out is a number of seconds over 0"):
+            BenchmarkRunner("example_model", submissions_dir=tree / "submissions", timeout=timeout)
+    assert GradeOptions(timeout_s=86400, memory_mb=2048, seed=-2**63).timeout_s == 86400

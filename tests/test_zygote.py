@@ -910,3 +910,62 @@ print(json.dumps({"owners": owners, "bare": bare, "before": before, "after": aft
     assert {"_rubricbench_landlock", "_rubricbench_seccomp", "_rubricbench_run_start"} <= set(found["owners"])
     assert found["bare"] == []
     assert found["before"] > 0 and found["after"] == 0
+
+
+def _kill_the_run_from_outside(runner: SecureRunner, zygote: spawner.Zygote, code: str):
+    """Run ``code``; once its run's first process (the zygote's child) has a child of its own,
+    SIGKILL that first process from here, as an operator or the OOM killer would. Returns
+    (result, exception)."""
+    outcome: dict = {}
+
+    def run():
+        try:
+            outcome["result"] = script(runner, code, timeout=30)
+        except BaseException as exc:  # noqa: BLE001 - recorded for the test
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        def first_process():
+            for child in psutil.Process(zygote.process.pid).children():
+                try:
+                    if child.children():
+                        return child
+                except psutil.Error:
+                    continue
+            return None
+        target = wait_for(first_process, 10)
+        assert target is not None, "the run never started"
+        time.sleep(0.3)  # (the worker reaches the submission's sleep)
+        target.kill()
+        thread.join(20)
+    finally:
+        kill_and_reap(live_descendants(zygote.process.pid))
+        thread.join(20)
+    return outcome.get("result"), outcome.get("error")
+
+
+def test_a_sandbox_killed_from_outside_before_it_reports_is_the_graders_failure(healthy_zygote):
+    """Pid 1 of a run's pid namespace cannot be killed from inside it, so a run whose first
+    process died of a signal with no record and no time-out was killed from outside (an
+    operator, the OOM killer, a stop of the grader): not the submission's doing, never its
+    result (which the cache would keep)."""
+    runner = SecureRunner("t")
+    if not (runner.support and runner.support.user_namespaces and runner.support.pid_namespace):
+        pytest.skip("this kernel gives no pid namespace to unprivileged users")
+    result, error = _kill_the_run_from_outside(runner, healthy_zygote, "import time\ntime.sleep(20)\n")
+    assert isinstance(error, spawner.SandboxKilled), (error, result)
+    assert "killed from outside" in str(error) and "SIGKILL" in str(error)
+
+
+def test_a_submission_that_kills_its_own_run_is_its_result_not_a_graders_failure(healthy_zygote):
+    """Inside a pid namespace the submission's kill of its whole process group cannot reach
+    pid 1, and without one (process layer only) it may: either way the run is its result."""
+    kill_the_group = "import os, signal\nos.kill(0, signal.SIGKILL)\n"
+    confined = SecureRunner("t")
+    if confined.support and confined.support.pid_namespace:  # pid 1 lives on and reports
+        res = script(confined, kill_the_group, timeout=10)
+        assert res.observation["worker_exit"] == -signal.SIGKILL and not res.channel_error, res
+    res = script(SecureRunner("t", kernel=False), kill_the_group, timeout=10)  # (raises nothing)
+    assert res.killed_by == "signal:SIGKILL" and "no result record" in res.channel_error, res

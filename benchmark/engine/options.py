@@ -3,24 +3,49 @@ the cache never loads the grading engine, ``benchmark.engine.grading``, which re
 
 from __future__ import annotations
 
+import math
+import numbers
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..secure_runner import SecureRunner
-from ..types import INTERNAL_ERROR, REFERENCE_FAILED, REFERENCE_UNFINISHED, Check, ModelResult, RunConfig
+from ..types import (INTERNAL_ERROR, MAX_TIMEOUT_S, MEM_CHOICES, REFERENCE_FAILED, REFERENCE_UNFINISHED,
+                     Check, ModelResult, RunConfig)
 
 DEFAULT_SEED = RunConfig.seed  # one default, kept in benchmark.types
 
 
 @dataclass(frozen=True)
 class GradeOptions:
+    """How models are graded. The values the command line refuses are refused here too (a
+    library caller's ``timeout_s=-1`` or ``memory_mb=1`` would otherwise starve every child and
+    score the submission for it): ``TypeError`` for a value of the wrong type, ``ValueError``
+    for one out of range, naming the field."""
+
     memory_mb: int = 512
     timeout_s: float = 30.0
     unsafe: bool = False
     allow_network: bool = False
     seed: int = DEFAULT_SEED
     debug: bool = False
+
+    def __post_init__(self) -> None:
+        def number(name: str, value: object, kind: type, what: str) -> None:
+            if isinstance(value, bool) or not isinstance(value, kind):
+                raise TypeError(f"GradeOptions.{name} must be {what}, not {type(value).__name__}")
+        number("timeout_s", self.timeout_s, numbers.Real, "a number")
+        if not (math.isfinite(self.timeout_s) and 0 < self.timeout_s <= MAX_TIMEOUT_S):
+            raise ValueError(f"GradeOptions.timeout_s={self.timeout_s!r}: the wall-clock time-out "
+                             f"is a number of seconds over 0 and at most {MAX_TIMEOUT_S:g}")
+        number("memory_mb", self.memory_mb, numbers.Integral, "an integer")
+        if self.memory_mb < MEM_CHOICES[0]:
+            raise ValueError(f"GradeOptions.memory_mb={self.memory_mb!r}: each child needs at "
+                             f"least {MEM_CHOICES[0]} MB")
+        number("seed", self.seed, numbers.Integral, "an integer")
+        if not -2**63 <= self.seed < 2**63:  # (the results record it as a 64-bit JSON integer)
+            raise ValueError(f"GradeOptions.seed={self.seed!r}: the seed is an integer from "
+                             f"{-2**63} to {2**63 - 1}")
 
     def runner(self, model: str) -> SecureRunner:
         return SecureRunner(model, self.allow_network, memory_mb=self.memory_mb,
@@ -53,7 +78,8 @@ def cacheable(result: ModelResult) -> bool:
     """Whether a graded model may be stored in the result cache: only a verified grading.
 
     Anything the grader caused (an exception in a check or while observing, a zygote that
-    died or did not end a timed-out run, a sandbox clean-up that failed: each recorded as an
+    died or did not end a timed-out run, a sandbox killed from outside before it reported, a
+    sandbox clean-up that failed: each recorded as an
     ``internal error``) is transient, so the model is graded again next time instead of the
     failure being replayed. The submission's own faults (a syntax error, a missing file, its
     child timing out at the deadline the zygote measures) are results, and are stored. So is

@@ -71,9 +71,11 @@ def atomic_write_bytes(path: str | Path, data: bytes, *, durable: bool = True) -
                 os.fsync(handle.fileno())
         os.chmod(tmp_name, mode)
         os.replace(tmp_name, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp_name)
+        if isinstance(exc, OSError) and exc.errno:  # named by the file meant, not the temporary one
+            raise OSError(exc.errno, exc.strerror, str(target)) from exc
         raise
     if durable:
         _fsync_dir(folder)

@@ -37,6 +37,12 @@ class ZygoteError(RuntimeError):
     """The zygote could not start a run or went away during one."""
 
 
+class SandboxKilled(RuntimeError):
+    """A run's first process, pid 1 of its pid namespace, died of a signal before it reported
+    and not at the time-out: something outside the sandbox killed it (an operator, the OOM
+    killer), since nothing inside can. The grader's failure, never the submission's result."""
+
+
 @dataclass
 class RunStatus:
     """A run as the zygote reported it: ``wall_s`` and ``timed_out`` are the zygote's own
