@@ -183,9 +183,11 @@ def _grade(tree: Path) -> tuple[int, dict]:
 
 
 def _host_shared_memory(remove: bool = False) -> list[str]:
-    """The machine's POSIX shared memory objects named as an attack names its own (files in
-    /dev/shm, outside every sandbox); removed when asked."""
-    found = sorted(Path("/dev/shm").glob("rubricbench_hostile_*")) if Path("/dev/shm").is_dir() else []
+    """The machine's POSIX shared memory objects and named semaphores (``sem.NAME``) named as
+    an attack names its own (files in /dev/shm, outside every sandbox); removed when asked."""
+    shm = Path("/dev/shm")
+    found = sorted([*shm.glob("rubricbench_hostile_*"), *shm.glob("sem.rubricbench_hostile_*")]
+                   if shm.is_dir() else [])
     if remove:
         for path in found:
             path.unlink(missing_ok=True)
@@ -276,7 +278,7 @@ def test_attack_is_contained(attack, layers, environment, clean_run, monkeypatch
     assert environment["_datagrams"].received == 0, "the datagram socket outside was reached"
     assert environment["_shared"].content() == SharedMemory.CANARY, "the host's SysV memory changed"
     assert SharedMemory.objects() == ipc_before, "SysV IPC objects were left behind"
-    assert not _host_shared_memory(remove=True), "POSIX shared memory was made in /dev/shm"
+    assert not _host_shared_memory(remove=True), "POSIX shared memory or a semaphore got out"
     leftovers = [p for p in _sandbox_processes() if p.pid not in processes_before]
     for proc in leftovers:
         proc.kill()
