@@ -9,8 +9,9 @@ reference model through the real CLI, and asserts:
   kinds of blocked attempt, status);
 - the clean model's results are identical to a clean run, timings and timestamps aside;
 - no process is left, nothing outside the sandboxes changed (the repository's test data and
-  submissions, a victim folder, the results written before), the loopback listener the test
-  opened received no connection, and the grader's secret never appears in any output.
+  submissions, a victim folder, the results written before), a victim process outside the run
+  is still alive, the loopback listener the test opened received no connection, and the
+  grader's secret never appears in any output.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ import os
 import secrets
 import shutil
 import socket
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -183,9 +186,11 @@ def _grade(tree: Path) -> tuple[int, dict]:
 
 
 def _host_shared_memory(remove: bool = False) -> list[str]:
-    """The machine's POSIX shared memory objects named as an attack names its own (files in
-    /dev/shm, outside every sandbox); removed when asked."""
-    found = sorted(Path("/dev/shm").glob("rubricbench_hostile_*")) if Path("/dev/shm").is_dir() else []
+    """The machine's POSIX shared memory objects and named semaphores (``sem.NAME``) named as
+    an attack names its own (files in /dev/shm, outside every sandbox); removed when asked."""
+    shm = Path("/dev/shm")
+    found = sorted([*shm.glob("rubricbench_hostile_*"), *shm.glob("sem.rubricbench_hostile_*")]
+                   if shm.is_dir() else [])
     if remove:
         for path in found:
             path.unlink(missing_ok=True)
@@ -227,16 +232,20 @@ def environment(tmp_path, monkeypatch):
     unix_listener = Listener(outside / "service.sock")
     datagrams = DatagramListener(outside / "datagram.sock")
     shared = SharedMemory()
+    victim = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     yield {"PORT": str(listener.port), "OUTSIDE": str(outside), "REPO": str(ROOT),
            "TEST_DATA": str(ROOT / "test_data"), "RESULTS": str(tmp_path / "results"),
            "SUBMISSIONS": str(tmp_path / "submissions"), "SECRET_NAME": "RUBRICBENCH_GRADER_SECRET",
            "UNIX_SOCKET": str(outside / "service.sock"), "UNIX_DGRAM": str(outside / "datagram.sock"),
-           "SHM_KEY": str(shared.key), "_listener": listener, "_unix_listener": unix_listener,
+           "SHM_KEY": str(shared.key), "VICTIM_PID": str(victim.pid), "_victim": victim,
+           "_listener": listener, "_unix_listener": unix_listener,
            "_datagrams": datagrams, "_shared": shared, "_tree": tmp_path}
     listener.close()
     unix_listener.close()
     datagrams.close()
     shared.close()
+    victim.kill()
+    victim.wait(timeout=10)
 
 
 def test_there_are_at_least_thirty_attacks():
@@ -275,8 +284,9 @@ def test_attack_is_contained(attack, layers, environment, clean_run, monkeypatch
     assert environment["_unix_listener"].connections == 0, "the unix socket outside was reached"
     assert environment["_datagrams"].received == 0, "the datagram socket outside was reached"
     assert environment["_shared"].content() == SharedMemory.CANARY, "the host's SysV memory changed"
+    assert environment["_victim"].poll() is None, "a process outside the run was signalled"
     assert SharedMemory.objects() == ipc_before, "SysV IPC objects were left behind"
-    assert not _host_shared_memory(remove=True), "POSIX shared memory was made in /dev/shm"
+    assert not _host_shared_memory(remove=True), "POSIX shared memory or a semaphore got out"
     leftovers = [p for p in _sandbox_processes() if p.pid not in processes_before]
     for proc in leftovers:
         proc.kill()

@@ -4,8 +4,8 @@ It denies, and reports at once on the harness's private pipe, network use, proce
 native-library loading (ctypes, and an extension module from anywhere but the interpreter's
 and the installed libraries' folders), heap and frame walking, replacing a function's code or
 defaults, and file writes, deletions, renames and links outside the sandbox (a SQLite database
-too, which SQLite opens with no ``open`` event, and POSIX shared memory, a file in the
-machine's /dev/shm); reads and folder listings outside the allowed roots are denied and
+too, which SQLite opens with no ``open`` event, and POSIX shared memory and a named
+semaphore's removal, files in the machine's /dev/shm); reads and folder listings outside the allowed roots are denied and
 reported too. C functions that raise no audit event of their own (``STAND_INS``) are replaced
 in the worker by stand-ins that raise one, and a fresh copy of their module is refused. A path
 relative to a directory descriptor is relative to a folder the event does not name (``open``
@@ -269,8 +269,8 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
             elif event in native:
                 verdict = ("native", event, "")
             elif event in shared_memory:
-                verdict = ("filesystem", event, "POSIX shared memory: a file in the machine's "
-                           "/dev/shm, outside the sandbox")
+                verdict = ("filesystem", event, "POSIX shared memory or a named semaphore: a "
+                           "file in the machine's /dev/shm, outside the sandbox")
             elif event in heap:
                 verdict = ("introspection", event, "")
             elif (event in setattr_events

@@ -58,14 +58,14 @@ PR_SET_CHILD_SUBREAPER = 36
 MAX_MESSAGE = 1 << 20
 # What submissions to these prompts and the harness import: loaded once, shared by every child.
 # The second line is what runs otherwise imported after the fork, each time (measured over
-# generated models; about 0.7-2 ms of a child's CPU apiece): the guard's _posixsubprocess and
-# _posixshmem (every run), runpy's pkgutil (every script run), _strptime (datetime.strptime),
+# generated models; about 0.7-2 ms of a child's CPU apiece): the guard's _posixsubprocess,
+# _posixshmem and _multiprocessing (every run), runpy's pkgutil (every script run), _strptime (datetime.strptime),
 # netrc and shlex (every requests call reads ~/.netrc), decimal.
 PRELOAD = ("argparse", "atexit", "csv", "dataclasses", "datetime", "inspect", "logging",
            "pathlib", "re", "runpy", "traceback", "typing", "yaml", "requests",
            "requests_mock",
-           "_posixsubprocess", "_posixshmem", "pkgutil", "_strptime", "netrc", "shlex",
-           "decimal")
+           "_posixsubprocess", "_posixshmem", "_multiprocessing", "pkgutil", "_strptime", "netrc",
+           "shlex", "decimal")
 
 
 _spec = importlib.util.spec_from_file_location("_rubricbench_child", os.path.join(HERE, "child.py"))

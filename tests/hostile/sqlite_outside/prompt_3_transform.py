@@ -28,6 +28,16 @@ def _connect_outside(sqlite3, name, **options):
         connection.close()
 
 
+def _reopen_outside(sqlite3):
+    """An in-memory connection opened again on a database outside by Connection.__init__."""
+    connection = sqlite3.connect(":memory:")
+    try:
+        sqlite3.Connection.__init__(connection, f"{OUTSIDE}/reopened.db")
+        return _write_table(connection)
+    finally:
+        connection.close()
+
+
 def _attach_outside(sqlite3):
     """An in-memory database (nothing to check) that ATTACHes one outside, in SQL."""
     connection = sqlite3.connect(":memory:")
@@ -66,6 +76,7 @@ def _attack():
          lambda: _connect_outside(sqlite3, f"file://localhost{OUTSIDE}/uri.db?mode=rwc", uri=True)),
         ("connect outside (file: URI, escaped)",
          lambda: _connect_outside(sqlite3, f"file:{OUTSIDE}/escaped%2Edb?mode=rwc", uri=True)),
+        ("reopen outside (Connection.__init__)", lambda: _reopen_outside(sqlite3)),
         ("attach outside", lambda: _attach_outside(sqlite3)),
         ("vacuum into outside", lambda: _vacuum_outside(sqlite3)),
     ]
