@@ -147,7 +147,7 @@ def _detect_first(isolation: Any) -> None:
 
     Here only when the run will grade or must measure (``--no-cache``, ``--require-isolation``);
     otherwise the run may be served wholly from the cache and measure nothing, and it detects
-    once it knows it will grade (``commands._local_plan``, still before any thread of its own)."""
+    once it knows it will grade (``local_plan.local_plan``, still before any thread of its own)."""
     isolation.detect()
 
 

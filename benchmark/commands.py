@@ -15,29 +15,29 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from . import untrusted
 from .engine import warmup
 from .sandbox import spawner
-from .engine.options import has_internal_error, has_reference_failure, reference_unjudged
 from .engine.manifest import build_manifest
 from .reporting import terminal
 from .reporting.banner import format_banner
 from .reporting.excerpts import attach_excerpts
 from .reporting.results_json import model_to_dict, run_to_dict
 from .reporting.writer import write_run
-from .engine.cache import Measured, ResultCache, context_hash, kernel_profile
+from .engine.cache import Measured, ResultCache
 from .sandbox.isolation import detect
 from .reporting.progress import Progress
 from .preparing import prepare
-from .runner import BenchmarkRunner, ModelEntry, Plan, PoolBroken
+from .runner import BenchmarkRunner, PoolBroken
 from .sandbox.sandbox_report import measured_isolation, missing_layers
 from .secure_runner import SecureRunner
 from .types import ModelResult, RunConfig, RunResult
-from .untrusted import NAME_LIMIT, NOTE_LIMIT, for_stream, text
-from .console import (EXIT_ERROR, EXIT_FAIL_UNDER, EXIT_OK, EXIT_REGRESSION, EXIT_TIMEOUT,
-                      EXIT_VALIDATION, SCHEMA_VERSION, _error, _say, signals_held)
+from .untrusted import NAME_LIMIT, for_stream, text
+from .console import EXIT_ERROR, EXIT_OK, EXIT_REGRESSION, SCHEMA_VERSION, _error, _say, signals_held
+from .exit_status import exit_code as _exit_code, gate as _gate, name_causes as _name_causes
+from .local_plan import LocalPlan, local_plan as _local_plan
 
 
 def _write(config: RunConfig, doc: dict[str, Any]) -> tuple[dict[str, Path], dict[str, str]]:
@@ -49,19 +49,6 @@ def _write(config: RunConfig, doc: dict[str, Any]) -> tuple[dict[str, Path], dic
         _error(f"model '{text(name, NAME_LIMIT)}' is recorded as an error: {reason}")
     return paths, failures
 
-
-def _exit_code(models: list[ModelResult], skipped: bool = False, unwritable: bool = False) -> int:
-    """1 for a grader failure (an unwritable record is one), 3 for a submission that could not
-    be graded (a skipped folder is one) or a check a task's reference solution left unjudged
-    (the pack's fault, as a pack that does not validate), 4 for a timed-out child, else 0."""
-    if unwritable or any(has_internal_error(m) for m in models):
-        return EXIT_ERROR
-    if (skipped or any(p.status == "error" for m in models for p in m.prompts)
-            or any(has_reference_failure(m) for m in models)):
-        return EXIT_VALIDATION
-    if any(e.get("timed_out") for m in models for p in m.prompts for e in p.execution):
-        return EXIT_TIMEOUT
-    return EXIT_OK
 
 
 def _now() -> str:
@@ -136,42 +123,6 @@ def run(config: RunConfig, *, fail_under: float | None = None) -> int:
     finally:
         warming.grading(False)  # (an early return: nothing was graded)
 
-
-class LocalPlan(NamedTuple):
-    """A local run's cache plan, and how its isolation report is had: ``measured`` is the
-    record of an earlier run this run reports instead of measuring (every model came from
-    the cache, under keys holding that record's kernel profile), else None and ``kernel``
-    is the profile this run detected (recorded with the report it measures)."""
-
-    plan: Plan
-    context: str  # cache.context_hash of the run's context but the kernel profile
-    kernel: dict[str, Any] | None
-    measured: Measured | None
-
-
-def _local_plan(config: RunConfig, runner: BenchmarkRunner, entries: list[ModelEntry],
-                cache: ResultCache) -> LocalPlan:
-    """Key and look up every model. When the last run of the same context recorded what it
-    measured (``ResultCache.measured``) and every model is served under keys holding that
-    kernel profile, nothing is detected or probed: this run grades nothing and reports that
-    record, and the zygote started in case it had to grade is ended unused. Otherwise the
-    kernel is detected here, on the main thread before the run starts its threads (see
-    ``cli._detect_first``; a ``--no-cache`` or ``--require-isolation`` run has detected
-    already), and the keys hold what was detected."""
-    base = runner.context_base()
-    context = context_hash(base)
-    measured = None
-    if not (config.no_cache or config.unsafe or config.require_isolation):
-        measured = cache.measured(context)
-    if measured is not None:
-        plan = runner.plan(entries, cache, kernel=measured.kernel, base=base)
-        if not plan.todo:
-            spawner.discard_unused()  # (the zygote prestarted in case a model had to be graded)
-            return LocalPlan(plan, context, measured.kernel, measured)
-    kernel = kernel_profile(runner.options)  # (None with --unsafe)
-    if measured is None or kernel != measured.kernel:
-        plan = runner.plan(entries, cache, refresh=config.no_cache, kernel=kernel, base=base)
-    return LocalPlan(plan, context, kernel, None)
 
 
 def _begin(config: RunConfig, runner: BenchmarkRunner, stack: ExitStack,
@@ -279,25 +230,6 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
     return _gate(_exit_code(models, bool(skipped), bool(failures)), doc, fail_under)
 
 
-def _name_causes(models: list[ModelResult]) -> None:
-    """Each prompt behind an exit code 1, 3 or 4 on stderr, with ``-q`` too (as ``--fail-under``
-    names its models): one that could not be graded, with its reason, and one whose child run
-    hit the wall-clock time-out; then, once per task, a reference solution that failed."""
-    references: dict[str, tuple[str, set[str]]] = {}
-    for model in models:
-        for prompt in model.prompts:
-            where = f"model '{model.model}' {prompt.prompt_id}"
-            late = [run for run in prompt.execution if run.get("timed_out")]
-            if prompt.status == "error":
-                _error(f"{where}: {text(prompt.error, NOTE_LIMIT)}")
-            elif late:
-                _error(f"{where}: a child run hit the wall-clock time-out "
-                       f"(killed after {late[0].get('wall_s', 0):.1f} s)")
-            for check in (c for cat in prompt.categories for c in cat.checks if reference_unjudged(c)):
-                references.setdefault(prompt.prompt_id, (check.rationale, set()))[1].add(model.model)
-    for rationale, names in references.values():  # (it names the task; it passed the text boundary)
-        _error(f"{rationale} (checks of {len(names)} model(s) not judged)")
-
 
 class _Header:
     """The isolation banner and the "Grading ..." line: printed once, from whichever thread
@@ -322,17 +254,6 @@ class _Header:
                     _say(self._config, text)
             self._shown = True
 
-
-def _gate(code: int, doc: dict[str, Any], fail_under: float | None) -> int:
-    """``--fail-under``: exit 7 when a model scored under the bar; grading problems (1, 3, 4) win."""
-    if fail_under is None:
-        return code
-    from .reporting.saved_runs import models_under  # (the saved-results code: only when asked)
-
-    below = models_under(doc, fail_under)
-    for name, percentage in below:
-        _error(f"--fail-under {fail_under:g}: {name} scored {percentage:.2f}%")
-    return EXIT_FAIL_UNDER if below and code == EXIT_OK else code
 
 
 def saved_command(args: argparse.Namespace, config: RunConfig) -> int:

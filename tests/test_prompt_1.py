@@ -81,6 +81,17 @@ def test_registry_matches_the_rubric():
     assert (ROOT / "benchmark" / "packs" / "core" / p1.PROMPT_ID / "prompt.md").is_file()
 
 
+def test_the_execution_checks_are_importable_from_the_prompt_module_as_the_functions_the_registry_holds():
+    """They live in ``p1_refactoring_behaviour`` and are re-exported here."""
+    from benchmark.prompts import p1_refactoring_behaviour as behaviour
+
+    moved = ("runs_without_error", "json_output_validation", "correct_filtering", "correct_values",
+             "measured_performance", "perturbed_dataset")
+    assert all(getattr(p1, check_id) is getattr(behaviour, check_id) is p1.CHECKS[check_id]
+               for check_id in moved)
+    assert p1.FORM_COST is behaviour.FORM_COST and p1.valid_syntax is p1.CHECKS["valid_syntax"]
+
+
 def test_fixtures_are_deterministic_and_committed():
     assert p1.fixture_files() == p1.fixture_files() and p1.answer_keys() == p1.answer_keys()
     for rel, blob in p1.fixture_files().items():

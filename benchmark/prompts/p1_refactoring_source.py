@@ -2,7 +2,8 @@
 
 Comments, docstrings and string contents never change a result. The registry created here
 is shared: ``p1_refactoring_metrics`` adds the security, performance and maintainability
-checks, and ``p1_refactoring`` (which re-exports it) the syntax and behaviour checks.
+checks, ``p1_refactoring_behaviour`` the execution checks, and ``p1_refactoring`` (which
+re-exports it) the syntax check.
 """
 
 from __future__ import annotations

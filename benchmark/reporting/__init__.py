@@ -1,7 +1,8 @@
 """Reporters: one module per output format. Each reads the results document (a dict that
 ``results_json.validate_results`` accepts), so reports can be rebuilt from a saved file.
 
-- ``results_json``: dataclasses -> results document, schema validation, loading
+- ``results_dicts``: dataclasses -> results document (re-exported by ``results_json``)
+- ``results_json``: schema validation, loading a saved results file
 - ``terminal``: per-prompt, per-category lines the CLI prints
 - ``text_summary``: the human summary report
 - ``chart``: the text comparison chart

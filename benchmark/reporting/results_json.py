@@ -1,8 +1,10 @@
-"""Results as versioned JSON: dataclasses -> spec-compatible dict, and schema validation.
+"""Results as versioned JSON: schema validation, and reading a saved results file back.
 
-``run_to_dict`` builds the document every other reporter reads; ``validate_results`` checks
-it against ``benchmark/schema/results.schema.json`` (plus a few invariants a schema cannot
-state) and ``load_results`` reads a saved file back, validated.
+``validate_results`` checks a results document against
+``benchmark/schema/results.schema.json`` (plus a few invariants a schema cannot state) and
+``load_results`` reads a saved file back, validated. The document itself is built by
+``results_dicts.run_to_dict`` (dataclasses -> the spec's dicts); every name of that module is
+re-exported here, as library users and reporters import them from this one.
 """
 
 from __future__ import annotations
@@ -10,20 +12,20 @@ from __future__ import annotations
 import copy
 import json
 import math
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ..files import read_regular
-from ..scoring import EPS, compare_models, is_core_only, pack_totals
-from ..types import CATEGORY_ORDER, CategoryScore, Check, ModelResult, PromptResult, RunResult
-from ..untrusted import NAME_LIMIT, NOTE_LIMIT, text
+from ..scoring import EPS
 from .conformance import SCHEMA_RESOURCE, document_conforms, load_schema, schema_sha256  # noqa: F401 (re-exported)
 from .consistency import comparison_consistency, model_consistency
+from .results_dicts import (ICON_FULL, ICON_NONE, ICON_SOME, add_pack_totals, by_pack,  # noqa: F401 (re-exported)
+                            check_to_dict, feedback_line, model_to_dict, prompt_to_dict,
+                            run_to_dict, skipped_to_dict)
 
 SCHEMA_VERSION = "1.0"
-ICON_FULL, ICON_SOME, ICON_NONE = "✅", "⚠️", "❌"
 
 
 class ResultsSchemaError(ValueError):
@@ -182,148 +184,3 @@ def _finite(literal: str) -> float:
     if not math.isfinite(value):
         raise ValueError(f"{literal} is not a JSON number a float can hold")
     return value
-
-
-# ---- dataclasses -> dicts --------------------------------------------------------------
-
-
-def _fmt(value: float) -> str:
-    return f"{value:.1f}"
-
-
-def feedback_line(category: CategoryScore) -> str:
-    """e.g. ``✅ Syntax (5.0/5.0): ✓valid_syntax`` or ``⚠️ Structure (2.4/3.0): ✓a, b ✗c``."""
-    if category.earned >= category.possible - EPS:
-        icon = ICON_FULL
-    elif category.earned > EPS:
-        icon = ICON_SOME
-    else:
-        icon = ICON_NONE
-    groups = (
-        ("✓", [c.id for c in category.checks if c.status == "pass"]),
-        ("◐", [c.id for c in category.checks if c.status == "partial"]),
-        ("✗", [c.id for c in category.checks if c.status in ("fail", "error", "skipped")]),
-    )
-    marks = " ".join(mark + ", ".join(ids) for mark, ids in groups if ids)
-    title = category.category.value.title()
-    return f"{icon} {title} ({_fmt(category.earned)}/{_fmt(category.possible)}): {marks}".rstrip()
-
-
-def check_to_dict(check: Check) -> dict[str, Any]:
-    return {
-        "id": check.id,
-        "category": check.category.value,
-        "points": check.points,
-        "earned": check.earned,
-        "status": check.status,
-        "method": check.method,
-        "rationale": check.rationale,
-        "evidence": [{"file": e.file, "line": e.line, "note": e.note} for e in check.evidence],
-    }
-
-
-def prompt_to_dict(prompt: PromptResult) -> dict[str, Any]:
-    categories = {c.category: c for c in prompt.categories}
-    checks = [check for c in prompt.categories for check in c.checks]
-    out: dict[str, Any] = {
-        "title": prompt.title,
-        "passed": prompt.passed,
-        "score": prompt.score,
-        "max_score": prompt.max_score,
-        "status": prompt.status,
-        "feedback": [feedback_line(categories[cat]) for cat in CATEGORY_ORDER
-                     if cat in categories and categories[cat].possible > 0],
-        "tests_passed": {check.id: check.status == "pass" for check in checks},
-        "detailed_scoring": {
-            cat.value: {"earned": c.earned, "max": c.possible, "factor": c.factor}
-            for cat in CATEGORY_ORDER if (c := categories.get(cat)) is not None
-        },
-        "checks": [check_to_dict(check) for check in checks],
-        "execution": [dict(entry) for entry in prompt.execution],
-        "files": dict(prompt.files),
-    }
-    if prompt.error is not None:
-        out["error"] = prompt.error
-    return out
-
-
-def model_to_dict(model: ModelResult, *, timestamp: str | None = None, cached: bool | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"model_name": model.model, "tier": model.tier}
-    if timestamp is not None:
-        out["timestamp"] = timestamp
-    out.update(
-        prompts={p.prompt_id: prompt_to_dict(p) for p in model.prompts},
-        overall_score=model.score,
-        total_possible=model.max_score,
-        percentage=model.percentage,
-        grade=model.grade,
-        badge=model.badge,
-    )
-    if cached is not None:
-        out["cached"] = cached
-    return out
-
-
-def by_pack(models: Mapping[str, Any], metadata: Mapping[str, Any]) -> bool:
-    """Whether a run graded more than the core pack (its manifest lists a suite, or a model
-    has a task of another pack): its records then carry per-pack totals and rankings."""
-    return "suite" in metadata or not is_core_only(models)
-
-
-def add_pack_totals(models: Mapping[str, dict[str, Any]]) -> None:
-    """Give each model record its ``packs`` (per-pack totals), after ``badge``; computed from
-    the record's own task keys, so a record read back from the cache is given them again."""
-    for record in models.values():
-        cached = record.pop("cached", None)
-        record["packs"] = pack_totals(record)
-        if cached is not None:
-            record["cached"] = cached
-
-
-def skipped_to_dict(folder: Any) -> dict[str, str]:
-    """A model folder the run did not grade (``runner.RejectedModel``: ``tier``, ``name``,
-    ``reason``) as a ``skipped_models`` entry: its name is the submitter's, so it passes
-    ``untrusted.text`` here, before any report sees it (escaped, cut to 200 characters)."""
-    return {"tier": folder.tier, "folder": text(folder.name, NAME_LIMIT),
-            "reason": text(folder.reason, NOTE_LIMIT)}
-
-
-def run_to_dict(
-    run: RunResult,
-    *,
-    cached_models: Collection[str] = (),
-    model_timestamps: Mapping[str, str] | None = None,
-    skipped: Iterable[Any] = (),
-) -> dict[str, Any]:
-    """The whole results document. ``cached_models`` names models whose results came from
-    the cache (they get ``"cached": true``); ``model_timestamps`` gives per-model times;
-    ``skipped`` the model folders not graded (``skipped_models``, only when there are any)."""
-    stamps = model_timestamps or {}
-    names = [m.model for m in run.models]
-    if len(names) != len(set(names)):
-        raise ValueError(f"duplicate model names in run {run.run_id}: {sorted(names)}")
-    models = {
-        m.model: model_to_dict(m, timestamp=stamps.get(m.model), cached=m.model in cached_models)
-        for m in run.models
-    }
-    metadata = dict(run.environment)
-    metadata.setdefault("config", dict(run.config))
-    packed = by_pack(models, metadata)
-    if packed:
-        add_pack_totals(models)
-    doc: dict[str, Any] = {
-        "schema_version": run.schema_version,
-        "run_id": run.run_id,
-        "benchmark_run": {
-            "timestamp": run.started_at,
-            "finished_at": run.finished_at,
-            "total_models": len(models),
-        },
-        "models": models,
-        "comparison": compare_models(models, by_pack=packed),
-    }
-    not_graded = [skipped_to_dict(folder) for folder in skipped]
-    if not_graded:  # (absent otherwise: a run without one is written as before)
-        doc["skipped_models"] = not_graded
-    doc["_metadata"] = metadata
-    return doc

@@ -1,0 +1,88 @@
+"""Model discovery: the model folders of the graded tiers, and those that are not graded.
+
+A folder is a model when its name can be one (the results schema's ``display_name``, nothing
+``benchmark.untrusted`` would have to escape) and it is not a symbolic link; the others are
+``RejectedModel``s, reported and never graded. ``benchmark.runner`` re-exports every name here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import untrusted
+from .reporting.results_json import load_schema
+
+TIERS = ("reference_implementations", "user_submissions")
+TEMPLATE_TIER = "templates"
+MAX_NAME = 128  # the results schema's display_name
+
+
+class DiscoveryError(Exception):
+    """The submissions tree is unusable (e.g. one model name in two tiers)."""
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    name: str
+    tier: str
+    path: Path
+
+
+@dataclass(frozen=True)
+class RejectedModel:
+    """A model folder whose name cannot be a model name, or that is a symbolic link: never
+    graded, reported by the CLI with ``reason``."""
+
+    name: str
+    tier: str
+    path: Path
+    reason: str
+
+
+LINKED = "it is a symbolic link (not followed)"
+
+
+def model_name_problem(name: str) -> str | None:
+    """Why a folder name cannot name a model, or None: the results schema's ``display_name``
+    (1 to 128 characters, no control character, ``/`` or ``\\``), and nothing that
+    ``benchmark.untrusted`` would have to escape to show it (C1 controls, bidirectional
+    overrides, bytes that are not UTF-8)."""
+    if len(name) > MAX_NAME:
+        return f"it is {len(name)} characters long; a model name has at most {MAX_NAME}"
+    if not untrusted.is_clean(name):
+        return "it contains control, bidirectional or non-UTF-8 characters"
+    if not re.fullmatch(load_schema()["$defs"]["display_name"]["pattern"], name):
+        return "it is not a model name the results schema accepts (no / or \\, 1 to 128 characters)"
+    return None
+
+
+def scan_models(submissions_dir: Path) -> tuple[dict[str, ModelEntry], list[RejectedModel]]:
+    """Every model folder under the graded tiers (templates are never graded), and the folders
+    that are not graded: a name that cannot name a model (see :func:`model_name_problem`), or a
+    symbolic link to a folder (not followed, as no submission path is). Files are ignored."""
+    found: dict[str, ModelEntry] = {}
+    rejected: list[RejectedModel] = []
+    for tier in TIERS:
+        tier_dir = Path(submissions_dir) / tier
+        if not tier_dir.is_dir():
+            continue
+        for path in sorted(tier_dir.iterdir()):
+            if not path.is_dir() or path.name.startswith((".", "_")):
+                continue
+            problem = LINKED if path.is_symlink() else model_name_problem(path.name)
+            if problem:
+                rejected.append(RejectedModel(path.name, tier, path, problem))
+            elif path.name in found:
+                raise DiscoveryError(
+                    f"model name '{path.name}' appears twice: {found[path.name].path} and {path}")
+            else:
+                found[path.name] = ModelEntry(path.name, tier, path)
+    return found, rejected
+
+
+def discover_models(submissions_dir: Path) -> dict[str, ModelEntry]:
+    """Every gradable model folder under the graded tiers (see :func:`scan_models`)."""
+    return scan_models(submissions_dir)[0]
+

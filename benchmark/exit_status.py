@@ -1,0 +1,61 @@
+"""What a finished grading run exits with: the code its results call for (``exit_code``),
+each prompt behind it named on stderr (``name_causes``), and ``--fail-under``'s bar (``gate``).
+
+The codes are ``benchmark.console``'s; ``benchmark.commands`` calls these under their old
+private names (``_exit_code``, ``_name_causes``, ``_gate``), which it re-exports.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .console import EXIT_ERROR, EXIT_FAIL_UNDER, EXIT_OK, EXIT_TIMEOUT, EXIT_VALIDATION, _error
+from .engine.options import has_internal_error, has_reference_failure, reference_unjudged
+from .types import ModelResult
+from .untrusted import NOTE_LIMIT, text
+
+
+def exit_code(models: list[ModelResult], skipped: bool = False, unwritable: bool = False) -> int:
+    """1 for a grader failure (an unwritable record is one), 3 for a submission that could not
+    be graded (a skipped folder is one) or a check a task's reference solution left unjudged
+    (the pack's fault, as a pack that does not validate), 4 for a timed-out child, else 0."""
+    if unwritable or any(has_internal_error(m) for m in models):
+        return EXIT_ERROR
+    if (skipped or any(p.status == "error" for m in models for p in m.prompts)
+            or any(has_reference_failure(m) for m in models)):
+        return EXIT_VALIDATION
+    if any(e.get("timed_out") for m in models for p in m.prompts for e in p.execution):
+        return EXIT_TIMEOUT
+    return EXIT_OK
+
+
+def name_causes(models: list[ModelResult]) -> None:
+    """Each prompt behind an exit code 1, 3 or 4 on stderr, with ``-q`` too (as ``--fail-under``
+    names its models): one that could not be graded, with its reason, and one whose child run
+    hit the wall-clock time-out; then, once per task, a reference solution that failed."""
+    references: dict[str, tuple[str, set[str]]] = {}
+    for model in models:
+        for prompt in model.prompts:
+            where = f"model '{model.model}' {prompt.prompt_id}"
+            late = [run for run in prompt.execution if run.get("timed_out")]
+            if prompt.status == "error":
+                _error(f"{where}: {text(prompt.error, NOTE_LIMIT)}")
+            elif late:
+                _error(f"{where}: a child run hit the wall-clock time-out "
+                       f"(killed after {late[0].get('wall_s', 0):.1f} s)")
+            for check in (c for cat in prompt.categories for c in cat.checks if reference_unjudged(c)):
+                references.setdefault(prompt.prompt_id, (check.rationale, set()))[1].add(model.model)
+    for rationale, names in references.values():  # (it names the task; it passed the text boundary)
+        _error(f"{rationale} (checks of {len(names)} model(s) not judged)")
+
+
+def gate(code: int, doc: dict[str, Any], fail_under: float | None) -> int:
+    """``--fail-under``: exit 7 when a model scored under the bar; grading problems (1, 3, 4) win."""
+    if fail_under is None:
+        return code
+    from .reporting.saved_runs import models_under  # (the saved-results code: only when asked)
+
+    below = models_under(doc, fail_under)
+    for name, percentage in below:
+        _error(f"--fail-under {fail_under:g}: {name} scored {percentage:.2f}%")
+    return EXIT_FAIL_UNDER if below and code == EXIT_OK else code
