@@ -458,6 +458,16 @@ def test_a_stop_while_the_results_are_written_lets_them_be_written_in_full(tree,
     assert {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)} == before
 
 
+def _spinning_model(tree: Path) -> None:
+    """A copy of the reference model whose prompt-1 script spins for ever once it starts."""
+    slow = tree / "submissions/user_submissions/spinning_model"
+    shutil.copytree(REFERENCE, slow)
+    script = slow / "prompt_1_solution.py"
+    script.write_text(script.read_text(encoding="utf-8").replace(
+        'if __name__ == "__main__":', 'if __name__ == "__main__":\n    while True:\n        pass\n', 1),
+        encoding="utf-8")
+
+
 @pytest.mark.parametrize("signum, workers", [(signal.SIGINT, 1), (signal.SIGINT, 2), (signal.SIGTERM, 2)])
 def test_ctrl_c_or_sigterm_stops_the_sandboxes_at_once_and_leaves_nothing_behind(tree, signum, workers):
     """SIGINT (Ctrl-C) or SIGTERM (a cancelled CI job) while a model's script spins: the run
@@ -471,12 +481,7 @@ def test_ctrl_c_or_sigterm_stops_the_sandboxes_at_once_and_leaves_nothing_behind
 
     import psutil
 
-    slow = tree / "submissions/user_submissions/spinning_model"
-    shutil.copytree(REFERENCE, slow)
-    script = slow / "prompt_1_solution.py"
-    text = script.read_text(encoding="utf-8")
-    script.write_text(text.replace('if __name__ == "__main__":', 'if __name__ == "__main__":\n'
-                                   '    while True:\n        pass\n', 1), encoding="utf-8")
+    _spinning_model(tree)
     folders = [Path(tempfile.gettempdir()), Path("/dev/shm")]
 
     def ours(pids: set[int] | None = None) -> set[str]:
@@ -545,12 +550,7 @@ def test_a_grader_killed_outright_leaves_no_pool_process_behind_and_its_output_e
 
     import psutil
 
-    slow = tree / "submissions/user_submissions/spinning_model"
-    shutil.copytree(REFERENCE, slow)
-    script = slow / "prompt_1_solution.py"
-    script.write_text(script.read_text(encoding="utf-8").replace(
-        'if __name__ == "__main__":', 'if __name__ == "__main__":\n    while True:\n        pass\n', 1),
-        encoding="utf-8")
+    _spinning_model(tree)
     env = {**os.environ, "RUBRICBENCH_TIMEOUT": "120"}
     proc = subprocess.Popen([sys.executable, str(ROOT / "run_benchmark.py"), "--all-models", "--no-cache",
                              "-q", "--workers", "2"], cwd=tree, env=env, start_new_session=True,
@@ -588,12 +588,7 @@ def test_a_pool_worker_killed_from_outside_stops_the_run_with_a_message_not_a_tr
     line saying why, no results file, nothing left running."""
     import psutil
 
-    slow = tree / "submissions/user_submissions/spinning_model"
-    shutil.copytree(REFERENCE, slow)
-    script = slow / "prompt_1_solution.py"
-    script.write_text(script.read_text(encoding="utf-8").replace(
-        'if __name__ == "__main__":', 'if __name__ == "__main__":\n    while True:\n        pass\n', 1),
-        encoding="utf-8")
+    _spinning_model(tree)
     env = {**os.environ, "RUBRICBENCH_TIMEOUT": "120"}
     proc = subprocess.Popen([sys.executable, str(ROOT / "run_benchmark.py"), "--all-models", "--no-cache",
                              "-q", "--workers", "2"], cwd=tree, env=env, start_new_session=True,
