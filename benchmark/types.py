@@ -35,6 +35,15 @@ INTERNAL_ERROR = "internal error"
 # holding one is not cached, so the next run grades it again.
 REFERENCE_FAILED = "reference solution failed"
 REFERENCE_UNFINISHED = "reference solution did not finish"
+
+
+def unjudged_by_reference(status: object, rationale: object, *, unfinished: bool = False) -> bool:
+    """Whether a check of this status and reason was not judged because its task's reference
+    solution failed (with ``unfinished``: because it did not finish). The one test of it, for
+    a graded ``Check`` and for a check read back from a results document alike."""
+    heads = (REFERENCE_UNFINISHED,) if unfinished else (REFERENCE_FAILED, REFERENCE_UNFINISHED)
+    return status == "error" and isinstance(rationale, str) and rationale.startswith(heads)
+
 STATUSES: tuple[str, ...] = ("pass", "partial", "fail", "error", "skipped")
 METHODS: tuple[str, ...] = ("ast", "bandit", "radon", "exec", "behaviour", "parse")
 

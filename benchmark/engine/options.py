@@ -10,8 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..secure_runner import SecureRunner
-from ..types import (INTERNAL_ERROR, MAX_TIMEOUT_S, MEM_CHOICES, REFERENCE_FAILED, REFERENCE_UNFINISHED,
-                     Check, ModelResult, RunConfig)
+from ..types import INTERNAL_ERROR, MAX_TIMEOUT_S, MEM_CHOICES, Check, ModelResult, RunConfig, unjudged_by_reference
 
 DEFAULT_SEED = RunConfig.seed  # one default, kept in benchmark.types
 
@@ -65,8 +64,7 @@ def _checks(result: ModelResult):
 def reference_unjudged(check: Check, *, unfinished: bool = False) -> bool:
     """Whether ``check`` was not judged because its task's reference solution failed (with
     ``unfinished``: because it did not finish, which the machine's load may have caused)."""
-    heads = (REFERENCE_UNFINISHED,) if unfinished else (REFERENCE_FAILED, REFERENCE_UNFINISHED)
-    return check.status == "error" and check.rationale.startswith(heads)
+    return unjudged_by_reference(check.status, check.rationale, unfinished=unfinished)
 
 
 def has_reference_failure(result: ModelResult) -> bool:

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..scoring import as_number as num
 from ..scoring import pack_of, pack_rankings, pack_totals, prompt_sort_key
-from ..types import CATEGORY_ORDER, REFERENCE_FAILED, REFERENCE_UNFINISHED
+from ..types import CATEGORY_ORDER, unjudged_by_reference
 from ..untrusted import NAME_LIMIT, text
 
 CATEGORY_NAMES: tuple[str, ...] = tuple(c.value for c in CATEGORY_ORDER)
@@ -58,13 +58,13 @@ def reference_failures(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
     for name, model in models_of(doc).items():
         for pid, prompt in prompts_of(model):
             for check in prompt.get("checks") or ():
-                rationale = check.get("rationale") if isinstance(check, Mapping) else None
-                if check.get("status") == "error" and isinstance(rationale, str) and \
-                        rationale.startswith((REFERENCE_FAILED, REFERENCE_UNFINISHED)):
-                    row = found.setdefault(pid, {"task": pid, "reason": rationale, "models": set(), "checks": []})
+                if isinstance(check, Mapping) and unjudged_by_reference(check.get("status"), check.get("rationale")):
+                    row = found.setdefault(pid, {"task": pid, "reason": check["rationale"], "models": set(),
+                                                 "checks": []})
                     row["models"].add(name)
                     row["checks"] += [] if check.get("id") in row["checks"] else [str(check.get("id"))]
-    return [{**row, "models": len(row["models"])} for _, row in sorted(found.items(), key=lambda i: prompt_sort_key(i[0]))]
+    return [{**row, "models": len(row["models"])}
+            for _, row in sorted(found.items(), key=lambda item: prompt_sort_key(item[0]))]
 
 
 def fixed(value: Any, digits: int = 1) -> str:
