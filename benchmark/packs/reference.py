@@ -153,11 +153,14 @@ def memoised(files: Mapping[str, bytes], request: Mapping[str, Any], stage: Mapp
     return _memoised(_key(files, request, stage, seed, "measured"), compute)
 
 
-def failure_message(task_key: str, path: str, reasons: Mapping[str, str], transient: bool) -> str:
+def failure_message(task: Any, name: str, reasons: Mapping[str, str], transient: bool) -> str:
     """The rationale of a check not judged because the reference failed: what failed (the
-    task and the reference's file, ``path``, relative to the pack's folder), why, and on which
-    labels (``reasons``: label -> why). Begins ``REFERENCE_UNFINISHED`` when the machine may
-    have caused it, else ``REFERENCE_FAILED`` (see ``benchmark.types``)."""
+    task, by its key, and its reference's copy of ``name``, relative to the pack's folder;
+    ``?`` where there is no task), why, and on which labels (``reasons``: label -> why). Begins
+    ``REFERENCE_UNFINISHED`` when the machine may have caused it, else ``REFERENCE_FAILED``
+    (see ``benchmark.types``)."""
+    manifest = getattr(task, "manifest", None) or {}
+    path = f"{getattr(task, 'id', '?')}/{manifest.get('reference') or 'reference'}/{name}"
     by_reason: dict[str, list[str]] = {}
     for label, why in reasons.items():
         by_reason.setdefault(why.removeprefix(PREFIX), []).append(label)
@@ -166,11 +169,5 @@ def failure_message(task_key: str, path: str, reasons: Mapping[str, str], transi
     if len(by_reason) > 3:
         shown.append(f"and {len(by_reason) - 3} other reason(s)")
     head = REFERENCE_UNFINISHED if transient else REFERENCE_FAILED
-    return (f"{head}: task {task_key} ({path}): {'; '.join(shown)}; "
+    return (f"{head}: task {getattr(task, 'key', '?')} ({path}): {'; '.join(shown)}; "
             "the check was not judged (the pack's fault, not the model's)")
-
-
-def reference_path(task: Any, name: str) -> str:
-    """Where ``task``'s reference copy of ``name`` is, relative to its pack's folder."""
-    manifest = getattr(task, "manifest", None) or {}
-    return f"{getattr(task, 'id', '?')}/{manifest.get('reference') or 'reference'}/{name}"

@@ -145,11 +145,9 @@ def reference_failure(ctx: CheckContext, labels: Iterable[str], name: str) -> Ou
     hit = {label: failed[label] for label in labels if isinstance(failed.get(label), Mapping)}
     if not hit:
         return None
-    key = ctx.task.key if ctx.task is not None else "?"
     transient = any(item.get("transient") is not False for item in hit.values())
     reasons = {label: str(item.get("reason", "")) for label, item in hit.items()}
-    return Outcome.error(reference.failure_message(key, reference.reference_path(ctx.task, name),
-                                                   reasons, transient))
+    return Outcome.error(reference.failure_message(ctx.task, name, reasons, transient))
 
 
 def pooled(name: str, scores: Sequence[tuple[str, float, str]], what: str) -> Outcome:
