@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from . import untrusted
+from .console import _error
 from .packs.problems import Problem, count, sort_problems
 
 
@@ -94,8 +95,7 @@ def _find(spec: str) -> tuple[Path, bool] | None:
     try:
         return find_pack(spec)
     except SuiteError as exc:
-        print(untrusted.for_stream(untrusted.text(f"error: {exc}"), getattr(sys.stderr, "encoding", None)),
-              file=sys.stderr)
+        _error(str(exc))
         return None
 
 
