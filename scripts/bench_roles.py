@@ -7,6 +7,8 @@
   process the zygote forked, counted by the zygote's reaped-children time), the bandit
   process, and the rest (the kernel-detection and network probes, ``git rev-parse``, and what
   a process did after its last sample: at most 10 ms each).
+- :func:`submission_work`: the CPU the submissions' own code spends per model inside its
+  runs (the floor the rubric's calls set for any grader, isolated or not).
 - :func:`run_floor`: ``FLOOR_RUNS`` sandboxed runs of a one-line function, through the tree's
   own ``SecureRunner.run_harness``, with every isolation layer and with ``unsafe=True`` (the
   same processes, no kernel layer, no guard): CPU per run of the calling process, the zygote
@@ -127,6 +129,55 @@ def run_floor(tree: Tree, python: str, env: dict[str, str], runs: int = FLOOR_RU
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+WORK_PROBE = """\
+import json, sys
+from pathlib import Path
+from benchmark.discovery import discover_models
+from benchmark.engine.grading import GradeOptions, grade_model
+from benchmark import secure_runner
+seen = []
+real = secure_runner.SecureRunner.run_harness
+def counted(self, request, files, *args, **kwargs):
+    result = real(self, request, files, *args, **kwargs)
+    record = result.observation or {}
+    items = record.get("results") if isinstance(record.get("results"), list) else [record]
+    own = sum(item["cpu_s"] for item in items if isinstance(item, dict)
+              and type(item.get("cpu_s")) in (int, float))
+    seen.append((result.cpu_s or 0.0, own))
+    return result
+secure_runner.SecureRunner.run_harness = counted
+entries = sorted(discover_models(Path(sys.argv[1])).values(), key=lambda e: e.name)
+options, test_data = GradeOptions(), Path(sys.argv[2])
+grade_model(entries[0].path, entries[0].tier, options=options, test_data=test_data)
+seen.clear()  # the first model also timed each task's reference solution: not a model's work
+for entry in entries[1:]:
+    grade_model(entry.path, entry.tier, options=options, test_data=test_data)
+models = len(entries) - 1
+print(json.dumps({"models": models, "runs": len(seen) / models,
+                  "run_cpu": sum(c for c, _ in seen) / models, "own_cpu": sum(o for _, o in seen) / models}))
+"""
+
+
+def submission_work(tree: Tree, python: str, env: dict[str, str], submissions: Path) -> dict[str, Any]:
+    """The CPU the submissions' own code spends per model, measured inside the runs: every
+    model but the first graded in one process through ``tree``'s library (the first also
+    times each task's reference solution), each sandboxed run's record read for the worker
+    thread's CPU in the submission's calls (``call``/``http``: each result's ``cpu_s``) or
+    script (``script``: the record's ``cpu_s``), beside the run's own processes' CPU. A floor
+    for any grader that makes the same calls on the same inputs, isolated or not: threads a
+    submission starts are not counted. ``{"error": ...}`` when the tree cannot run the probe."""
+    probe = tree.root / "_bench_work_probe.py"
+    probe.write_text(WORK_PROBE, encoding="utf-8")
+    try:
+        out = subprocess.run([python, str(probe), str(submissions), str(tree.root / "test_data")],
+                             cwd=tree.root, env=env, capture_output=True, text=True, check=False, timeout=600)
+    finally:
+        probe.unlink()
+    if out.returncode != 0:
+        return {"error": (out.stderr.strip().splitlines() or ["no output"])[-1]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def runs_per_model(results_dir: Path) -> float | None:
     """Sandboxed runs per model listed in a run's results (a run the prompt skipped after a
     time-out is listed but never started, and is not counted)."""
@@ -147,7 +198,8 @@ def measure(trees: list[Tree], submissions: Path, tmp: Path, meter: CpuMeter, en
     for tree in trees:
         results = tmp / f"roles_{tree.label}"
         out[tree.label] = {"roles": cpu_by_role(tree.cmd(submissions, results, 1), tree.root, env, meter),
-                           "runs": runs_per_model(results), "floor": run_floor(tree, python, env)}
+                           "runs": runs_per_model(results), "floor": run_floor(tree, python, env),
+                           "work": submission_work(tree, python, env, submissions)}
     return out
 
 
@@ -203,7 +255,26 @@ def section(found: dict[str, Any], models: int, baseline: str | None, head_cpu: 
         lines.append(line + f". Of a run's fixed cost the isolation layers are "
                      f"{_ms(each - total[('HEAD', 'unsafe')])}; the rest is the processes themselves "
                      "(forks, copy-on-write faults, exits, the harness's own start).")
-    return lines
+    return lines + work_lines(head.get("work"), base_cpu)
+
+
+def work_lines(work: dict[str, Any] | None, base_cpu: float | None) -> list[str]:
+    """What the submissions' own code costs (see :func:`submission_work`), against the target."""
+    if not work:
+        return []
+    if "error" in work:
+        return ["", f"The submissions' own work could not be measured: {work['error']}"]
+    line = (f"What the submissions' own code spends on the rubric's inputs, measured inside the runs "
+            f"(`scripts/bench_roles.py` `submission_work`: {work['models']} of the models graded in one "
+            f"process through the library, the worker thread's CPU in each call or script as its record "
+            f"gives it): {_ms(work['own_cpu'])} per model, of the {_ms(work['run_cpu'])} its "
+            f"{work['runs']:.2f} runs' processes spend")
+    if base_cpu:
+        line += (f". That alone is {work['own_cpu'] / (base_cpu / 4):.0%} of a quarter of the baseline's "
+                 f"CPU per model ({_ms(base_cpu / 4)}): a floor for any grader that makes the same calls "
+                 "on the same inputs, with isolation or without, before it starts a process, parses a "
+                 "file or writes a report")
+    return ["", line + "."]
 
 
 def main() -> None:
@@ -214,15 +285,16 @@ def main() -> None:
 
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     tree, meter = Tree("HEAD", ROOT), CpuMeter()
-    try:
-        with tempfile.TemporaryDirectory(prefix="rubricbench-roles-") as tmp:
-            subs = generate_models(Path(tmp) / "m", 50)
+    with tempfile.TemporaryDirectory(prefix="rubricbench-roles-") as tmp:
+        subs = generate_models(Path(tmp) / "m", 50)
+        try:
             roles = cpu_by_role(tree.cmd(subs, Path(tmp) / "r", 1), ROOT, env, meter)
-    finally:
-        meter.close()
-    for role, seconds in roles.items():
-        print(f"{role:16s} {seconds * 1000 / 50:6.1f} ms per model")
-    print(json.dumps(run_floor(tree, sys.executable, env), indent=1))
+        finally:
+            meter.close()
+        for role, seconds in roles.items():
+            print(f"{role:16s} {seconds * 1000 / 50:6.1f} ms per model")
+        print(json.dumps(run_floor(tree, sys.executable, env), indent=1))
+        print(json.dumps(submission_work(tree, sys.executable, env, subs)))
 
 
 if __name__ == "__main__":
