@@ -9,7 +9,7 @@ import math
 import pytest
 
 from benchmark.engine.cache import ResultCache
-from benchmark.reporting import conformance, results_json
+from benchmark.reporting import conformance, encoding, results_json
 from benchmark.reporting.results_json import model_to_dict, run_to_dict, validate_results
 from result_fakes import make_model, make_run
 
@@ -21,8 +21,10 @@ def _record(name="gamma", fraction=0.5):
 @pytest.fixture(autouse=True)
 def fresh_memo():
     conformance._conforming.clear()
+    conformance._strict_json.clear()
     yield
     conformance._conforming.clear()
+    conformance._strict_json.clear()
 
 
 @pytest.fixture
@@ -151,3 +153,31 @@ def test_a_cached_run_checks_each_records_prompts_once(tmp_path, full_checks):
     doc = run_to_dict(make_run(*read), cached_models={m.model for m in read})
     validate_results(doc)
     assert sorted(full_checks) == ["a1", "b2", "c3"]
+
+
+def test_the_strict_json_check_walks_only_what_a_cache_entry_did_not_hold(tmp_path, monkeypatch):
+    """A record read back from the cache (parsed from strict JSON) has only its excerpts and
+    the rest of the record walked by ``dumps_bytes``'s check; anything else is walked whole,
+    and every value JSON cannot carry is still refused."""
+    cache = ResultCache(tmp_path)
+    model = make_model("a1", 0.6)
+    cache.put(model.model, model)
+    doc = run_to_dict(make_run(cache.get(model.model, model.model), make_model("b2", 0.4)), cached_models={"a1"})
+    _first_evidence(doc["models"]["a1"])["excerpt"] = {"start": 1, "lines": ["x = 1"]}
+    walked = []
+    real = encoding._strict
+    monkeypatch.setattr(encoding, "_strict", lambda value: walked.append(value) or real(value))
+    assert encoding.dumps_bytes(doc) == encoding.dumps_bytes(copy.deepcopy(doc))
+    assert sum(1 for value in walked if isinstance(value, dict) and value.get("prompts")) == 2  # b2's, twice
+    assert [{"start": 1, "lines": ["x = 1"]}] in walked
+    for where, bad in (("excerpt", math.nan), ("record", math.inf), ("prompt", math.nan), ("excerpt", {1, 2})):
+        broken = copy.deepcopy(doc)
+        record = broken["models"]["a1"]
+        if where == "excerpt":
+            _first_evidence(record)["excerpt"]["lines"] = [bad]
+        elif where == "record":
+            record["overall_score"] = bad
+        else:
+            _first_evidence(record)["line"] = bad
+        with pytest.raises((ValueError, TypeError)):
+            encoding.dumps_bytes(broken)

@@ -42,6 +42,7 @@ PROMPTS_PROPERTY = {"type": "object", "propertyNames": {"$ref": "#/$defs/task_ke
                     "additionalProperties": {"$ref": "#/$defs/prompt"}}
 MEMO_SIZE = 4096  # records remembered (32 bytes each); the memo starts afresh when full
 _conforming: set[bytes] = set()  # (set.add and membership are atomic: grading threads share it)
+_strict_json: set[bytes] = set()  # prompts parsed from strict JSON (see ``json_parts``)
 
 
 @lru_cache(maxsize=1)
@@ -165,20 +166,38 @@ def model_conforms(record: Any) -> bool:
     return True
 
 
-def _remember(key: bytes | None) -> None:
+def _remember(key: bytes | None, memo: set[bytes] = _conforming) -> None:
     if key is not None:
-        if len(_conforming) >= MEMO_SIZE:
-            _conforming.clear()
-        _conforming.add(key)
+        if len(memo) >= MEMO_SIZE:
+            memo.clear()
+        memo.add(key)
 
 
 def known_to_conform(record: Any) -> None:
     """Remember the prompts of a record known to conform without checking them: one this grader
-    checked when it stored it (the result cache's tagged entries, ``entry_tags.entry_tag``)."""
+    checked when it stored it (the result cache's tagged entries, ``entry_tags.entry_tag``).
+    Such a record was also parsed from strict JSON (orjson), so its prompts are remembered as
+    strict JSON too (see :func:`json_parts`)."""
     prompts = record.get("prompts") if type(record) is dict else None
     parts = _without_excerpts(prompts) if type(prompts) is dict and _by_parts() else None
     if parts is not None and not parts[1]:  # (stored records have no excerpts)
-        _remember(_key(parts[0]))
+        key = _key(parts[0])
+        _remember(key)
+        _remember(key, _strict_json)
+
+
+def json_parts(record: Any) -> list[Any] | None:
+    """What the strict JSON check (``encoding.dumps_bytes``) must still walk of a model record
+    whose prompts, excerpts aside, equal (by their ``marshal`` key) prompts parsed from strict
+    JSON in this process: the list of its excerpts, then the record with no prompts. None otherwise (the
+    record is checked whole). Parsed JSON holds no NaN, infinity, non-string key or non-JSON
+    type, and ``marshal`` is exact about types and refuses subclasses, so the verdict is the
+    whole check's."""
+    prompts = record.get("prompts") if type(record) is dict else None
+    parts = _without_excerpts(prompts) if type(prompts) is dict and _strict_json else None
+    if parts is None or _key(parts[0]) not in _strict_json:
+        return None
+    return [parts[1], {**record, "prompts": {}}]
 
 
 def document_conforms(doc: Any, whole: Callable[[Any], bool]) -> bool:

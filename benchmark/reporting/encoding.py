@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .conformance import json_parts
+
 
 def dumps_bytes(obj: Any) -> bytes:
     """Strict JSON (NaN/Infinity and non-JSON types refused), key order as given, UTF-8 kept
@@ -19,9 +21,31 @@ def dumps_bytes(obj: Any) -> bytes:
     contains itself still fails, with a RecursionError there instead of a ValueError."""
     import orjson
 
-    json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":"),
-               check_circular=False)
+    _check_strict(obj)
     return orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE)
+
+
+def _strict(obj: Any) -> None:
+    json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":"), check_circular=False)
+
+
+def _check_strict(obj: Any) -> None:
+    """The C encoder's check of ``obj``, in the order it walks a document: a model record whose
+    prompts came from strict JSON in this process (the result cache's entries,
+    ``conformance.json_parts``) has only its other parts walked; nearly all of a run served
+    from the cache. (Of a record with two faults, the one raised may then be the other.)"""
+    models = obj.get("models") if type(obj) is dict else None
+    if type(models) is not dict:
+        return _strict(obj)
+    for key, value in obj.items():
+        if value is not models:
+            _strict({key: value})
+            continue
+        for name, record in models.items():
+            _strict({name: None})
+            for part in json_parts(record) or (record,):
+                _strict(part)
+    return None
 
 
 def dumps(obj: Any) -> str:
