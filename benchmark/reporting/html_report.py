@@ -7,7 +7,8 @@ with task-pack tasks also each model's per-pack subtotals and, with more than on
 leaderboard per pack. This module turns the document into a view model; ``templates/report.html.j2``
 lays it out (autoescaped), ``svg`` computes chart geometry, ``templating`` supplies the CSP.
 The check rows, most of the page, are built here with markupsafe's ``escape`` on every value
-(the function autoescaping calls), which costs a fraction of a template loop over them.
+(the function autoescaping calls), which costs a fraction of a template loop over them; so are
+each prompt's category totals, child-run rows and graded-files note.
 """
 
 from __future__ import annotations
@@ -112,30 +113,49 @@ def _check_row(check: Mapping[str, Any]) -> str:
     return "".join(parts)
 
 
-def _run_view(run: Mapping[str, Any]) -> dict[str, Any]:
-    """One child run's row (every cell a plain value; a missing key shows as empty)."""
-    code = run.get("returncode")
-    return {"mode": run.get("mode", ""), "label": run.get("label", run.get("stage", "")),
-            "exit": "—" if code is None else code, "wall": run.get("wall_s", ""),
-            "cpu": run.get("cpu_s", ""), "peak": run.get("peak_rss_mb", ""),
-            "timed_out": "yes" if run.get("timed_out") else "no", "killed_by": run.get("killed_by") or "",
-            "blocked": run.get("blocked_events", "")}
+def _run_row(run: Mapping[str, Any]) -> str:
+    """One child run's table row, every cell escaped (a missing key shows as empty)."""
+    get, code = run.get, run.get("returncode")
+    cells = (get("mode", ""), get("label", get("stage", "")), "—" if code is None else code, get("wall_s", ""),
+             get("cpu_s", ""), get("peak_rss_mb", ""), "yes" if get("timed_out") else "no",
+             get("killed_by") or "", get("blocked_events", ""))
+    return ("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+            "<td class=\"num\">{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td></tr>\n").format(*map(_h, cells))
+
+
+def _category_spans(detailed: Mapping[str, Any]) -> str:
+    """A prompt's category totals (those with points), escaped; a gate's factor when not 1."""
+    spans = []
+    for name in CATEGORY_NAMES:
+        numbers = _mapping(detailed.get(name))
+        if name in detailed and num(numbers.get("max")) > 0:
+            factor = fixed(numbers.get("factor", 1.0), 2)
+            gate = "" if factor == "1.00" else f" (gate ×{_h(factor)})"
+            spans.append(f'<span>{_h(name)} <b>{_h(fixed(numbers.get("earned"), 2))}/'
+                         f'{_h(fixed(numbers.get("max"), 1))}</b>{gate}</span>')
+    return "".join(spans)
+
+
+def _graded_files(files: Mapping[str, Any]) -> str:
+    """A prompt's graded files and the start of each one's sha256, escaped ('' when none)."""
+    shown = [f'<code>{_h(name)}</code> <span class="mono">{_h((digest or "unreadable")[:16])}</span>'
+             for name, digest in sorted(files.items())]
+    return f'<p class="note">Graded files: {" · ".join(shown)}</p>' if shown else ""
 
 
 def _prompt_view(anchor: str, pid: str, prompt: Mapping[str, Any]) -> dict[str, Any]:
-    detailed = _mapping(prompt.get("detailed_scoring"))
-    categories = [{"name": name, "earned": fixed(_mapping(detailed[name]).get("earned"), 2),
-                   "max": fixed(_mapping(detailed[name]).get("max"), 1),
-                   "factor": fixed(_mapping(detailed[name]).get("factor", 1.0), 2)}
-                  for name in CATEGORY_NAMES if name in detailed and num(_mapping(detailed[name]).get("max")) > 0]
+    """A prompt's drill-down: its cells as plain values, its tables' rows as markup (built here,
+    escaped, like the check rows: ``tests/test_report_html.py`` holds them to the template
+    loops they replace)."""
     checks = [c for c in prompt.get("checks") or () if isinstance(c, Mapping)]
     return {"pid": pid, "anchor": anchor, "title": str(prompt.get("title") or pid), "verdict": verdict(prompt),
             "score": fixed(prompt.get("score"), 2), "max": maximum(prompt.get("max_score")),
-            "error": prompt.get("error"), "categories": categories, "checks": checks,
+            "error": prompt.get("error"), "checks": checks,
+            "categories": Markup(_category_spans(_mapping(prompt.get("detailed_scoring")))),
             "rows": Markup("".join(_check_row(c) for c in checks)),
             "lost": sum(1 for c in checks if c.get("status") != "pass"),
-            "execution": [_run_view(e) for e in prompt.get("execution") or () if isinstance(e, Mapping)],
-            "files": sorted(_mapping(prompt.get("files")).items())}
+            "runs": Markup("".join(_run_row(e) for e in prompt.get("execution") or () if isinstance(e, Mapping))),
+            "files": Markup(_graded_files(_mapping(prompt.get("files"))))}
 
 
 def _pack_total_view(pack: str, totals: Mapping[str, Any], titles: Mapping[str, str]) -> dict[str, Any]:

@@ -1,0 +1,87 @@
+"""The drill-down's category totals, child-run rows and graded-files note, built in Python by
+``html_report`` (``_category_spans``, ``_run_row``, ``_graded_files``): the same text as the
+template loops they replaced (as ``report.html.j2`` wrote them at f0f205f, rendered here
+with the report's own Jinja2 environment), for ordinary and hostile values."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmark.reporting import templating
+from benchmark.reporting.common import CATEGORY_NAMES, fixed, num
+from benchmark.reporting.html_report import _category_spans, _graded_files, _run_row
+
+HOSTILE = '</td><script>window.__pwned = 1</script><img src=x onerror="x">&\'"'
+
+# The loops as the template held them; the views as ``html_report`` built them for it.
+REFERENCE = r"""
+{% macro cats(categories) %}<div class="cats">{% for c in categories %}<span>{{ c.name }} <b>{{ c.earned }}/{{ c.max }}</b>{% if c.factor != "1.00" %} (gate ×{{ c.factor }}){% endif %}</span>{% endfor %}</div>{% endmacro %}
+
+{% macro runs(execution) %}
+{% for e in execution %}
+<tr><td>{{ e.mode }}</td><td>{{ e.label }}</td><td class="num">{{ e.exit }}</td><td class="num">{{ e.wall }}</td><td class="num">{{ e.cpu }}</td><td class="num">{{ e.peak }}</td><td>{{ e.timed_out }}</td><td>{{ e.killed_by }}</td><td class="num">{{ e.blocked }}</td></tr>
+{% endfor %}
+{% endmacro %}
+
+{% macro files(files) %}
+{% if files %}<p class="note">Graded files: {% for name, digest in files %}<code>{{ name }}</code> <span class="mono">{{ (digest or 'unreadable')[:16] }}</span>{% if not loop.last %} · {% endif %}{% endfor %}</p>{% endif %}
+{% endmacro %}
+"""
+
+
+def _reference():
+    return templating.environment().from_string(REFERENCE).module
+
+
+def _category_views(detailed):
+    def part(name):
+        return detailed[name] if isinstance(detailed[name], dict) else {}
+
+    return [{"name": name, "earned": fixed(part(name).get("earned"), 2), "max": fixed(part(name).get("max"), 1),
+             "factor": fixed(part(name).get("factor", 1.0), 2)}
+            for name in CATEGORY_NAMES if name in detailed and num(part(name).get("max")) > 0]
+
+
+def _run_view(run):
+    code = run.get("returncode")
+    return {"mode": run.get("mode", ""), "label": run.get("label", run.get("stage", "")),
+            "exit": "—" if code is None else code, "wall": run.get("wall_s", ""),
+            "cpu": run.get("cpu_s", ""), "peak": run.get("peak_rss_mb", ""),
+            "timed_out": "yes" if run.get("timed_out") else "no", "killed_by": run.get("killed_by") or "",
+            "blocked": run.get("blocked_events", "")}
+
+
+DETAILED = [
+    {},
+    {"syntax": {"earned": 2.0, "max": 2.0, "factor": 1.0}, "security": {"earned": 1.25, "max": 5.0, "factor": 0.5},
+     "execution": {"earned": 0.0, "max": 0.0, "factor": 1.0}, "quality": "not a mapping",
+     "maintainability": {"earned": float("nan"), "max": 3, "factor": 0.996}, "unknown": {"max": 9}},
+    {"performance": {"earned": True, "max": "4", "factor": None}, "structure": {"max": 1e300}},
+]
+
+RUNS = [
+    {"mode": "script", "label": "fixture", "returncode": 0, "wall_s": 0.0535, "cpu_s": 0.021,
+     "peak_rss_mb": 24.3, "timed_out": False, "killed_by": None, "blocked_events": 0},
+    {"mode": HOSTILE, "stage": HOSTILE, "returncode": None, "wall_s": None, "timed_out": True,
+     "killed_by": HOSTILE, "blocked_events": [1, "<b>"]},
+    {"label": None, "returncode": True, "cpu_s": float("inf"), "peak_rss_mb": 10 ** 30, "killed_by": 0},
+    {},
+]
+
+FILES = [{}, {"prompt_1.py": "ab" * 32, HOSTILE: None, "b.yaml": "", "a&b.json": HOSTILE}]
+
+
+@pytest.mark.parametrize("detailed", DETAILED)
+def test_category_totals_are_the_text_the_template_loop_gave(detailed):
+    expected = str(_reference().cats(_category_views(detailed)))
+    assert f'<div class="cats">{_category_spans(detailed)}</div>' == expected
+
+
+def test_child_run_rows_are_the_text_the_template_loop_gave():
+    for runs in ([], RUNS, RUNS[:1]):
+        assert "".join(_run_row(run) for run in runs) == str(_reference().runs([_run_view(r) for r in runs]))
+
+
+@pytest.mark.parametrize("files", FILES)
+def test_the_graded_files_note_is_the_text_the_template_gave(files):
+    assert _graded_files(files) == str(_reference().files(sorted(files.items())))
