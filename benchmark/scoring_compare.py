@@ -8,16 +8,21 @@ from __future__ import annotations
 import re
 import statistics
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from .packs.model import CORE_PACK
 from .scoring_grades import GRADES, _r, as_number, get_grade
 
 
+PROMPT_KEY_RE = re.compile(r"^(.*?)(\d+)$")
+
+
+@lru_cache(maxsize=4096)  # (called thousands of times a run, for a handful of task keys)
 def prompt_sort_key(prompt_id: str) -> tuple[int, str, int, str]:
     """Natural order, core prompts first: prompt_2 before prompt_10 before acme.sales."""
     pack = 1 if "." in prompt_id else 0
-    match = re.match(r"^(.*?)(\d+)$", prompt_id)
+    match = PROMPT_KEY_RE.match(prompt_id)
     if match:
         return (pack, match.group(1), int(match.group(2)), "")
     return (pack, prompt_id, -1, prompt_id)
