@@ -46,6 +46,8 @@ def _r(value: float) -> float:
 
 def as_number(value: Any) -> float:
     """A finite number from untrusted dict data, else 0.0 (bools are not numbers here)."""
+    if type(value) is float:  # (most calls, from the reports: ~20,000 a run of 50 models)
+        return value if math.isfinite(value) else 0.0
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return 0.0
     return float(value) if math.isfinite(value) else 0.0

@@ -212,3 +212,14 @@ def test_feedback_tolerates_garbage():
     assert generate_feedback_summary({})[0].startswith("Overall 0.0%")
     assert generate_improvement_suggestions({"prompts": {"prompt_1": "nope"}})
     assert BenchmarkScorer().compare_models({"x": "not a dict"})["ranking"] == []
+
+
+@pytest.mark.parametrize("value, expected", [
+    (1.5, 1.5), (-0.0, -0.0), (float("nan"), 0.0), (float("inf"), 0.0), (-float("inf"), 0.0),
+    (3, 3.0), (True, 0.0), (False, 0.0), (None, 0.0), ("2", 0.0), ([1.0], 0.0),
+])
+def test_as_number_is_a_finite_float_from_untrusted_data_else_zero(value, expected):
+    from benchmark.scoring import as_number
+
+    got = as_number(value)
+    assert type(got) is float and repr(got) == repr(expected)
