@@ -98,7 +98,8 @@ def _main(argv: list[str] | None) -> int:
     if grading and not (config.cluster or config.scheduler or config.scheduler_file):
         from .sandbox import isolation, spawner
 
-        spawner.prestart()  # the zygote imports its libraries while we import ours
+        if not _may_be_served(args):  # (else ``local_plan`` starts it once a model is to be graded)
+            spawner.prestart()  # the zygote imports its libraries while we import ours
         if args.workers > 1 and args.no_cache:  # a pool will grade: its server can start too
             from .engine import pool_server
 
@@ -135,6 +136,16 @@ def _main(argv: list[str] | None) -> int:
 INTERRUPTED = "interrupted"
 TERMINATED = "terminated (SIGTERM)"
 STOPPED_BY = {signal.SIGINT: INTERRUPTED, signal.SIGTERM: TERMINATED}
+
+
+def _may_be_served(args: argparse.Namespace) -> bool:
+    """Whether the cache may serve this run wholly, measuring nothing (``local_plan``): it
+    has entries, and neither --no-cache, --unsafe nor --require-isolation is given. Such a
+    run starts no sandbox zygote unless it finds a model to grade; any other starts one
+    first, so that its imports overlap the grader's."""
+    from .engine.cache_folder import has_entries
+
+    return not (args.no_cache or args.unsafe or args.require_isolation) and has_entries(args.results_dir)
 
 
 def _detect_first(isolation: Any) -> None:

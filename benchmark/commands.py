@@ -19,7 +19,6 @@ from typing import Any
 
 from . import untrusted
 from .engine import warmup
-from .sandbox import spawner
 from .engine.manifest import build_manifest
 from .reporting import terminal
 from .reporting.banner import format_banner
@@ -102,8 +101,8 @@ def run(config: RunConfig, *, fail_under: float | None = None) -> int:
         if refused_options(config):
             _error(refused_options(config))
             return EXIT_ERROR
-    else:  # (on a cluster, the workers start their own zygotes)
-        spawner.prestart()  # the zygote imports its libraries on the other core meanwhile
+    # (locally the zygote is started by the command line, or by ``local_plan`` once it knows the
+    # run grades or measures; on a cluster, the workers start their own zygotes)
     warmup.tune_gc()
     prepared = prepare(config)
     if isinstance(prepared, int):

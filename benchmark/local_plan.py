@@ -31,8 +31,9 @@ def local_plan(config: RunConfig, runner: BenchmarkRunner, entries: list[ModelEn
     """Key and look up every model. When the last run of the same context recorded what it
     measured (``ResultCache.measured``) and every model is served under keys holding that
     kernel profile, nothing is detected or probed: this run grades nothing and reports that
-    record, and the zygote started in case it had to grade is ended unused. Otherwise the
-    kernel is detected here, on the main thread before the run starts its threads (see
+    record, starts no zygote (``cli._may_be_served``) and ends unused one started already.
+    Otherwise the zygote is started (if the command line has not), then the kernel is
+    detected here, on the main thread before the run starts its threads (see
     ``cli._detect_first``; a ``--no-cache`` or ``--require-isolation`` run has detected
     already), and the keys hold what was detected."""
     base = runner.context_base()
@@ -45,6 +46,7 @@ def local_plan(config: RunConfig, runner: BenchmarkRunner, entries: list[ModelEn
         if not plan.todo:
             spawner.discard_unused()  # (the zygote prestarted in case a model had to be graded)
             return LocalPlan(plan, context, measured.kernel, measured)
+    spawner.prestart()  # the run grades or measures: its zygote, unless the command line started it
     kernel = kernel_profile(runner.options)  # (None with --unsafe)
     if measured is None or kernel != measured.kernel:
         plan = runner.plan(entries, cache, refresh=config.no_cache, kernel=kernel, base=base)

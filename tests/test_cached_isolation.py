@@ -111,9 +111,19 @@ def test_every_report_of_a_served_run_names_the_run_that_measured_its_isolation(
     assert f"(isolation {origin.replace('_', chr(92) + '_')}" in reports["summary.md"]
 
 
-def test_a_served_run_ends_the_zygote_it_started_without_using_it(tree, counted):
+def test_a_served_run_starts_no_zygote(tree, counted):
     assert _run("--model", "example_model", "-q") == 0
-    spawner.get().close()  # as in a new process: the next run starts a zygote of its own
+    graded = spawner.get()
+    graded.close()  # as in a new process: a run that grades starts a zygote of its own
+    assert _run("--model", "example_model", "-q") == 0
+    assert _doc(tree)["models"]["example_model"]["cached"] is True
+    assert spawner._current is graded and not graded.alive
+
+
+def test_a_served_run_ends_a_zygote_started_before_it_without_using_it(tree, counted):
+    assert _run("--model", "example_model", "-q") == 0
+    spawner.get().close()
+    spawner.prestart()  # (started by whoever called the run, in case a model had to be graded)
     assert _run("--model", "example_model", "-q") == 0
     zygote = spawner._current
     assert _doc(tree)["models"]["example_model"]["cached"] is True

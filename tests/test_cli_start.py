@@ -12,7 +12,8 @@ from benchmark.sandbox import isolation, spawner
 
 
 @pytest.fixture
-def order(monkeypatch):
+def order(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)  # (./results: a cache of its own, empty)
     seen: list[str] = []
     before = set(threading.enumerate())
 
@@ -35,6 +36,24 @@ def test_detection_comes_before_the_run_starts_any_thread(order, flag):
 def test_a_run_the_cache_may_serve_leaves_detection_to_the_run(order):
     assert cli.main(["--all-models", "-q"]) == 0
     assert order == ["zygote", "run"]
+
+
+def test_a_run_the_cache_may_serve_wholly_leaves_the_zygote_to_the_run(order, tmp_path):
+    """With entries in the cache, the run starts its zygote only once it finds a model to grade
+    (``local_plan``); --no-cache, --unsafe and --require-isolation runs start it first."""
+    entries = tmp_path / "results" / ".cache" / "models"
+    entries.mkdir(parents=True)
+    (entries / ".partial.json.tmp").write_text("")  # (an entry being written is none yet)
+    assert cli.main(["--all-models", "-q"]) == 0
+    assert order == ["zygote", "run"]
+    (entries / "0123abcd.json").write_text("{}")
+    order.clear()
+    assert cli.main(["--all-models", "-q"]) == 0
+    assert order == ["run"]
+    for flags in (["--no-cache"], ["--unsafe", "--trusted-model"], ["--require-isolation"]):
+        order.clear()
+        assert cli.main(["--all-models", "-q", *flags]) == 0
+        assert order[0] == "zygote", flags
 
 
 def test_a_run_that_grades_detects_before_it_starts_a_thread_of_its_own(tmp_path, monkeypatch):

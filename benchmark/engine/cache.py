@@ -31,6 +31,7 @@ import orjson
 
 from .. import __version__
 from ..sandbox.isolation import KernelSupport, detect
+from .cache_folder import entries_dir, measures_dir
 from .manifest import fixture_hashes
 from .options import cacheable
 from .entry_tags import entry_tag, untagged
@@ -178,8 +179,8 @@ def _is_report(item: Any) -> bool:
 
 class ResultCache:
     def __init__(self, results_dir: Path) -> None:
-        self.directory = Path(results_dir) / ".cache" / "models"
-        self.measures = Path(results_dir) / ".cache" / "isolation"
+        self.directory = entries_dir(results_dir)
+        self.measures = measures_dir(results_dir)
 
     def measured(self, context: str) -> Measured | None:
         """The record :meth:`record_measured` wrote for ``context``, or None when there is none
