@@ -9,9 +9,11 @@ hashable extra arguments) and return values callers treat as read-only.
 
 from __future__ import annotations
 
+from ast import AST
 import functools
 import weakref
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -35,9 +37,53 @@ def per_tree(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+@dataclass(frozen=True)
+class NodeIndex:
+    """One walk of a tree: ``nodes`` in ``ast.walk``'s order (breadth first) and
+    ``children``, ``id(node) -> its children in ast.iter_child_nodes's order`` (read-only
+    lists). A node that ``ast.parse`` shares between places (``Load()``, operators) has none."""
+
+    nodes: tuple[Any, ...]
+    children: dict[int, list[Any]]
+
+
 @per_tree
+def node_index(tree) -> NodeIndex:
+    """The tree walked once, as ``ast.walk`` and ``ast.iter_child_nodes`` would (a missing
+    field is skipped, as ``ast.iter_fields`` skips it); every analysis that wants all of a
+    tree's nodes or each node's children reads this one walk instead of walking again."""
+    nodes: list[Any] = [tree]
+    children: dict[int, list[Any]] = {}
+    for node in nodes:  # grows while it is read: breadth first, as ast.walk's queue
+        kids: list[Any] = []
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, AST):
+                kids.append(value)
+            elif type(value) is list:  # noqa: E721 (ast fields hold plain lists)
+                for item in value:
+                    if isinstance(item, AST):
+                        kids.append(item)
+        children[id(node)] = kids
+        nodes += kids
+    return NodeIndex(tuple(nodes), children)
+
+
 def all_nodes(tree) -> tuple[Any, ...]:
     """``tuple(ast.walk(tree))``, in ``ast.walk``'s order, listed once per tree."""
-    import ast
+    return node_index(tree).nodes
 
-    return tuple(ast.walk(tree))
+
+def child_map(tree) -> dict[int, list[Any]]:
+    """``id(node) -> tuple(ast.iter_child_nodes(node))`` for every node of ``tree``."""
+    return node_index(tree).children
+
+
+@per_tree
+def nodes_of(tree, *kinds: type) -> tuple[Any, ...]:
+    """The nodes of ``tree`` that are instances of ``kinds``, in ``ast.walk``'s order: one
+    filtered read of :func:`all_nodes` per tree and ``kinds``, which checks each node's
+    class once (``kinds`` are node classes, abstract ones such as ``ast.stmt`` included)."""
+    nodes = all_nodes(tree)
+    wanted = {cls for cls in {type(node) for node in nodes} if issubclass(cls, kinds)}
+    return tuple(node for node in nodes if type(node) in wanted)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from .memo import all_nodes, per_tree
+from .memo import all_nodes, child_map, per_tree
 
 SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
@@ -23,12 +23,13 @@ def scope_map(tree: ast.Module) -> dict[int, ast.AST]:
     A def node itself belongs to the enclosing scope; its body belongs to the def.
     """
     owner: dict[int, ast.AST] = {}
+    children = child_map(tree)
     todo: list[tuple[ast.AST, ast.AST]] = [(tree, tree)]
     while todo:
         node, scope = todo.pop()
         owner[id(node)] = scope
         inner = node if isinstance(node, SCOPE_NODES) else scope
-        todo.extend((child, inner) for child in ast.iter_child_nodes(node))
+        todo += [(child, inner) for child in children[id(node)]]
     return owner
 
 
