@@ -16,7 +16,7 @@ loops enclosing it, innermost last. Rules:
 from __future__ import annotations
 
 import ast
-from .memo import all_nodes, child_map, per_tree
+from .memo import child_map, nodes_of, per_tree
 from .resolve import ImportResolver, dotted_name, resolver_for
 
 LOOP_STATEMENTS = (ast.For, ast.AsyncFor, ast.While)
@@ -166,7 +166,6 @@ def range_len_loops(tree: ast.Module) -> list[int]:
     """Lines of ``for i in range(len(x))`` (or ``range(0, len(x))``), comprehension clauses too."""
     return sorted(
         loop_line(node)
-        for node in all_nodes(tree)
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension))
-        and _is_range_len(node.iter)
+        for node in nodes_of(tree, ast.For, ast.AsyncFor, ast.comprehension)
+        if _is_range_len(node.iter)
     )

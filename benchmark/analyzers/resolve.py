@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from .memo import all_nodes, child_map, per_tree
+from .memo import child_map, nodes_of, per_tree
 
 SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
@@ -69,7 +69,7 @@ class ImportResolver:
         self._tree = tree
         self._owner = scope_map(tree)
         self._tables: dict[int, dict[str, set[str]]] = {}
-        for node in all_nodes(tree):
+        for node in nodes_of(tree, ast.Import, ast.ImportFrom):
             for name, target in _imported(node):
                 table = self._tables.setdefault(id(self._owner[id(node)]), {})
                 table.setdefault(name, set()).add(target)
@@ -117,7 +117,7 @@ def resolver_for(tree: ast.Module) -> ImportResolver:
 def _resolved_calls(tree: ast.Module) -> tuple[tuple[ast.Call, frozenset[str]], ...]:
     """Every call in source order with what its callee may stand for."""
     resolver = resolver_for(tree)
-    calls = sorted((node for node in all_nodes(tree) if isinstance(node, ast.Call)),
+    calls = sorted(nodes_of(tree, ast.Call),
                    key=lambda node: (node.lineno, node.col_offset))
     return tuple((node, resolver.resolve(node.func)) for node in calls)
 
