@@ -124,7 +124,7 @@ def test_the_shared_walk_lists_what_ast_walk_and_iter_child_nodes_list():
         assert index is memo.node_index(tree) and memo.all_nodes(tree) is index.nodes
         assert index.nodes == tuple(ast.walk(tree))
         for node in index.nodes:
-            assert memo.child_map(tree)[id(node)] == list(ast.iter_child_nodes(node))
+            assert index.children(node) == tuple(ast.iter_child_nodes(node))
 
 
 def test_a_missing_field_is_skipped_as_ast_walk_skips_it():

@@ -16,7 +16,7 @@ loops enclosing it, innermost last. Rules:
 from __future__ import annotations
 
 import ast
-from .memo import child_map, nodes_of, per_tree
+from .memo import node_index, nodes_of, per_tree
 from .resolve import ImportResolver, dotted_name, resolver_for
 
 LOOP_STATEMENTS = (ast.For, ast.AsyncFor, ast.While)
@@ -32,10 +32,10 @@ def walk_loops(tree: ast.AST) -> tuple[tuple[ast.AST, Loops], ...]:
 
 
 def _walk_loops(tree: ast.AST) -> list[tuple[ast.AST, Loops]]:
-    """Depth first over the tree's shared walk (:func:`.memo.child_map`); a node that
+    """Depth first over the tree's shared walk (:func:`.memo.node_index`); a node that
     opens or closes a loop or a scope (an exact class of ``_SPECIAL``, as ``ast.parse``
     makes them) places its children itself, any other passes its loops on to them."""
-    children = child_map(tree)
+    children = node_index(tree).children
     found: list[tuple[ast.AST, Loops]] = []
     todo: list[tuple[ast.AST, Loops]] = [(tree, ())]
     while todo:
@@ -44,7 +44,7 @@ def _walk_loops(tree: ast.AST) -> list[tuple[ast.AST, Loops]]:
         if type(node) in _SPECIAL:
             todo += _children(node, loops, children)
         else:
-            todo += [(child, loops) for child in children[id(node)]]
+            todo += [(child, loops) for child in children(node)]
     return found
 
 
@@ -61,7 +61,7 @@ def _children(node: ast.AST, loops: Loops, children) -> list[tuple[ast.AST, Loop
         return _comprehension_children(node, loops)
     body = node.body if isinstance(node.body, list) else [node.body]  # a def or lambda
     body_ids = {id(child) for child in body}
-    outer = [child for child in children[id(node)] if id(child) not in body_ids]
+    outer = [child for child in children(node) if id(child) not in body_ids]
     return _pairs(outer, loops) + _pairs(body, ())
 
 

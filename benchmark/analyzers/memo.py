@@ -39,12 +39,20 @@ def per_tree(fn: F) -> F:
 
 @dataclass(frozen=True)
 class NodeIndex:
-    """One walk of a tree: ``nodes`` in ``ast.walk``'s order (breadth first) and
-    ``children``, ``id(node) -> its children in ast.iter_child_nodes's order`` (read-only
-    lists). A node that ``ast.parse`` shares between places (``Load()``, operators) has none."""
+    """One walk of a tree: ``nodes`` in ``ast.walk``'s order (breadth first), so each
+    node's children sit side by side in it, from ``starts[i]`` to ``starts[i + 1]`` for
+    ``nodes[i]``. Positions are plain integers (no container per node for the collector to
+    track). A node that ``ast.parse`` shares between places (``Load()``, operators) has no
+    children, so whichever of its places ``position`` keeps gives the same answer."""
 
     nodes: tuple[Any, ...]
-    children: dict[int, list[Any]]
+    starts: tuple[int, ...]
+    position: dict[int, int]
+
+    def children(self, node: Any) -> tuple[Any, ...]:
+        """``tuple(ast.iter_child_nodes(node))`` for a node of this tree."""
+        at = self.position[id(node)]
+        return self.nodes[self.starts[at]:self.starts[at + 1]]
 
 
 @per_tree
@@ -53,30 +61,25 @@ def node_index(tree) -> NodeIndex:
     field is skipped, as ``ast.iter_fields`` skips it); every analysis that wants all of a
     tree's nodes or each node's children reads this one walk instead of walking again."""
     nodes: list[Any] = [tree]
-    children: dict[int, list[Any]] = {}
+    starts: list[int] = []
     for node in nodes:  # grows while it is read: breadth first, as ast.walk's queue
-        kids: list[Any] = []
+        starts.append(len(nodes))
         for field in node._fields:
             value = getattr(node, field, None)
             if isinstance(value, AST):
-                kids.append(value)
+                nodes.append(value)
             elif type(value) is list:  # noqa: E721 (ast fields hold plain lists)
                 for item in value:
                     if isinstance(item, AST):
-                        kids.append(item)
-        children[id(node)] = kids
-        nodes += kids
-    return NodeIndex(tuple(nodes), children)
+                        nodes.append(item)
+    starts.append(len(nodes))
+    position = {id(node): at for at, node in enumerate(nodes)}
+    return NodeIndex(tuple(nodes), tuple(starts), position)
 
 
 def all_nodes(tree) -> tuple[Any, ...]:
     """``tuple(ast.walk(tree))``, in ``ast.walk``'s order, listed once per tree."""
     return node_index(tree).nodes
-
-
-def child_map(tree) -> dict[int, list[Any]]:
-    """``id(node) -> tuple(ast.iter_child_nodes(node))`` for every node of ``tree``."""
-    return node_index(tree).children
 
 
 @per_tree

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from .memo import child_map, nodes_of, per_tree
+from .memo import node_index, nodes_of, per_tree
 
 SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
@@ -23,13 +23,13 @@ def scope_map(tree: ast.Module) -> dict[int, ast.AST]:
     A def node itself belongs to the enclosing scope; its body belongs to the def.
     """
     owner: dict[int, ast.AST] = {}
-    children = child_map(tree)
+    children = node_index(tree).children
     todo: list[tuple[ast.AST, ast.AST]] = [(tree, tree)]
     while todo:
         node, scope = todo.pop()
         owner[id(node)] = scope
         inner = node if isinstance(node, SCOPE_NODES) else scope
-        todo += [(child, inner) for child in children[id(node)]]
+        todo += [(child, inner) for child in children(node)]
     return owner
 
 
