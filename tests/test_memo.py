@@ -138,3 +138,22 @@ def test_nodes_of_is_an_isinstance_filter_of_the_walk_abstract_kinds_too():
                   (ast.comprehension, ast.For, ast.AsyncFor), (ast.Try,)]:
         expected = tuple(node for node in ast.walk(tree) if isinstance(node, kinds))
         assert memo.nodes_of(tree, *kinds) == expected, kinds
+
+
+def test_scope_map_gives_each_node_its_innermost_def_or_lambda():
+    from benchmark.analyzers.resolve import SCOPE_NODES, scope_map
+
+    def expected(node, scope, found):
+        found[id(node)] = scope
+        inner = node if isinstance(node, SCOPE_NODES) else scope
+        for child in ast.iter_child_nodes(node):
+            expected(child, inner, found)
+        return found
+
+    for source in _sources():
+        tree = ast.parse(source)
+        walk = list(ast.walk(tree))
+        shared = {id(node) for node in walk if walk.count(node) > 1}  # Load(), operators
+        want, owner = expected(tree, tree, {}), scope_map(tree)
+        assert owner.keys() == want.keys()
+        assert all(owner[key] is want[key] for key in want if key not in shared)

@@ -35,16 +35,20 @@ def _walk_loops(tree: ast.AST) -> list[tuple[ast.AST, Loops]]:
     """Depth first over the tree's shared walk (:func:`.memo.node_index`); a node that
     opens or closes a loop or a scope (an exact class of ``_SPECIAL``, as ``ast.parse``
     makes them) places its children itself, any other passes its loops on to them."""
-    children = node_index(tree).children
+    index = node_index(tree)
+    nodes, starts, position = index.nodes, index.starts, index.position
     found: list[tuple[ast.AST, Loops]] = []
     todo: list[tuple[ast.AST, Loops]] = [(tree, ())]
     while todo:
         node, loops = pair = todo.pop()
         found.append(pair)
         if type(node) in _SPECIAL:
-            todo += _children(node, loops, children)
-        else:
-            todo += [(child, loops) for child in children(node)]
+            todo += _children(node, loops, index.children)
+            continue
+        at = position[id(node)]  # index.children(node), inline: most nodes pass here
+        first, end = starts[at], starts[at + 1]
+        if first != end:
+            todo += [(child, loops) for child in nodes[first:end]]
     return found
 
 

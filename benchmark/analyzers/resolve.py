@@ -20,16 +20,18 @@ SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 def scope_map(tree: ast.Module) -> dict[int, ast.AST]:
     """``id(node) -> the innermost def/lambda (or module) whose body contains it``.
 
-    A def node itself belongs to the enclosing scope; its body belongs to the def.
+    A def node itself belongs to the enclosing scope; its body belongs to the def. Read in
+    the shared walk's breadth-first order, where a node's owner is known before its children
+    are reached; a node ``ast.parse`` shares between places (``Load()``, an operator) gets
+    the owner of one of them (no analysis asks for it).
     """
-    owner: dict[int, ast.AST] = {}
-    children = node_index(tree).children
-    todo: list[tuple[ast.AST, ast.AST]] = [(tree, tree)]
-    while todo:
-        node, scope = todo.pop()
-        owner[id(node)] = scope
-        inner = node if isinstance(node, SCOPE_NODES) else scope
-        todo += [(child, inner) for child in children(node)]
+    index = node_index(tree)
+    nodes, starts = index.nodes, index.starts
+    owner: dict[int, ast.AST] = {id(tree): tree}
+    for at, node in enumerate(nodes):
+        inner = node if isinstance(node, SCOPE_NODES) else owner[id(node)]
+        for child in nodes[starts[at]:starts[at + 1]]:
+            owner[id(child)] = inner
     return owner
 
 
