@@ -101,7 +101,7 @@ def is_loop(node: ast.AST) -> bool:
 
 def nested_loops(tree: ast.Module) -> list[int]:
     """Lines of loops nested inside another loop of the same scope; one entry per loop."""
-    return sorted(loop_line(node) for node, loops in walk_loops(tree) if is_loop(node) and loops)
+    return sorted(loop_line(node) for node, loops in walk_loops(tree) if loops and is_loop(node))
 
 
 # I/O judged by name, documented in io_in_loops.

@@ -5,6 +5,10 @@ source, its import resolver, radon's metrics). ``per_tree`` keeps each answer be
 it was computed from, in a weak mapping, so an answer lives exactly as long as its tree and
 two trees never share one. Memoized functions must be pure functions of the tree (and of
 hashable extra arguments) and return values callers treat as read-only.
+
+The tree's nodes are walked once (:func:`node_index`): every analysis that wants all nodes
+(:func:`all_nodes`), the nodes of some classes (:func:`nodes_of`) or each node's children
+reads that one walk instead of walking the tree again with ``ast.walk``.
 """
 
 from __future__ import annotations
@@ -68,7 +72,7 @@ def node_index(tree) -> NodeIndex:
             value = getattr(node, field, None)
             if isinstance(value, AST):
                 nodes.append(value)
-            elif type(value) is list:  # noqa: E721 (ast fields hold plain lists)
+            elif isinstance(value, list):
                 for item in value:
                     if isinstance(item, AST):
                         nodes.append(item)
