@@ -16,6 +16,7 @@ loops enclosing it, innermost last. Rules:
 from __future__ import annotations
 
 import ast
+
 from .memo import node_index, nodes_of, per_tree
 from .resolve import ImportResolver, dotted_name, resolver_for
 
