@@ -88,3 +88,72 @@ def test_bindings_are_listed_once_per_tree_and_as_computed_afresh():
     listed = bindings(tree)
     assert listed is bindings(tree) and listed == tuple(bindings.__wrapped__(tree))
     assert [b.name for b in listed][:3] == ["yaml", "y", "L"] and isinstance(listed, tuple)
+
+
+KINDS = '''
+import os as o, sys
+from a.b import c as d
+async def f(x: int = 1, *a, k=2, **kw) -> None:
+    async with o.open(x) as (h, *t):
+        async for i in h:
+            yield [j for j in i if j] or {k: v for k, v in kw.items()}
+    try:
+        del a[0:1], x.y
+    except* (E, F) as g:
+        pass
+    match x:
+        case {"k": [1, *rest], **more} | C(a=1) as m if m:
+            print(f"{m!r:>{width}}", lambda q=1: q, -x, not x, x @ x)
+class K(B, metaclass=M):
+    n: int = 0
+    global z
+'''
+
+
+def _sources():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "benchmark" / "analyzers"
+    return [KINDS] + [path.read_text(encoding="utf-8") for path in sorted(root.glob("*.py"))]
+
+
+def test_the_shared_walk_lists_what_ast_walk_and_iter_child_nodes_list():
+    for source in _sources():
+        tree = ast.parse(source)
+        index = memo.node_index(tree)
+        assert index is memo.node_index(tree) and memo.all_nodes(tree) is index.nodes
+        assert index.nodes == tuple(ast.walk(tree))
+        for node in index.nodes:
+            assert index.children(node) == tuple(ast.iter_child_nodes(node))
+
+
+def test_a_missing_field_is_skipped_as_ast_walk_skips_it():
+    call = ast.Call(func=ast.Name("f", ast.Load()), args=[ast.Constant(1)])  # no keywords
+    assert memo.all_nodes(call) == tuple(ast.walk(call))
+
+
+def test_nodes_of_is_an_isinstance_filter_of_the_walk_abstract_kinds_too():
+    tree = ast.parse(_sources()[0])
+    for kinds in [(ast.Call,), (ast.Import, ast.ImportFrom), (ast.stmt,), (ast.expr, ast.arg),
+                  (ast.comprehension, ast.For, ast.AsyncFor), (ast.Try,)]:
+        expected = tuple(node for node in ast.walk(tree) if isinstance(node, kinds))
+        assert memo.nodes_of(tree, *kinds) == expected, kinds
+
+
+def test_scope_map_gives_each_node_its_innermost_def_or_lambda():
+    from benchmark.analyzers.resolve import SCOPE_NODES, scope_map
+
+    def expected(node, scope, found):
+        found[id(node)] = scope
+        inner = node if isinstance(node, SCOPE_NODES) else scope
+        for child in ast.iter_child_nodes(node):
+            expected(child, inner, found)
+        return found
+
+    for source in _sources():
+        tree = ast.parse(source)
+        walk = list(ast.walk(tree))
+        shared = {id(node) for node in walk if walk.count(node) > 1}  # Load(), operators
+        want, owner = expected(tree, tree, {}), scope_map(tree)
+        assert owner.keys() == want.keys()
+        assert all(owner[key] is want[key] for key in want if key not in shared)

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from .memo import all_nodes
+from .memo import nodes_of
 from .bindings import bindings, class_body_ids
 from .loops import io_in_loops, nested_loops, range_len_loops
 from .normalize import FunctionNode, FunctionSpan, function_spans, iter_defs
@@ -39,7 +39,7 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 def imported_modules(tree: ast.Module) -> set[str]:
     """Top-level package names imported anywhere; relative imports are ignored."""
     found: set[str] = set()
-    for node in all_nodes(tree):
+    for node in nodes_of(tree, ast.Import, ast.ImportFrom):
         if isinstance(node, ast.Import):
             found.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -149,8 +149,7 @@ def handlers(tree: ast.Module) -> list[HandlerInfo]:
     """Every except clause; swallowed = body only pass/.../continue/constant/return None."""
     found = [
         HandlerInfo(node.lineno, _handler_kind(node), all(map(_does_nothing, node.body)))
-        for node in all_nodes(tree)
-        if isinstance(node, ast.ExceptHandler)
+        for node in nodes_of(tree, ast.ExceptHandler)
     ]
     return sorted(found, key=lambda info: info.line)
 

@@ -6,7 +6,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .memo import all_nodes, per_tree
+from .memo import nodes_of, per_tree
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -39,8 +39,7 @@ def class_body_ids(tree: ast.AST) -> set[int]:
     """ids of statements that sit directly in a class body."""
     return {
         id(statement)
-        for node in all_nodes(tree)
-        if isinstance(node, ast.ClassDef)
+        for node in nodes_of(tree, ast.ClassDef)
         for statement in node.body
     }
 
@@ -90,12 +89,17 @@ def _simple(node: ast.AST) -> Iterator[tuple[str, int, str]]:
         yield node.rest, node.lineno, "match"
 
 
+_BINDERS = (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension,
+            ast.With, ast.AsyncWith, *_DEFS, ast.Lambda, ast.ClassDef, ast.Import, ast.ImportFrom,
+            ast.ExceptHandler, ast.MatchAs, ast.MatchStar, ast.MatchMapping)
+
+
 @per_tree
 def bindings(tree: ast.Module) -> tuple[Binding, ...]:
     """All bindings in the module, sorted by (line, name); listed once per tree (read-only)."""
     in_class = class_body_ids(tree)
     found: list[Binding] = []
-    for node in all_nodes(tree):
+    for node in nodes_of(tree, *_BINDERS):  # the nodes _targets or _simple answer for
         direct = id(node) in in_class
         targets = _targets(node)
         if targets is not None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 
-from .memo import all_nodes, per_tree
+from .memo import nodes_of, per_tree
 
 MAX_STRING_CHARS = 20_000
 MAX_TOTAL_CHARS = 500_000
@@ -43,10 +43,9 @@ def _expression_strings(root: ast.BinOp) -> list[ast.Constant]:
 
 def _scanned(tree: ast.Module):
     """Yield (line, length of one string bandit would search, how many times it searches it)."""
-    nodes = all_nodes(tree)
-    inner = {id(side) for node in nodes if isinstance(node, ast.BinOp)
+    inner = {id(side) for node in nodes_of(tree, ast.BinOp)
              for side in (node.left, node.right) if isinstance(side, ast.BinOp)}
-    for node in nodes:
+    for node in nodes_of(tree, ast.BinOp, ast.JoinedStr, ast.Attribute):
         if isinstance(node, ast.BinOp) and id(node) not in inner:
             parts = _expression_strings(node)
             if parts:  # each part's search joins at most all of them, with a space between

@@ -16,9 +16,8 @@ loops enclosing it, innermost last. Rules:
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 
-from .memo import all_nodes, per_tree
+from .memo import node_index, nodes_of, per_tree
 from .resolve import ImportResolver, dotted_name, resolver_for
 
 LOOP_STATEMENTS = (ast.For, ast.AsyncFor, ast.While)
@@ -33,15 +32,28 @@ def walk_loops(tree: ast.AST) -> tuple[tuple[ast.AST, Loops], ...]:
     return tuple(_walk_loops(tree))
 
 
-def _walk_loops(tree: ast.AST) -> Iterator[tuple[ast.AST, Loops]]:
+def _walk_loops(tree: ast.AST) -> list[tuple[ast.AST, Loops]]:
+    """Depth first over the tree's shared walk (:func:`.memo.node_index`); a node that
+    opens or closes a loop or a scope (an exact class of ``_SPECIAL``, as ``ast.parse``
+    makes them) places its children itself, any other passes its loops on to them."""
+    index = node_index(tree)
+    nodes, starts, position = index.nodes, index.starts, index.position
+    found: list[tuple[ast.AST, Loops]] = []
     todo: list[tuple[ast.AST, Loops]] = [(tree, ())]
     while todo:
-        node, loops = todo.pop()
-        yield node, loops
-        todo.extend(_children(node, loops))
+        node, loops = pair = todo.pop()
+        found.append(pair)
+        if type(node) in _SPECIAL:
+            todo += _children(node, loops, index.children)
+            continue
+        at = position[id(node)]  # index.children(node), inline: most nodes pass here
+        first, end = starts[at], starts[at + 1]
+        if first != end:
+            todo += [(child, loops) for child in nodes[first:end]]
+    return found
 
 
-def _children(node: ast.AST, loops: Loops) -> list[tuple[ast.AST, Loops]]:
+def _children(node: ast.AST, loops: Loops, children) -> list[tuple[ast.AST, Loops]]:
     if isinstance(node, ast.comprehension):
         return []  # its parts are scheduled by the comprehension expression itself
     if isinstance(node, (ast.For, ast.AsyncFor)):
@@ -52,12 +64,14 @@ def _children(node: ast.AST, loops: Loops) -> list[tuple[ast.AST, Loops]]:
         return _pairs([node.test, *node.body], inside) + _pairs(node.orelse, loops)
     if isinstance(node, COMPREHENSIONS):
         return _comprehension_children(node, loops)
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        body = node.body if isinstance(node.body, list) else [node.body]
-        body_ids = {id(child) for child in body}
-        outer = [child for child in ast.iter_child_nodes(node) if id(child) not in body_ids]
-        return _pairs(outer, loops) + _pairs(body, ())
-    return _pairs(ast.iter_child_nodes(node), loops)
+    body = node.body if isinstance(node.body, list) else [node.body]  # a def or lambda
+    body_ids = {id(child) for child in body}
+    outer = [child for child in children(node) if id(child) not in body_ids]
+    return _pairs(outer, loops) + _pairs(body, ())
+
+
+_SPECIAL = frozenset({ast.comprehension, *LOOP_STATEMENTS, *COMPREHENSIONS,
+                      ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda})
 
 
 def _comprehension_children(node: ast.expr, loops: Loops) -> list[tuple[ast.AST, Loops]]:
@@ -88,7 +102,7 @@ def is_loop(node: ast.AST) -> bool:
 
 def nested_loops(tree: ast.Module) -> list[int]:
     """Lines of loops nested inside another loop of the same scope; one entry per loop."""
-    return sorted(loop_line(node) for node, loops in walk_loops(tree) if is_loop(node) and loops)
+    return sorted(loop_line(node) for node, loops in walk_loops(tree) if loops and is_loop(node))
 
 
 # I/O judged by name, documented in io_in_loops.
@@ -157,7 +171,6 @@ def range_len_loops(tree: ast.Module) -> list[int]:
     """Lines of ``for i in range(len(x))`` (or ``range(0, len(x))``), comprehension clauses too."""
     return sorted(
         loop_line(node)
-        for node in all_nodes(tree)
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension))
-        and _is_range_len(node.iter)
+        for node in nodes_of(tree, ast.For, ast.AsyncFor, ast.comprehension)
+        if _is_range_len(node.iter)
     )

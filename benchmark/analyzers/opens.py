@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from .memo import all_nodes
+from .memo import nodes_of
 from .resolve import ImportResolver, resolver_for
 
 # Receivers whose ``.open`` is not a file open.
@@ -35,7 +35,7 @@ def is_open_call(node: ast.AST, resolver: ImportResolver) -> bool:
 
 def _managed_ids(tree: ast.AST, resolver: ImportResolver) -> set[int]:
     managed: set[int] = set()
-    for node in all_nodes(tree):
+    for node in nodes_of(tree, ast.With, ast.AsyncWith, ast.Call):
         if isinstance(node, (ast.With, ast.AsyncWith)):
             managed.update(id(item.context_expr) for item in node.items)
         elif isinstance(node, ast.Call) and _is_closer(node, resolver):
@@ -59,7 +59,7 @@ def unmanaged_opens(tree: ast.Module) -> list[int]:
     managed = _managed_ids(tree, resolver)
     return sorted(
         node.lineno
-        for node in all_nodes(tree)
+        for node in nodes_of(tree, ast.Call)
         if is_open_call(node, resolver) and id(node) not in managed
     )
 
@@ -122,6 +122,6 @@ def opens_without_encoding(tree: ast.Module) -> list[int]:
     resolver = resolver_for(tree)
     return sorted(
         node.lineno
-        for node in all_nodes(tree)
-        if isinstance(node, ast.Call) and _missing_encoding(node, resolver)
+        for node in nodes_of(tree, ast.Call)
+        if _missing_encoding(node, resolver)
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from .memo import all_nodes, per_tree
+from .memo import node_index, nodes_of, per_tree
 
 SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
@@ -20,15 +20,18 @@ SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 def scope_map(tree: ast.Module) -> dict[int, ast.AST]:
     """``id(node) -> the innermost def/lambda (or module) whose body contains it``.
 
-    A def node itself belongs to the enclosing scope; its body belongs to the def.
+    A def node itself belongs to the enclosing scope; its body belongs to the def. Read in
+    the shared walk's breadth-first order, where a node's owner is known before its children
+    are reached; a node ``ast.parse`` shares between places (``Load()``, an operator) gets
+    the owner of one of them (no analysis asks for it).
     """
-    owner: dict[int, ast.AST] = {}
-    todo: list[tuple[ast.AST, ast.AST]] = [(tree, tree)]
-    while todo:
-        node, scope = todo.pop()
-        owner[id(node)] = scope
-        inner = node if isinstance(node, SCOPE_NODES) else scope
-        todo.extend((child, inner) for child in ast.iter_child_nodes(node))
+    index = node_index(tree)
+    nodes, starts = index.nodes, index.starts
+    owner: dict[int, ast.AST] = {id(tree): tree}
+    for at, node in enumerate(nodes):
+        inner = node if isinstance(node, SCOPE_NODES) else owner[id(node)]
+        for child in nodes[starts[at]:starts[at + 1]]:
+            owner[id(child)] = inner
     return owner
 
 
@@ -68,7 +71,7 @@ class ImportResolver:
         self._tree = tree
         self._owner = scope_map(tree)
         self._tables: dict[int, dict[str, set[str]]] = {}
-        for node in all_nodes(tree):
+        for node in nodes_of(tree, ast.Import, ast.ImportFrom):
             for name, target in _imported(node):
                 table = self._tables.setdefault(id(self._owner[id(node)]), {})
                 table.setdefault(name, set()).add(target)
@@ -116,7 +119,7 @@ def resolver_for(tree: ast.Module) -> ImportResolver:
 def _resolved_calls(tree: ast.Module) -> tuple[tuple[ast.Call, frozenset[str]], ...]:
     """Every call in source order with what its callee may stand for."""
     resolver = resolver_for(tree)
-    calls = sorted((node for node in all_nodes(tree) if isinstance(node, ast.Call)),
+    calls = sorted(nodes_of(tree, ast.Call),
                    key=lambda node: (node.lineno, node.col_offset))
     return tuple((node, resolver.resolve(node.func)) for node in calls)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import re
 
-from .memo import all_nodes
+from .memo import nodes_of
 from .normalize import iter_defs
 from .resolve import ImportResolver, resolver_for
 from .scopes import mentions, names_assigned, scope_map
@@ -54,8 +54,8 @@ def sql_findings(tree: ast.Module) -> list[Finding]:
     owner = scope_map(tree)
     dynamic = names_assigned(tree, owner, builds_string)
     findings = []
-    for node in all_nodes(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+    for node in nodes_of(tree, ast.Call):
+        if not isinstance(node.func, ast.Attribute):
             continue
         query = _query_argument(node)
         if node.func.attr not in _SQL_SINKS or query is None:
@@ -85,7 +85,7 @@ def _secret_value(node: ast.AST | None) -> bool:
 
 
 def _named_values(tree: ast.Module):
-    for node in all_nodes(tree):
+    for node in nodes_of(tree, ast.Assign, ast.AnnAssign, ast.Dict):
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
@@ -205,10 +205,10 @@ def _unverified_names(tree: ast.Module) -> list[Finding]:
     """Uses of ``ssl._create_unverified_context`` (also imported under another name) and
     ``CERT_NONE`` (not comparisons with it); ``cert_reqs="CERT_NONE"`` as a keyword argument
     (urllib3's spelling)."""
-    compared = {id(side) for node in all_nodes(tree) if isinstance(node, ast.Compare)
+    compared = {id(side) for node in nodes_of(tree, ast.Compare)
                 for side in (node.left, *node.comparators)}
     found = []
-    for node in all_nodes(tree):
+    for node in nodes_of(tree, ast.Attribute, ast.Name, ast.ImportFrom, ast.keyword):
         name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None) \
             if isinstance(node, ast.Name) else None
         if name in _UNVERIFIED and id(node) not in compared:
@@ -229,7 +229,7 @@ def tls_findings(tree: ast.Module) -> list[Finding]:
     warning an unverified request gives) is reported only beside one of those."""
     found = _unverified_names(tree)
     silenced = []
-    for node in all_nodes(tree):
+    for node in nodes_of(tree, ast.Call, ast.Assign, ast.AnnAssign, ast.AugAssign):
         if isinstance(node, ast.Call):
             found += [(node.lineno, "certificate checks disabled (verify=False)")
                       for item in node.keywords if item.arg == "verify" and _false(item.value)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from .memo import all_nodes
+from .memo import nodes_of
 from .bindings import target_names
 from .resolve import scope_map
 
@@ -17,7 +17,7 @@ def names_assigned(
 ) -> dict[int, set[str]]:
     """Per scope id: names assigned (plain ``=``/annotated) a value satisfying ``predicate``."""
     found: dict[int, set[str]] = {}
-    for node in all_nodes(tree):
+    for node in nodes_of(tree, ast.Assign, ast.AnnAssign):
         if isinstance(node, ast.Assign):
             targets = node.targets
         elif isinstance(node, ast.AnnAssign) and node.value is not None:

@@ -88,7 +88,12 @@ def strict_equal(a: Any, b: Any) -> bool:
     if type(a) is not type(b):
         return False
     if isinstance(a, dict):
-        return a.keys() == b.keys() and all(strict_equal(a[k], b[k]) for k in a)
+        if a.keys() != b.keys():
+            return False
+        for key in a:  # a loop, not all(<generator>): judging compares every record this way
+            if not strict_equal(a[key], b[key]):
+                return False
+        return True
     if isinstance(a, list):
         return len(a) == len(b) and all(map(strict_equal, a, b))
     return bool(a == b)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from ..analyzers.memo import all_nodes
+from ..analyzers.memo import nodes_of
 from ..analyzers import astfacts, maintainability, security
 from ..types import Evidence
 from .base import LIST_LIMIT, CheckContext, Outcome, listed
@@ -38,7 +38,7 @@ def _safe_loader_names(tree: ast.Module) -> frozenset[str]:
     """PyYAML's safe loaders, as redefined by module classes (a class deriving from a safe
     loader is safe; a module class reusing a safe loader's name for anything else is not)."""
     classes = {node.name: [_last_name(base) for base in node.bases]
-               for node in all_nodes(tree) if isinstance(node, ast.ClassDef)}
+               for node in nodes_of(tree, ast.ClassDef)}
     safe = set(_SAFE_LOADERS - set(classes))
     for _ in range(len(classes)):
         safe |= {name for name, bases in classes.items() if safe.intersection(bases)}

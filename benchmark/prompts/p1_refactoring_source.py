@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from ..analyzers.memo import all_nodes
+from ..analyzers.memo import nodes_of
 from ..analyzers import astfacts
 from ..types import Evidence
 from .base import CheckContext, Outcome, make_registry
@@ -79,9 +79,7 @@ def _guarded_io_lines(tree: ast.Module) -> list[int]:
     """Lines of try statements whose body reads or parses and that catch specific types."""
     kinds = {info.line: info.kind for info in astfacts.handlers(tree)}
     found = []
-    for node in all_nodes(tree):
-        if not isinstance(node, (ast.Try, ast.TryStar)):
-            continue
+    for node in nodes_of(tree, ast.Try, ast.TryStar):
         specific = any(kinds.get(handler.lineno) == "specific" for handler in node.handlers)
         body_nodes = (inner for stmt in node.body for inner in ast.walk(stmt))
         if specific and any(map(_is_parse_call, body_nodes)):
@@ -127,8 +125,8 @@ def _diagnostics(tree: ast.Module) -> tuple[bool, bool]:
     """(calls into the logging module, writes to sys.stderr)."""
     uses_logging = any(astfacts.calls_to(tree, name) for name in _LOGGING_CALLS)
     printed = [kw.get("file") for _, kw in astfacts.call_keywords(tree, "print")]
-    writes = [call.func.value for call in all_nodes(tree) if isinstance(call, ast.Call)
-              and isinstance(call.func, ast.Attribute) and call.func.attr == "write"]
+    writes = [call.func.value for call in nodes_of(tree, ast.Call)
+              if isinstance(call.func, ast.Attribute) and call.func.attr == "write"]
     writes_stderr = any(node is not None and _is_stderr(node) for node in printed + writes)
     return uses_logging, writes_stderr
 
@@ -162,7 +160,7 @@ def has_main_guard(ctx: CheckContext) -> Outcome:
 def _file_operations(tree: ast.Module) -> list[int]:
     """Lines of ``open(...)``, ``<x>.open(...)`` and pathlib read/write calls."""
     return sorted(
-        node.lineno for node in all_nodes(tree) if isinstance(node, ast.Call) and (
+        node.lineno for node in nodes_of(tree, ast.Call) if (
             (isinstance(node.func, ast.Name) and node.func.id == "open")
             or (isinstance(node.func, ast.Attribute) and node.func.attr in _FILE_METHODS))
     )

@@ -239,6 +239,8 @@ def class_failures(judged: list[dict[str, str]], expected: list[Any], inputs: li
         count = len(output) if isinstance(output, list) else 0
         failures[("list", "non_dict_items")] = f"{count} items back for {len(expected)} dicts"
     for index, (classes, want, got) in enumerate(zip(judged, expected, align(inputs, expected, output))):
+        if got is not None and strict_equal(got, want):
+            continue  # every class value of a record equal to the oracle's is equal too
         for column, name in classes.items():
             if (column, name) in failures:
                 continue

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from ..analyzers.memo import all_nodes
+from ..analyzers.memo import nodes_of
 from ..analyzers import astfacts, maintainability, security
 from ..types import Evidence
 from .base import LIST_LIMIT, CheckContext, Outcome, listed, make_registry
@@ -84,7 +84,7 @@ def basic_organization(ctx: CheckContext) -> Outcome:
     node = _function(tree)
     if node is None:
         return Outcome.fail(f"no {FUNCTION} to inspect")
-    helpers = {n.name for n in all_nodes(tree) if isinstance(n, ast.FunctionDef) and n is not node}
+    helpers = {n.name for n in nodes_of(tree, ast.FunctionDef) if n is not node}
     called = {c.func.id for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
     used = sorted(helpers & called)
     length = next((s.length for s in astfacts.function_spans(tree)
@@ -122,7 +122,7 @@ def readable_loops(ctx: CheckContext) -> Outcome:
     if failed:
         return failed
     bad = astfacts.range_len_loops(tree)
-    loops = sum(isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)) for n in all_nodes(tree))
+    loops = len(nodes_of(tree, ast.For, ast.AsyncFor, ast.comprehension))
     if not bad:
         return Outcome.ok(f"none of {loops} for-loops iterates over range(len(...))")
     return Outcome.ratio(loops - len(bad), loops,
@@ -159,8 +159,7 @@ def single_pass(ctx: CheckContext) -> Outcome:
     if failed:
         return failed
     nested = astfacts.nested_loops(tree)
-    loops = sum(isinstance(n, (ast.For, ast.AsyncFor, ast.While, ast.comprehension))
-                for n in all_nodes(tree))
+    loops = len(nodes_of(tree, ast.For, ast.AsyncFor, ast.While, ast.comprehension))
     hint = "a static hint; measured_performance times the code"
     if not nested:
         return Outcome.ok(f"no loop runs inside another loop ({loops} loops; {hint})")

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from ..analyzers.memo import all_nodes
+from ..analyzers.memo import nodes_of
 from ..analyzers.timing import seconds
 from ..untrusted import NAME_LIMIT, text
 from .base import CheckContext, Outcome, load_problem
@@ -129,10 +129,10 @@ def looks_secret(value: str) -> bool:
 
 def secret_constant_lines(tree: ast.Module) -> list[int]:
     """Lines of string constants used as values (not docstrings) that look like credentials."""
-    docstrings = {id(node.value) for node in all_nodes(tree)
-                  if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
-    return sorted({node.lineno for node in all_nodes(tree)
-                   if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    docstrings = {id(node.value) for node in nodes_of(tree, ast.Expr)
+                  if isinstance(node.value, ast.Constant)}
+    return sorted({node.lineno for node in nodes_of(tree, ast.Constant)
+                   if isinstance(node.value, str)
                    and id(node) not in docstrings and looks_secret(node.value)})
 
 

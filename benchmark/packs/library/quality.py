@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 
 from ...analyzers import astfacts
-from ...analyzers.memo import all_nodes
+from ...analyzers.memo import nodes_of
 from ...analyzers.opens import is_open_call
 from ...analyzers.resolve import resolver_for
 from ...prompts.base import CheckContext, Outcome
@@ -81,7 +81,7 @@ def context_managers(ctx: CheckContext, file: str | None = None, if_none: str = 
         return failed
     unmanaged = astfacts.unmanaged_opens(tree)
     resolver = resolver_for(tree)
-    total = sum(is_open_call(node, resolver) for node in all_nodes(tree))
+    total = sum(is_open_call(node, resolver) for node in nodes_of(tree, ast.Call))
     if total == 0:
         return _nothing(name, if_none, "open() calls")
     lines = ", ".join(map(str, unmanaged[:10]))
@@ -94,9 +94,7 @@ def context_managers(ctx: CheckContext, file: str | None = None, if_none: str = 
 def _error_prints(tree: ast.Module) -> list[int]:
     """Lines of ``print(...)`` calls without ``file=`` inside an ``except`` handler body."""
     found: set[int] = set()
-    for handler in all_nodes(tree):
-        if not isinstance(handler, ast.ExceptHandler):
-            continue
+    for handler in nodes_of(tree, ast.ExceptHandler):
         for node in (inner for stmt in handler.body for inner in ast.walk(stmt)):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                     and node.func.id == "print" and not any(k.arg == "file" for k in node.keywords)):

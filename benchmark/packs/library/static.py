@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...analyzers import astfacts
-from ...analyzers.memo import all_nodes
+from ...analyzers.memo import nodes_of
 from ...analyzers.normalize import iter_defs
 from ...prompts.base import CheckContext, Outcome, compiles
 from ...types import Evidence
@@ -127,7 +127,7 @@ def _imported(tree: ast.Module) -> set[str]:
     """Every module name imported, with its parents (``import a.b`` gives a and a.b;
     ``from a import b`` gives a and a.b, since b may be a submodule). Relative imports skip."""
     found: set[str] = set()
-    for node in all_nodes(tree):
+    for node in nodes_of(tree, ast.Import, ast.ImportFrom):
         names: list[str] = []
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
