@@ -117,11 +117,19 @@ print(json.dumps(out))
 def run_floor(tree: Tree, python: str, env: dict[str, str], runs: int = FLOOR_RUNS) -> dict[str, Any]:
     """Per-run CPU and wall of no-op sandboxed runs in ``tree`` (see the module docstring);
     ``{"error": ...}`` when the tree cannot run the probe."""
-    probe = tree.root / "_bench_floor_probe.py"
-    probe.write_text(FLOOR_PROBE, encoding="utf-8")
+    return run_probe(tree, "_bench_floor_probe.py", FLOOR_PROBE, [python, str(runs)], env, 300)
+
+
+def run_probe(tree: Tree, name: str, text: str, cmd: list[str], env: dict[str, str],
+              timeout: float) -> dict[str, Any]:
+    """Run ``text`` as ``tree``'s file ``name`` (``cmd``: the interpreter, then the script's
+    arguments), so it imports the tree's own grader; its last line of output, as JSON, or
+    ``{"error": ...}`` with its last line of stderr. The file is removed afterwards."""
+    probe = tree.root / name
+    probe.write_text(text, encoding="utf-8")
     try:
-        out = subprocess.run([python, str(probe), str(runs)], cwd=tree.root, env=env,
-                             capture_output=True, text=True, check=False, timeout=300)
+        out = subprocess.run([cmd[0], str(probe), *cmd[1:]], cwd=tree.root, env=env,
+                             capture_output=True, text=True, check=False, timeout=timeout)
     finally:
         probe.unlink()
     if out.returncode != 0:
@@ -166,16 +174,8 @@ def submission_work(tree: Tree, python: str, env: dict[str, str], submissions: P
     script (``script``: the record's ``cpu_s``), beside the run's own processes' CPU. A floor
     for any grader that makes the same calls on the same inputs, isolated or not: threads a
     submission starts are not counted. ``{"error": ...}`` when the tree cannot run the probe."""
-    probe = tree.root / "_bench_work_probe.py"
-    probe.write_text(WORK_PROBE, encoding="utf-8")
-    try:
-        out = subprocess.run([python, str(probe), str(submissions), str(tree.root / "test_data")],
-                             cwd=tree.root, env=env, capture_output=True, text=True, check=False, timeout=600)
-    finally:
-        probe.unlink()
-    if out.returncode != 0:
-        return {"error": (out.stderr.strip().splitlines() or ["no output"])[-1]}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_probe(tree, "_bench_work_probe.py", WORK_PROBE,
+                     [python, str(submissions), str(tree.root / "test_data")], env, 600)
 
 
 def runs_per_model(results_dir: Path) -> float | None:
