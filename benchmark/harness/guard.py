@@ -2,8 +2,8 @@
 
 It denies, and reports at once on the harness's private pipe, network use, process creation,
 native-library loading (ctypes, and an extension module from anywhere but the interpreter's
-and the installed libraries' folders), heap and frame walking, replacing a function's code or
-defaults, and file writes, deletions, renames and links outside the sandbox (a SQLite database
+and the installed libraries' folders), replacing the code or defaults of the guard's own
+functions, and file writes, deletions, renames and links outside the sandbox (a SQLite database
 too, which SQLite opens with no ``open`` event, and POSIX shared memory and a named
 semaphore's removal, files in the machine's /dev/shm); reads and folder listings outside the allowed roots are denied and
 reported too. C functions that raise no audit event of their own (``STAND_INS``) are replaced
@@ -52,7 +52,7 @@ except ImportError:  # imported as benchmark.harness.guard, or on its own from t
 
 load_by_path("guard_events")  # the tables, by path under their private name: bound here, at load
 from _rubricbench_guard_events import (  # noqa: E402
-    CODE_ATTRIBUTES, DETAIL_CAP, DIR_FD_EVENTS, HEAP_EVENTS, LISTING_EVENTS, LOOPBACK, MAX_LINKS,
+    CODE_ATTRIBUTES, DETAIL_CAP, DIR_FD_EVENTS, LISTING_EVENTS, LOOPBACK, MAX_LINKS,
     NATIVE_EVENTS, NETWORK_EVENTS, NO_DIR_FD, PATH_EVENT_NAMES, PATH_EVENTS, PROCESS_EVENTS,
     RECORD_CAP, REPLACED_MODULES, SETATTR_EVENTS, SHARED_MEMORY_EVENTS, STAND_INS, WATCHED_EVENTS,
     WRITE_FLAGS)
@@ -92,11 +92,25 @@ def _resolve(path, cwd, lstat=os.lstat, readlink=os.readlink, is_link=stat.S_ISL
     return "/" + "/".join(parts)
 
 
+def _own_codes():
+    """The code objects of the guard's own functions: the hook, ``_resolve`` and the stand-ins
+    (the two inner ones are constants of the functions that make them). Called once, in
+    ``install``, before any submission code runs."""
+    inner = []
+    for maker, name in ((_make_hook, "hook"), (_stand_in, "stand_in")):
+        inner += [c for c in maker.__code__.co_consts if type(c) is type(_resolve.__code__)
+                  and c.co_name == name]
+    return (_resolve.__code__, *inner)
+
+
 def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
+    own_codes = _own_codes()
+
     def hook(event, args, resolve=_resolve, write_roots=write_roots, read_roots=read_roots,
              allow_network=allow_network, report_fd=report_fd, pid=pid,
              network=NETWORK_EVENTS, process=PROCESS_EVENTS, native=NATIVE_EVENTS,
-             heap=HEAP_EVENTS, code_attributes=CODE_ATTRIBUTES, path_events=PATH_EVENTS,
+             guarded_codes=own_codes, function=type(_resolve), code_of=type(_resolve).__code__.__get__,
+             code_attributes=CODE_ATTRIBUTES, path_events=PATH_EVENTS,
              path_event_names=PATH_EVENT_NAMES, listing=LISTING_EVENTS,
              write_flags=WRITE_FLAGS, loopback=LOOPBACK, type=type, str=str, bytes=bytes,
              int=int, tuple=tuple, len=len, decode=bytes.decode, getcwd=os.getcwd,
@@ -271,11 +285,13 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
             elif event in shared_memory:
                 verdict = ("filesystem", event, "POSIX shared memory or a named semaphore: a "
                            "file in the machine's /dev/shm, outside the sandbox")
-            elif event in heap:
-                verdict = ("introspection", event, "")
-            elif (event in setattr_events
-                  and len(args) > 1 and type(args[1]) is str and args[1] in code_attributes):
-                verdict = ("introspection", event, "replacing a function's " + args[1])
+            elif (event in setattr_events and len(args) > 1 and type(args[1]) is str
+                  and args[1] in code_attributes and type(args[0]) is function):
+                # only the guard's own functions (their code objects, by identity)
+                code = code_of(args[0])
+                for own in guarded_codes:
+                    if own is code:
+                        verdict = ("introspection", event, "replacing the guard's " + args[1])
         except base:
             verdict = ("integrity", "audit", "an argument the guard could not read")
         if verdict is None:

@@ -23,8 +23,11 @@ PROCESS_EVENTS = frozenset({
 })
 NATIVE_EVENTS = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle",
                            "ctypes.call_function", "ctypes.addressof"})
-HEAP_EVENTS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents",
-                         "sys._current_frames"})
+# a function's code and defaults: replacing them is denied only on the guard's own functions
+# (the hook, ``_resolve``, the stand-ins). Everywhere else it is ordinary Python
+# (``collections.namedtuple`` and ``typing.NamedTuple`` with defaults, ``types.coroutine``,
+# which asyncio uses at import, ``functools``-style wrappers), and a submission that rewrites
+# its own functions gains nothing the kernel layer does not already contain
 CODE_ATTRIBUTES = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
 PATH_EVENTS = (  # (event, indexes of the path arguments that are written): a tuple, immutable
     ("os.remove", (0,)), ("os.rmdir", (0,)), ("os.mkdir", (0,)), ("os.rename", (0, 1)),
@@ -66,7 +69,7 @@ SHARED_MEMORY_EVENTS = frozenset({"rubricbench.shm_open", "rubricbench.shm_unlin
 # come by the thousand in a run)
 WATCHED_EVENTS = (frozenset({"open", "import", "sqlite3.connect"}) | PATH_EVENT_NAMES
                   | LISTING_EVENTS | NETWORK_EVENTS | PROCESS_EVENTS | NATIVE_EVENTS
-                  | HEAP_EVENTS | SETATTR_EVENTS | SHARED_MEMORY_EVENTS)
+                  | SETATTR_EVENTS | SHARED_MEMORY_EVENTS)
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 DETAIL_CAP = 300
 RECORD_CAP = 4000

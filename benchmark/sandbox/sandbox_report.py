@@ -82,8 +82,8 @@ def _guard(runner) -> dict[str, Any]:
     if not runner.guard:
         return {"status": "off", "reason": f"{GUARD_OFF_ENV}=1 (test-only switch)"}
     return {"status": "applied",
-            "audit_hook": "network, processes, native libraries, heap walking, code "
-                          "replacement, writes and reads outside the sandbox are denied and "
+            "audit_hook": "network, processes, native libraries, changes to the guard's own "
+                          "functions, writes and reads outside the sandbox are denied and "
                           "reported"}
 
 

@@ -89,9 +89,10 @@ def _attack():
     if guard is not None:
         guard.allow_network = True
     try:
-        for name in ("socket", ):
-            if name in found:
-                _twice("connect with the class gc found", lambda: _connect(found[name]), log)
+        # the class gc found, or the module's own where the walk found none (the zygote's
+        # frozen start-up heap is not listed): either way the connection must be refused
+        socket_class = found.get("socket", socket.socket)
+        _twice("connect with the class gc found", lambda: _connect(socket_class), log)
     finally:
         if guard is not None:
             guard.allow_network = False
