@@ -192,7 +192,8 @@ def test_observe_runs_every_scenario_once_with_the_seeded_token():
     run, calls = fake_run([(False, _observation(list(KIND)), None)])
     facts = p4.observe({}, run, TEST_DATA, SEED)
     assert len(calls) == 1 and calls[0]["mode"] == "http" and calls[0]["function"] == data.FUNCTION
-    assert [s["args"][1] for s in calls[0]["scenarios"]] == [TOKEN] * len(SCENARIOS)
+    assert [s["args"][1] for s in calls[0]["scenarios"]] == [
+        TOKEN + "\n" if s["kind"] in data.NEWLINE_TOKEN_KINDS else TOKEN for s in SCENARIOS]
     assert set(facts["results"]) == set(KIND) and facts["problem"] is None
     json.dumps(facts, allow_nan=False)
 
@@ -273,12 +274,15 @@ def test_success_handling_needs_the_perturbed_job_id():
     assert run_check("success_handling", facts).fraction == 0.5
 
 
-@pytest.mark.parametrize("check_id, kind", [("handle_400", "bad_400"), ("handle_401", "auth_401")])
-def test_client_errors_are_not_retried_and_do_not_raise(check_id, kind):
-    assert run_check(check_id, with_attempts(ideal_facts(), kind, 3)).fraction == 0.5
+@pytest.mark.parametrize("check_id, kind, share", [("handle_400", "bad_400", 1.0),
+                                                   ("handle_401", "auth_401", 0.5)])
+def test_client_errors_are_not_retried_and_do_not_raise(check_id, kind, share):
+    # share: the scenario's part of its check (handle_401 also judges the line-end token)
+    lost = run_check(check_id, with_attempts(ideal_facts(), kind, 3)).fraction
+    assert lost == pytest.approx(1 - share / 2)
     raised = patch(ideal_facts(), kind, returned=False, exception={"type": "HTTPError", "message": ""})
-    assert run_check(check_id, raised).fraction == 0
-    assert run_check(check_id, patch(ideal_facts(), kind, value=False)).fraction == 0
+    assert run_check(check_id, raised).fraction == pytest.approx(1 - share)
+    assert run_check(check_id, patch(ideal_facts(), kind, value=False)).fraction == pytest.approx(1 - share)
 
 
 def test_handle_503_needs_two_or_three_attempts():
@@ -300,7 +304,7 @@ def test_network_errors_must_not_escape_and_must_be_retried():
 
 def test_other_statuses_and_json_parsing():
     facts = with_attempts(ideal_facts(), "not_found_404", 2)
-    assert run_check("handle_other_status", facts).fraction == pytest.approx(0.75)
+    assert run_check("handle_other_status", facts).fraction == pytest.approx(2.5 / 3)
     facts = patch(ideal_facts(), "array_body_200", returned=False,
                   exception={"type": "AttributeError", "message": "'list' object has no attribute 'get'"})
     assert run_check("json_parsing", facts).fraction == pytest.approx(4 / 5)
@@ -312,6 +316,31 @@ def test_json_parsing_needs_a_non_empty_string_job_id(kind):
     assert body["job_id"] == "" or type(body["job_id"]) is int
     facts = patch(ideal_facts(), kind, value=body["job_id"], value_type=type(body["job_id"]).__name__)
     assert run_check("json_parsing", facts).fraction == pytest.approx(4 / 5)
+
+
+def test_a_retried_429_costs_its_scenario_and_a_share_of_the_retry_points():
+    facts = with_attempts(ideal_facts(), "rate_limited_429", 3)
+    other = run_check("handle_other_status", facts)
+    assert other.fraction == pytest.approx(2.5 / 3) and "rate_limited_429: 3 attempts" in other.rationale
+    retries = run_check("retry_resilience", facts)
+    assert retries.fraction == pytest.approx(1.875 / 2) and "429 3 attempt(s)" in retries.rationale
+
+
+def test_a_token_with_a_line_end_must_return_none_quietly_and_leak_nowhere():
+    kind = data.NEWLINE_TOKEN_KINDS[0]
+    refused_before_sending = patch(ideal_facts(), kind, requests=[], output="ERROR invalid header\n")
+    assert run_check("handle_401", refused_before_sending).fraction == 1
+    assert run_check("informative_errors", refused_before_sending).fraction == 1
+    assert run_check("no_token_leak", refused_before_sending).fraction == 1
+    # requests' InvalidHeader quotes the header value: logging str(exc) raw leaks the token
+    leaked = patch(ideal_facts(), kind, requests=[],
+                   output=f"ERROR Invalid return character or leading space in header: "
+                          f"Authorization: 'Bearer {TOKEN}\\n'\n")
+    verdict = run_check("no_token_leak", leaked)
+    assert verdict.fraction == 0 and f"{kind}: " in verdict.rationale
+    raised = patch(ideal_facts(), kind, requests=[], returned=False, value=None,
+                   exception={"type": "InvalidHeader", "message": "header"})
+    assert run_check("handle_401", raised).fraction == 0.5
 
 
 def test_behaviour_blockers():
@@ -332,7 +361,7 @@ def test_informative_errors():
     facts = ideal_facts()
     for kind in ("bad_400", "timeout", "no_job_id_200"):
         patch(facts, kind, output="Something went wrong\n")
-    assert run_check("informative_errors", facts).fraction == pytest.approx(11 / 14)
+    assert run_check("informative_errors", facts).fraction == pytest.approx(13 / 16)
 
 
 def test_informative_errors_need_a_none_return_without_raising():
@@ -340,7 +369,7 @@ def test_informative_errors_need_a_none_return_without_raising():
                   exception={"type": "KeyError", "message": "'job_id'"}, output="ERROR HTTP 400\n")
     job = KIND["int_job_id_200"]["responses"][-1]["json"]["job_id"]
     facts = patch(facts, "int_job_id_200", value=job, output=f"job id {job}\n")
-    assert run_check("informative_errors", facts).fraction == pytest.approx(12 / 14)
+    assert run_check("informative_errors", facts).fraction == pytest.approx(14 / 16)
 
 
 SPECIFIC = """
@@ -525,10 +554,13 @@ def test_retry_resilience():
     assert run_check("retry_resilience", no_backoff).fraction == 0.75
     facts = patch(with_attempts(ideal_facts(), "retry_503_then_200", 1), "retry_503_then_200", value=None)
     facts = with_attempts(with_attempts(facts, "connection_error", 1), "bad_400", 3)
+    assert run_check("retry_resilience", facts).fraction == pytest.approx(0.375 / 2)  # 3 of 4 4xx once
+    for kind in data.CLIENT_ERROR_KINDS:
+        facts = with_attempts(facts, kind, 2)
     assert run_check("retry_resilience", facts).fraction == 0
     raised = patch(ideal_facts(), "bad_400", returned=False, value=None,
                    exception={"type": "KeyError", "message": "'job_id'"})
-    assert run_check("retry_resilience", raised).fraction == 0.75
+    assert run_check("retry_resilience", raised).fraction == pytest.approx(1.875 / 2)
 
 
 def test_a_sleep_outside_a_retry_back_off_is_reported_and_costs_a_point():

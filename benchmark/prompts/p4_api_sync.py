@@ -139,7 +139,9 @@ def handle_400(ctx: CheckContext) -> Outcome:
 
 @check("handle_401")
 def handle_401(ctx: CheckContext) -> Outcome:
-    return judge.judge_kinds(ctx, ("auth_401",), "401 returns None after one attempt")
+    return judge.judge_kinds(ctx, ("auth_401", *data.NEWLINE_TOKEN_KINDS),
+                             "401, and a token the header cannot carry, return None after at "
+                             "most one attempt")
 
 
 @check("handle_503")
@@ -154,7 +156,7 @@ def handle_connection_error(ctx: CheckContext) -> Outcome:
 
 @check("handle_other_status")
 def handle_other_status(ctx: CheckContext) -> Outcome:
-    return judge.judge_kinds(ctx, data.OTHER_STATUS_KINDS, "500/404 return None")
+    return judge.judge_kinds(ctx, data.OTHER_STATUS_KINDS, "500/404/429 return None (4xx: one attempt)")
 
 
 @check("json_parsing")
@@ -171,7 +173,8 @@ def json_parsing(ctx: CheckContext) -> Outcome:
 def informative_errors(ctx: CheckContext) -> Outcome:
     """Each failing call logs its status code or error kind and returns None without raising.
 
-    A scenario counts only when the call sent a request and returned None: an escaping
+    A scenario counts only when the call sent a request (where its rule needs one: a token
+    the header cannot carry may be refused before sending) and returned None: an escaping
     exception is no report (the contract says never raise), and a call that returned a value
     did not treat the failure as one, whatever it printed."""
     blocked = judge.request_blocker(ctx)
@@ -181,9 +184,9 @@ def informative_errors(ctx: CheckContext) -> Outcome:
     silent = []
     for scenario in scenarios:
         result = judge.result_of(ctx.facts, scenario) or {}
-        topics = data.RULES[scenario["kind"]].topics
-        reported = judge.returned_none(result) and judge.mentions(result.get("output") or "", topics)
-        if not (result.get("requests") and reported):
+        rule = data.RULES[scenario["kind"]]
+        reported = judge.returned_none(result) and judge.mentions(result.get("output") or "", rule.topics)
+        if not ((result.get("requests") or rule.min_requests == 0) and reported):
             silent.append(scenario["label"])
     told = len(scenarios) - len(silent)
     rationale = f"{told}/{len(scenarios)} failing calls reported the status or error kind"
@@ -302,12 +305,12 @@ def no_hardcoded_creds(ctx: CheckContext) -> Outcome:
 
 @check("retry_resilience")
 def retry_resilience(ctx: CheckContext) -> Outcome:
-    """503,503,200 -> job id with back-off (1.0 pt); 400 -> one attempt (0.5);
-    persistent ConnectionError -> 2-3 attempts (0.5).
+    """503,503,200 -> job id with back-off (1.0 pt); each 4xx (400, 401, 404, 429) -> one
+    attempt (0.5, shared); persistent ConnectionError -> 2-3 attempts (0.5).
 
     The two attempt-count points also need the call to have returned None without raising
     (the contract says never raise). A sleep outside a retry back-off (any ``time.sleep`` in a
-    call whose contract allows a single request: 200, 202, 400, 401, 404, bad bodies) costs 1
+    call whose contract allows a single request: 200, 202, 4xx, bad bodies) costs 1
     point, and the rationale names each such call and what it slept."""
     return judge.judge_retries(ctx)
 

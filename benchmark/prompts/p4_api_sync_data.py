@@ -62,11 +62,18 @@ RULES: dict[str, Rule] = {rule.kind: rule for rule in (
     Rule("array_body_200", None, 1, 1, ("json", "job", "format", "object")),
     Rule("int_job_id_200", None, 1, 1, ("job",)),
     Rule("empty_job_id_202", None, 1, 1, ("job",)),
+    Rule("rate_limited_429", None, 1, 1, ("429",)),
+    # the token as read from a file, with its line end: requests refuses the header before
+    # sending (``InvalidHeader``, whose message quotes the value) or the answer strips it and
+    # the CRM refuses the token; either way None, no exception, and the token in no log
+    Rule("token_newline_401", None, 0, 1, ("header", "token", "401", "invalid", "auth")),
 )}
+NEWLINE_TOKEN_KINDS = ("token_newline_401",)  # the call gets the run's token plus "\n"
 
 SUCCESS_KINDS = ("ok_200", "ok_202")
 NETWORK_KINDS = ("connection_error", "timeout", "read_timeout", "connect_timeout")
-OTHER_STATUS_KINDS = ("server_500", "not_found_404")
+OTHER_STATUS_KINDS = ("server_500", "not_found_404", "rate_limited_429")
+CLIENT_ERROR_KINDS = ("bad_400", "auth_401", "not_found_404", "rate_limited_429")  # never retried
 PARSING_KINDS = ("non_json_200", "no_job_id_200", "array_body_200", "int_job_id_200",
                  "empty_job_id_202")
 FAILURE_KINDS = tuple(kind for kind, rule in RULES.items() if rule.returns is None)
@@ -129,6 +136,8 @@ def _responses(kind: str, job_id: str) -> list[dict[str, Any]]:
         "array_body_200": [{"status": 200, "json": [{"job_id": job_id}]}],
         "int_job_id_200": [{"status": 200, "json": {"job_id": _number(job_id), "status": "queued"}}],
         "empty_job_id_202": [{"status": 202, "json": {"job_id": "", "status": "queued"}}],
+        "rate_limited_429": [{"status": 429, "json": {"error": "rate_limited"}}],
+        "token_newline_401": [{"status": 401, "json": {"error": "invalid_token"}}],
     }
     return table[kind]
 
@@ -155,8 +164,13 @@ def make_scenarios(seed: int) -> tuple[str, list[dict[str, Any]]]:
 
 
 def harness_scenarios(token: str, scenarios: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{"label": s["label"], "args": [s["users"], token], "responses": s["responses"]}
-            for s in scenarios]
+    return [{"label": s["label"], "args": [s["users"], call_token(token, s["kind"])],
+             "responses": s["responses"]} for s in scenarios]
+
+
+def call_token(token: str, kind: str) -> str:
+    """The token a scenario's call gets: the run's, with a line end for ``NEWLINE_TOKEN_KINDS``."""
+    return token + "\n" if kind in NEWLINE_TOKEN_KINDS else token
 
 
 def expected_value(scenario: dict[str, Any]) -> str | None:

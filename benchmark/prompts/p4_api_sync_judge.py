@@ -20,8 +20,8 @@ from ..analyzers.timing import seconds
 from ..untrusted import NAME_LIMIT, text
 from .base import CheckContext, Outcome, load_problem
 from .base import strict_equal as same_json
-from .p4_api_sync_data import (ENDPOINT, FUNCTION, MAIN, MAX_ATTEMPTS, MAX_TIMEOUT_S, METHOD, RULES,
-                                expected_value)
+from .p4_api_sync_data import (CLIENT_ERROR_KINDS, ENDPOINT, FUNCTION, MAIN, MAX_ATTEMPTS, MAX_TIMEOUT_S,
+                                METHOD, RULES, expected_value)
 
 
 def scenarios_of(facts: Mapping[str, Any], kinds: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
@@ -83,7 +83,7 @@ def score_scenario(facts: Mapping[str, Any], scenario: dict[str, Any]) -> tuple[
     if result is None:
         return 0.0, f"{label}: not observed"
     attempts = len(result["requests"])
-    if attempts == 0:
+    if attempts == 0 and rule.min_requests > 0:
         return 0.0, f"{label}: sent no request"
     if result["exception"]:
         return 0.0, f"{label}: raised {text(result['exception']['type'], NAME_LIMIT)}"
@@ -232,7 +232,7 @@ def blocker(ctx: CheckContext) -> Outcome | None:
 
 
 def judge_kinds(ctx: CheckContext, kinds: tuple[str, ...], what: str) -> Outcome:
-    blocked = blocker(ctx)
+    blocked = request_blocker(ctx)  # a function that never sends a request earns nothing here
     if blocked:
         return blocked
     verdicts = [score_scenario(ctx.facts, s) for s in scenarios_of(ctx.facts, kinds)]
@@ -294,7 +294,7 @@ def needless_sleeps(facts: Mapping[str, Any]) -> dict[str, float]:
 
 
 def judge_retries(ctx: CheckContext) -> Outcome:
-    """The ``retry_resilience`` verdict: recovery with back-off (1), 400 once, network 2-3 tries;
+    """The ``retry_resilience`` verdict: recovery with back-off (1), each 4xx once, network 2-3 tries;
     a sleep in a call that needs no retry (a sleep outside a retry back-off) costs 1."""
     blocked = request_blocker(ctx)
     if blocked:
@@ -308,11 +308,13 @@ def judge_retries(ctx: CheckContext) -> Outcome:
         notes.append("recovered from 503,503" + ("" if backoff else " but without back-off"))
     else:
         notes.append(f"did not recover from 503,503 ({len(retry_result.get('requests', []))} attempts)")
-    for kind, low, high, what in (("bad_400", 1, 1, "400"),
-                                  ("connection_error", 2, MAX_ATTEMPTS, "persistent connection error")):
-        earned, note = _attempt_points(ctx.facts, kind, low, high)
-        points += earned
-        notes.append(f"{what}: {note}")
+    once = [_attempt_points(ctx.facts, kind, 1, 1) for kind in CLIENT_ERROR_KINDS]
+    points += sum(earned for earned, _ in once) / len(once)
+    notes.append("4xx once: " + ", ".join(f"{kind.rsplit('_', 1)[-1]} {note}"
+                                          for kind, (_, note) in zip(CLIENT_ERROR_KINDS, once)))
+    earned, note = _attempt_points(ctx.facts, "connection_error", 2, MAX_ATTEMPTS)
+    points += earned
+    notes.append(f"persistent connection error: {note}")
     slept = needless_sleeps(ctx.facts)
     if slept:
         points = max(0.0, points - NEEDLESS_SLEEP_COST)
