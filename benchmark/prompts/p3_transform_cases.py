@@ -6,7 +6,8 @@ every class with what the contract says of it. Every class appears at least ``MI
 times per seed, the rest of each column is drawn from all its classes, and a few non-dict
 items are mixed in. ``differential_case(seed)`` returns the input list and, for each dict
 record, its classes; the expected answer is the oracle's (``p3_transform_data.expected_output``),
-computed in the parent. ``p3_transform_judge.judge_differential`` judges each class on its own.
+computed in the parent. ``p3_transform_differential.judge_differential`` judges each class on
+its own.
 Like EvalPlus for HumanEval: an answer right on the fixture but wrong on a class loses points.
 """
 
