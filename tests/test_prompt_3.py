@@ -16,6 +16,7 @@ from benchmark.engine.grading import GradeOptions, grade_prompt
 from benchmark.prompts import p3_transform as P3
 from benchmark.prompts import p3_transform_cases as C
 from benchmark.prompts import p3_transform_data as D
+from benchmark.prompts import p3_transform_differential as DIFF
 from benchmark.prompts import p3_transform_items as ITEMS
 from benchmark.prompts import p3_transform_judge as J
 from benchmark.prompts.base import CheckContext
@@ -349,6 +350,10 @@ def test_prompt_text_states_the_rules_the_perturbed_data_tests():
     for needle in ("Python 3.11", "ASCII digits", '"1e3"', '"inf"', '"nan"', '"٣٢"',
                    "exactly 100 is Gold", "exactly 50 is Silver"):
         assert needle in text
+    flat = " ".join(text.split())
+    assert ("A string of more than 4300 digits (past Python's default `int()` limit) may be "
+            "treated either way, as its integer or as not convertible, but must not make the "
+            "function raise.") in flat
 
 
 @pytest.mark.parametrize("check_id", FIELD_CHECKS)
@@ -851,11 +856,32 @@ def _items_result(label: str, users: list[Any], transform, raises=lambda item: F
 
 
 def _huge_digits(item) -> bool:
-    def huge(value):
-        return isinstance(value, str) and len(value.strip().lstrip("+-")) > 4300
-
     stats = item.get("stats") if isinstance(item, dict) else None
-    return isinstance(item, dict) and (huge(item.get("id")) or (isinstance(stats, dict) and huge(stats.get("age"))))
+    return isinstance(item, dict) and (D.either_way(item.get("id")) or (
+        isinstance(stats, dict) and D.either_way(stats.get("age"))))
+
+
+@pytest.mark.parametrize("text, either", [
+    ("9" * 4300, False), ("9" * 4301, True), (" +" + "9" * 4301 + "\t", True), ("-" + "0" * 4301, True),
+    ("9" * 4301 + "x", False), ("٣" * 4301, False), (9, False), (None, False)])
+def test_either_way_is_a_convertible_string_of_more_than_4300_digits(text, either):
+    assert D.either_way(text) is either
+
+
+def test_the_differential_run_accepts_huge_ids_and_ages_kept_or_converted():
+    def not_converted(users):
+        out = D.expected_output(users)
+        for raw, record in zip([u for u in users if isinstance(u, dict)], out):
+            if D.either_way(raw.get("id")):
+                record["id"] = raw["id"]
+            if isinstance(raw.get("stats"), dict) and D.either_way(raw["stats"].get("age")):
+                record["stats"]["age"] = None
+        return out
+
+    outcome = P3.CHECKS["differential_run"](CheckContext(files={}, facts=_facts(not_converted)))
+    assert outcome.fraction == 1.0 and "81 of 81" in outcome.rationale
+    assert DIFF.accepted("id", {"id": "7"}, 7) == (7,)
+    assert DIFF.accepted("age", {"stats": {"age": HUGE}}, 10 ** 5000 - 1) == (10 ** 5000 - 1, None)
 
 
 def test_a_call_that_raises_on_huge_digits_loses_only_those_two_classes():
@@ -945,6 +971,17 @@ _DIGITS_TO_INT = """    try:
         return int(decimal.Decimal(text))"""
 _EMAIL_DOC = '''    """The lower-cased domain after the last '@', or None."""
 '''
+
+
+def test_an_answer_whose_int_refuses_huge_digit_strings_loses_nothing(tmp_path):
+    """Plain int(), its ValueError caught (an honest answer without the digit-limit trick):
+    every class right, so no gate takes points from the other categories either."""
+    result = _grade(tmp_path, "plain_int", _variant(_DIGITS_TO_INT, """    try:
+        return int(text)
+    except ValueError:
+        return None"""))
+    assert _earned(result)["differential_run"] == 3.0 and _category(result, "execution") == 12.0
+    assert result.score >= 23
 
 
 def test_an_answer_that_raises_on_one_class_loses_that_class_only(tmp_path):

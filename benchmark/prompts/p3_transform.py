@@ -21,7 +21,8 @@ Scoring choices, so that returning the input unchanged (or ``[]``/None) earns ~n
   did not return a list;
 * ``differential_run`` judges each value class of the contract on its own (every record
   drawn from it right on the field it feeds); each class answered wrongly costs a sixth of
-  the check.
+  the check. An id or age of more than 4300 digits may come back converted or not
+  convertible (``p3_transform_data.either_way``: ``int()`` refuses it by default).
 
 A judged call that raises, or returns no list, is made again in the same child run once per
 item of its list (``p3_transform_items``): a record that raises costs that record, and in the
@@ -254,9 +255,10 @@ def differential_run(ctx: CheckContext) -> Outcome:
     """A few hundred generated records, every value class the contract lists (ids and ages
     as ints, floats, padded/signed/huge/non-ASCII/garbage text; odd emails; missing, null
     and non-dict contact/stats; purchase counts at the limits and in forms float() takes but
-    the contract does not): each class answered wrongly costs a sixth of the check. When the
-    call raises, each record is judged on its own call in the same run: a record that raises
-    costs only the value class that explains it, named with the input."""
+    the contract does not): each class answered wrongly costs a sixth of the check. Ids and
+    ages of more than 4300 digits may come back converted or not convertible. When the call
+    raises, each record is judged on its own call in the same run: a record that raises costs
+    only the value class that explains it, named with the input."""
     return differential.judge_differential(ctx)
 
 

@@ -1,7 +1,8 @@
 """Prompt 3's differential run judged: each value class of the contract on its own.
 
 ``judge_differential`` compares, type-strictly, what each class feeds (``class_value``) in
-every generated record with the oracle's answer. Each class answered wrongly costs
+every generated record with the oracle's answer; an id or age of more than 4300 digits may
+also come back "not convertible" (``accepted``). Each class answered wrongly costs
 ``CLASS_COST`` of the check. When the call failed as a whole, each record is judged on its
 own call (``p3_transform_items``) and a record whose call raised costs the value class that
 explains it (``items.blame``), named with the input, never the others. Pure, like the judge.
@@ -17,7 +18,7 @@ from ..untrusted import text
 from . import p3_transform_items as items
 from .base import CheckContext, Outcome, strict_equal
 from .p3_transform_cases import CLASSES
-from .p3_transform_data import MISSING
+from .p3_transform_data import MISSING, either_way
 from .p3_transform_judge import DIFFERENTIAL, FIELDS, align, blocker, how_it_went, returned_list
 
 CLASS_COST = 1 / 6  # of the differential check, per contract value class answered wrongly
@@ -57,6 +58,18 @@ def show(value: Any) -> str:
     return text(rendered, 60)
 
 
+def accepted(column: str, raw: Any, want: Any) -> tuple[Any, ...]:
+    """The values a class in ``column`` may take for input record ``raw``: the oracle's, and
+    for an id or age of more than 4300 digits (``either_way``) also "not convertible" (the
+    id kept as it was, the age null)."""
+    if column == "id" and isinstance(raw, dict) and either_way(raw.get("id")):
+        return want, raw["id"]
+    if column == "age" and isinstance(raw, dict) and isinstance(raw.get("stats"), dict) \
+            and either_way(raw["stats"].get("age")):
+        return want, None
+    return (want,)
+
+
 def class_failures(judged: list[dict[str, str]], expected: list[Any], inputs: list[Any],
                    output: Any, skip: frozenset[int] = frozenset()) -> dict[tuple[str, str], str]:
     """(column, class) -> the first wrong record, for each class some record got wrong; the
@@ -66,8 +79,9 @@ def class_failures(judged: list[dict[str, str]], expected: list[Any], inputs: li
     if not isinstance(output, list) or len(output) != len(expected):
         count = len(output) if isinstance(output, list) else 0
         failures[("list", "non_dict_items")] = f"{count} items back for {len(expected)} dicts"
-    rows = zip(judged, expected, align(inputs, expected, output))
-    for index, (classes, want, got) in enumerate(rows):
+    records = [u for u in inputs if isinstance(u, dict)]
+    rows = zip(judged, expected, align(inputs, expected, output), records)
+    for index, (classes, want, got, raw) in enumerate(rows):
         if index in skip or (got is not None and strict_equal(got, want)):
             continue  # every class value of a record equal to the oracle's is equal too
         for column, name in classes.items():
@@ -77,7 +91,7 @@ def class_failures(judged: list[dict[str, str]], expected: list[Any], inputs: li
                 failures[(column, name)] = f"dict #{index + 1} not returned"
                 continue
             got_value, want_value = class_value(column, name, got), class_value(column, name, want)
-            if not strict_equal(got_value, want_value):
+            if not any(strict_equal(got_value, w) for w in accepted(column, raw, want_value)):
                 failures[(column, name)] = (f"dict #{index + 1}: got {show(got_value)}, "
                                             f"expected {show(want_value)}")
     return failures
