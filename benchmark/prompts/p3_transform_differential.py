@@ -10,13 +10,11 @@ explains it (``items.blame``), named with the input, never the others. Pure, lik
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..untrusted import text
 from . import p3_transform_items as items
-from .base import CheckContext, Outcome, strict_equal
+from .base import CheckContext, Outcome, excerpt, strict_equal
 from .p3_transform_cases import CLASSES
 from .p3_transform_data import MISSING, either_way
 from .p3_transform_judge import DIFFERENTIAL, FIELDS, align, blocker, how_it_went, returned_list
@@ -47,15 +45,7 @@ def class_value(column: str, name: str, record: Any) -> Any:
 
 def show(value: Any) -> str:
     """A short, safe rendering of a JSON value (ints past the digit limit by their size)."""
-    if value is MISSING:
-        return "nothing"
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
-        return f"an int of about {int(value.bit_length() * 0.30103) + 1} digits"
-    try:
-        rendered = json.dumps(value, ensure_ascii=False)
-    except ValueError:
-        rendered = f"a {type(value).__name__} holding a very long int"
-    return text(rendered, 60)
+    return "nothing" if value is MISSING else excerpt(value, 60)
 
 
 def accepted(column: str, raw: Any, want: Any) -> tuple[Any, ...]:

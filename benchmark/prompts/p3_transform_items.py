@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..untrusted import NAME_LIMIT, text
+from .base import excerpt
 from .p3_transform_cases import CLASSES
 from .p3_transform_data import MISSING
 
@@ -94,7 +95,7 @@ def shown(value: Any) -> str:
     if isinstance(value, str) and len(value) > INPUT_CHARS:
         start = json.dumps(value[:INPUT_CHARS // 2], ensure_ascii=False)
         return f"a string of {len(value):,} characters starting {text(start, INPUT_CHARS)}"
-    return text(json.dumps(value, ensure_ascii=False), INPUT_CHARS)
+    return excerpt(value, INPUT_CHARS)
 
 
 def class_input(column: str, record: Mapping[str, Any]) -> Any:
