@@ -424,6 +424,26 @@ def test_cases_equal(tmp_path):
     assert check("cases.equal", ctx, labels=["perturbed"], compare="numeric").fraction == 0.5
 
 
+@pytest.mark.parametrize("compare", ["strict", "numeric"])
+def test_a_case_returning_an_int_past_the_digit_limit_costs_that_case_only(tmp_path, compare):
+    """A call may return an int of thousands of digits (the channel carries it): str() and
+    float arithmetic refuse it, so judging it once made the whole check an internal error;
+    now it costs its own case, shown by its size."""
+    cases = [a_case("plain", 1), a_case("perturbed_1", 10 ** 5000), a_case("perturbed_2", 2.5)]
+    expect = {"plain": {"value": 1}, "perturbed_1": {"value": 2.5}, "perturbed_2": {"value": 2.5}}
+    outcome = check("cases.equal", call_context(tmp_path, cases, expect), compare=compare)
+    assert outcome.status is None and outcome.fraction == pytest.approx(2 / 3)
+    assert "perturbed_1: returned an int of about 5001 digits (int)" in outcome.rationale
+
+
+def test_numeric_equal_never_raises_on_ints_too_large_for_a_float():
+    from benchmark.packs.library.common import numeric_equal
+
+    assert numeric_equal(10 ** 5000, 10 ** 5000, 1e-9) and not numeric_equal(10 ** 5000, 1.5, 1e6)
+    assert not numeric_equal(1.5, -10 ** 400, 1e-9) and numeric_equal(3, 3.0000000001, 1e-6)
+    assert not numeric_equal(float("nan"), float("nan"), 1.0)
+
+
 def test_cases_fail_when_the_module_does_not_import(tmp_path):
     ctx = call_context(tmp_path, [], {"plain": {"value": 1}},
                        import_error={"type": "SyntaxError", "message": "bad"}, function_found=None)

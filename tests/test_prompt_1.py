@@ -330,6 +330,17 @@ def test_parse_output_guards():
     assert judge.nesting_depth('["\\"[", [[]]]') == 3
 
 
+def test_an_output_id_of_more_digits_than_int_converts_is_a_surplus_item_not_a_grader_error():
+    """A printed id string past int()'s 4300-digit limit matches no input id: the judge counts
+    it as a surplus item (it used to raise ValueError, and every check on the run was error)."""
+    row = p1.fixture_expected()[0]
+    output = [{**row, "id": "9" * 5000}, dict(row)]
+    assert judge.id_key("9" * 4300) == 10 ** 4300 - 1 and judge.id_key("9" * 4301) is None
+    assert judge.filtering([row], output) == {"common": 1, "union": 2, "missing": [], "extra": [],
+                                              "surplus": 1}
+    assert judge.values([row], output) == (len(data.OUTPUT_KEYS), len(data.OUTPUT_KEYS), [])
+
+
 def test_observe_stages_both_runs_then_one_timed_run_and_keeps_only_json(tmp_path):
     from benchmark.packs import reference
 

@@ -16,6 +16,8 @@ from benchmark.engine.grading import GradeOptions, grade_prompt
 from benchmark.prompts import p3_transform as P3
 from benchmark.prompts import p3_transform_cases as C
 from benchmark.prompts import p3_transform_data as D
+from benchmark.prompts import p3_transform_differential as DIFF
+from benchmark.prompts import p3_transform_items as ITEMS
 from benchmark.prompts import p3_transform_judge as J
 from benchmark.prompts.base import CheckContext
 from benchmark.rubric import by_id
@@ -348,6 +350,10 @@ def test_prompt_text_states_the_rules_the_perturbed_data_tests():
     for needle in ("Python 3.11", "ASCII digits", '"1e3"', '"inf"', '"nan"', '"٣٢"',
                    "exactly 100 is Gold", "exactly 50 is Silver"):
         assert needle in text
+    flat = " ".join(text.split())
+    assert ("A string of more than 4300 digits (past Python's default `int()` limit) may be "
+            "treated either way, as its integer or as not convertible, but must not make the "
+            "function raise.") in flat
 
 
 @pytest.mark.parametrize("check_id", FIELD_CHECKS)
@@ -834,3 +840,167 @@ def test_digit_string_draws_what_choice_draws():
             expected = "".join(one_by_one.choice("0123456789") for _ in range(count))
             assert digit_string(batched, count) == expected
             assert batched.getstate() == one_by_one.getstate()
+
+
+# ---- one record that raises costs that record (issue 27, point 4) ---------------------------
+
+
+def _items_result(label: str, users: list[Any], transform, raises=lambda item: False) -> dict:
+    """A call that raised as a whole, made again item by item (as the harness does with
+    ``split_budget_s``): each item's own call raises where ``raises(item)``."""
+    result = _result(label, None, exception="ValueError")
+    result["items"] = [_result(f"{label}/{i}", None, exception="ValueError") if raises(item)
+                       else _result(f"{label}/{i}", transform([copy.deepcopy(item)]))
+                       for i, item in enumerate(users)]
+    return result
+
+
+def _huge_digits(item) -> bool:
+    stats = item.get("stats") if isinstance(item, dict) else None
+    return isinstance(item, dict) and (D.either_way(item.get("id")) or (
+        isinstance(stats, dict) and D.either_way(stats.get("age"))))
+
+
+@pytest.mark.parametrize("text, either", [
+    ("9" * 4300, False), ("9" * 4301, True), (" +" + "9" * 4301 + "\t", True), ("-" + "0" * 4301, True),
+    ("9" * 4301 + "x", False), ("٣" * 4301, False), (9, False), (None, False)])
+def test_either_way_is_a_convertible_string_of_more_than_4300_digits(text, either):
+    assert D.either_way(text) is either
+
+
+def test_the_differential_run_accepts_huge_ids_and_ages_kept_or_converted():
+    def not_converted(users):
+        out = D.expected_output(users)
+        for raw, record in zip([u for u in users if isinstance(u, dict)], out):
+            if D.either_way(raw.get("id")):
+                record["id"] = raw["id"]
+            if isinstance(raw.get("stats"), dict) and D.either_way(raw["stats"].get("age")):
+                record["stats"]["age"] = None
+        return out
+
+    outcome = P3.CHECKS["differential_run"](CheckContext(files={}, facts=_facts(not_converted)))
+    assert outcome.fraction == 1.0 and "81 of 81" in outcome.rationale
+    assert DIFF.accepted("id", {"id": "7"}, 7) == (7,)
+    assert DIFF.accepted("age", {"stats": {"age": HUGE}}, 10 ** 5000 - 1) == (10 ** 5000 - 1, None)
+
+
+def test_a_call_that_raises_on_huge_digits_loses_only_those_two_classes():
+    users = C.differential_case(SEED)[0]
+    facts = _facts(differential=_items_result("differential", users, D.expected_output, _huge_digits))
+    outcome = P3.CHECKS["differential_run"](CheckContext(files={}, facts=facts))
+    assert outcome.fraction == pytest.approx(1 - 2 / 6), outcome.rationale
+    assert "id huge" in outcome.rationale and "age huge" in outcome.rationale
+    assert "characters starting" in outcome.rationale and "raised ValueError: boom" in outcome.rationale
+    assert "9" * 100 not in outcome.rationale and len(outcome.rationale) < 2000
+    for other in ("email", "contact", "stats", "count", "record", "list"):
+        assert f"; {other} " not in outcome.rationale
+
+
+def test_a_call_that_fails_on_every_record_fails_every_class():
+    users = C.differential_case(SEED)[0]
+    facts = _facts(differential=_items_result("differential", users, D.expected_output, lambda item: True))
+    assert _behaviour("differential_run", facts) == 0.0
+    judged = C.differential_case(SEED)[1]
+    every = {pair for classes in judged for pair in classes.items()}
+    assert set(ITEMS.blame(judged, {n: "raised" for n in range(len(judged))})) == every
+
+
+def test_blame_charges_the_class_that_explains_the_failures_not_its_neighbours():
+    judged = C.differential_case(SEED)[1]
+    failed = {n: "raised" for n, classes in enumerate(judged) if classes.get("email") == "only_at"}
+    assert ITEMS.blame(judged, failed) == {("email", "only_at"): min(failed)}
+    assert ITEMS.blame(judged, {}) == {}
+
+
+def test_a_record_that_raises_costs_that_record_in_the_other_checks():
+    """The fixture, malformed and perturbed calls made again item by item: each record that
+    raised costs its own share, never the whole check."""
+    def raises(item):
+        return isinstance(item, dict) and item.get("id") == "101"
+
+    facts = _facts(fixture=_items_result("fixture", D.fixture_users(), D.expected_output, raises))
+    assert _behaviour("function_runs", facts) == pytest.approx(6 / 7)
+    assert 0.8 < _behaviour("id_standardization", facts) < 1.0
+    malformed = D.malformed_users()
+    broken = _facts(malformed=_items_result("malformed", malformed, D.expected_output,
+                                            lambda item: isinstance(item, dict) and item.get("id") is True))
+    outcome = P3.CHECKS["error_handling"](CheckContext(files={}, facts=broken))
+    assert outcome.fraction == pytest.approx(7 / 8) and "7 of 8 records came back" in outcome.rationale
+    assert '"id": true' in outcome.rationale
+
+
+def test_observe_asks_for_the_judged_calls_to_be_split_and_attaches_their_items():
+    seen = []
+
+    def run(request, stage):
+        seen.append(request)
+        results = []
+        for call in request["calls"]:
+            if call["label"] == "fixture":
+                results.append(_result("fixture", None, exception="ValueError"))
+                results += [_result(f"fixture/{i}", D.expected_output([u]))
+                            for i, u in enumerate(call["args"][0])]
+            else:
+                results.append(_result(call["label"], D.expected_output(call["args"][0])))
+        observation = {"import_error": None, "function_found": True, "results": results}
+        return ExecResult(0, "", "", False, None, 0.1, 0.1, 10.0, observation=observation)
+
+    facts = P3.observe({}, run, TEST_DATA, SEED)
+    assert [c.get("split_budget_s") for c in seen[0]["calls"]] == [ITEMS.SPLIT_BUDGET_S] * 4 + [None] * 2
+    assert set(facts["results"]) == set(P3.LABELS)
+    assert len(facts["results"]["fixture"]["items"]) == len(D.fixture_users())
+    assert "items" not in facts["results"]["perturbed"]
+    assert _behaviour("function_runs", facts) == 1.0
+
+
+def test_a_shown_input_is_capped_and_states_its_length():
+    assert ITEMS.shown("9" * 5000).startswith('a string of 5,000 characters starting "9999')
+    assert len(ITEMS.shown("9" * 5000)) < 120 and ITEMS.shown("\x1b[31m") == '"\\u001b[31m"'
+    assert ITEMS.shown({"a": "b" * 200}).endswith("more characters)")
+
+
+def _variant(old: str, new: str) -> str:
+    text = (REFERENCE / MAIN).read_text(encoding="utf-8")
+    assert old in text
+    return text.replace(old, new)
+
+
+_DIGITS_TO_INT = """    try:
+        return int(text)
+    except ValueError:
+        return int(decimal.Decimal(text))"""
+_EMAIL_DOC = '''    """The lower-cased domain after the last '@', or None."""
+'''
+
+
+def test_an_answer_whose_int_refuses_huge_digit_strings_loses_nothing(tmp_path):
+    """Plain int(), its ValueError caught (an honest answer without the digit-limit trick):
+    every class right, so no gate takes points from the other categories either."""
+    result = _grade(tmp_path, "plain_int", _variant(_DIGITS_TO_INT, """    try:
+        return int(text)
+    except ValueError:
+        return None"""))
+    assert _earned(result)["differential_run"] == 3.0 and _category(result, "execution") == 12.0
+    assert result.score >= 23
+
+
+def test_an_answer_that_raises_on_one_class_loses_that_class_only(tmp_path):
+    """A raise on one value class (an email "@") costs that class's sixth of the differential
+    run and that record's share of the malformed list, in the one sandboxed run as before."""
+    raising = _variant(_EMAIL_DOC, _EMAIL_DOC + '    if email == "@":\n        raise ValueError("nothing around the @")\n')
+    result = _grade(tmp_path, "raises_once", raising)
+    earned = _earned(result)
+    assert earned["differential_run"] == pytest.approx(2.5)
+    assert earned["error_handling"] == pytest.approx(1.5 * 7 / 8)
+    assert all(earned[c] == 1.5 for c in ("function_runs", *FIELD_CHECKS))
+    rationale = next(c.rationale for cat in result.categories for c in cat.checks if c.id == "differential_run")
+    assert "email only_at" in rationale and 'raised ValueError: nothing around the @, on email "@"' in rationale
+    assert len(result.execution) == 1
+
+
+def test_an_answer_whose_int_raises_past_the_digit_limit_loses_the_two_huge_classes(tmp_path):
+    result = _grade(tmp_path, "raises_huge", _variant(_DIGITS_TO_INT, "    return int(text)"))
+    assert _earned(result)["differential_run"] == pytest.approx(2.0)
+    rationale = next(c.rationale for cat in result.categories for c in cat.checks if c.id == "differential_run")
+    assert "id huge" in rationale and "age huge" in rationale and "Exceeds the limit" in rationale
+    assert "characters starting" in rationale

@@ -755,3 +755,27 @@ def test_the_token_sent_to_a_plain_http_url_costs_secure_transport(tmp_path):
     assert plain != REFERENCE_TEXT
     earned, rationale = _security(_grade(tmp_path, "plain_http", plain))["secure_transport"]
     assert earned == 0 and "over plain http (http://api.crm-provider.com" in rationale, rationale
+
+
+# ---- values past int()'s digit limit (the channel carries ints of up to 21,500 digits) ----------
+
+
+def test_a_scenario_returning_an_int_past_the_digit_limit_costs_that_scenario_only():
+    """str() refuses such an int, so judging one once made the whole check an internal error."""
+    facts = patch(ideal_facts(), "bad_400", value=10 ** 5000)
+    outcome = run_check("handle_400", facts)
+    assert outcome.status is None and outcome.fraction == 0
+    assert "returned an int of about 5001 digits, expected null" in outcome.rationale
+    assert run_check("success_handling", facts).fraction == 1
+
+
+def test_a_leaked_token_beside_an_int_past_the_digit_limit_is_still_found():
+    facts = ideal_facts()
+    facts["results"]["ok_200"]["value"] = {"n": 10 ** 5000, "auth": f"Bearer {TOKEN}"}
+    outcome = run_check("no_token_leak", facts)
+    assert outcome.fraction == 0 and outcome.rationale.endswith("ok_200: return value"), outcome.rationale
+
+
+def test_a_timeout_past_the_digit_limit_is_not_finite_enough_and_no_grader_error():
+    outcome = run_check("explicit_timeout", each_request(ideal_facts(), timeout=10 ** 5000))
+    assert outcome.status is None and outcome.fraction == 0 and "int of about 5001 digits" in outcome.rationale

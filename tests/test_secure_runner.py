@@ -82,6 +82,37 @@ def test_input_mutation_and_exceptions_are_recorded():
     assert result["exception"] == {"type": "ValueError", "message": "boom"}
 
 
+def test_a_split_call_that_raises_is_made_again_item_by_item_from_fresh_copies():
+    """``split_budget_s``: a call on a list that raises is made again once per item, each item
+    alone and unchanged by the failed call (which emptied its list); a call that returned a
+    list is not; an item past the budget is stopped and the items after it are not run."""
+    code = _src("""
+        def f(items):
+            out = []
+            for item in items:
+                if item == "boom":
+                    raise ValueError(f"boom on {item!r}")
+                while item == "hang":
+                    pass
+                out.append({"v": item})
+            items.clear()
+            return out
+    """)
+    calls = [{"label": "a", "args": [["x", "boom", "y"]], "split_budget_s": 2},
+             {"label": "b", "args": [["x", "y"]], "split_budget_s": 2},
+             {"label": "c", "args": [["boom", "hang", "z"]], "split_budget_s": 0.5},
+             {"label": "d", "args": [["boom"]]}]
+    res = SecureRunner("t").run_harness({"mode": "call", "module": "sub.py", "function": "f",
+                                         "calls": calls}, {"sub.py": code}, timeout=20)
+    got = {r["label"]: r for r in res.observation["results"]}
+    assert list(got) == ["a", "a/0", "a/1", "a/2", "b", "c", "c/0", "c/1", "d"]
+    assert got["a"]["exception"]["type"] == "ValueError"
+    assert [got[f"a/{i}"]["value"] for i in (0, 2)] == [[{"v": "x"}], [{"v": "y"}]]
+    assert got["a/1"]["exception"] == {"type": "ValueError", "message": "boom on 'boom'"}
+    assert got["a/0"]["mutated"] is True and got["b"]["value"] == [{"v": "x"}, {"v": "y"}]
+    assert got["c/1"]["exception"]["type"] == "TimingBudgetExceeded"
+
+
 def test_sys_exit_inside_the_function_is_an_exception_not_a_pass():
     res = call("import sys\ndef f(x):\n    sys.exit(0)\n")
     assert res.observation["results"][0]["exception"]["type"] == "SystemExit"

@@ -20,9 +20,12 @@ from _rubricbench_loader import load_by_path
 
 _strict_json, _worker_io = load_by_path("strict_json"), load_by_path("worker_io")
 _encode, _decoded_text, _plain = _strict_json._encode, _strict_json._decoded_text, _strict_json._plain
+_decode = _strict_json._decode
 _Capture, _exc_info, _feed_stdin = _worker_io._Capture, _worker_io._exc_info, _worker_io._feed_stdin
+_MESSAGE_CAP = _worker_io.MESSAGE_CAP
 _loads = json.loads
-_thread_time = time.thread_time
+_thread_time, _monotonic = time.thread_time, time.monotonic
+_enumerate = enumerate
 _setitimer, _ITIMER_REAL = signal.setitimer, signal.ITIMER_REAL
 _type = type
 
@@ -79,7 +82,7 @@ def _over_budget(signum, frame):
     raise TimingBudgetExceeded("the call ran past its timing budget and was stopped")
 
 
-def _invoke(function, args, kwargs, measure=False, budget=None):
+def _invoke(function, args, kwargs, measure=False, budget=None, before=None):
     """Call function(*args, **kwargs) with its output captured; ``mutated`` compares the
     arguments' encoding before and after. Returns (result, the value's JSON text or None):
     the text, taken at once (a later call may change the object), is written into the
@@ -89,8 +92,10 @@ def _invoke(function, args, kwargs, measure=False, budget=None):
     and no mutation check, so the harness's own work stays small beside the call. With
     ``budget`` (seconds), a timer stops the call there (``TimingBudgetExceeded``, reported as
     the call's exception): a call that is merely slow on a large input must not take the
-    run's deadline, and with it the results of every call before it."""
-    before = None if measure else _decoded_text([args, kwargs])
+    run's deadline, and with it the results of every call before it. ``before``: the
+    arguments' text, when the caller took it already."""
+    if before is None and not measure:
+        before = _decoded_text([args, kwargs])
     result = {"returned": False, "value_type": None, "unserializable": None,
               "exception": None}
     text = None
@@ -163,13 +168,50 @@ def mode_call(request, record):
         _SLEPT[0] = 0.0
         measure = call.get("measure") is True
         budget = call.get("budget_s") if measure and _type(call.get("budget_s")) in (int, float) else None
-        if budget:
+        split = _split_budget(call, args) if not measure else None
+        if budget or split:
             signal.signal(signal.SIGALRM, _over_budget)
-        result, text = _invoke(function, args, kwargs, measure, budget)
-        if request.get("record_sleep") is True:
-            result["sleep_total"] = _SLEPT[0]
-        result["label"] = call["label"]
-        record["results"].add(result, text)
+        before = _decoded_text([args, kwargs]) if split else None
+        result, text = _invoke(function, args, kwargs, measure, budget, before)
+        _add(record, request, call["label"], result, text)
+        if split and not (result["returned"] and result["value_type"] == "list"):
+            _each_item(function, call["label"], before, split, record, request)
+
+
+def _add(record, request, label, result, text):
+    if request.get("record_sleep") is True:
+        result["sleep_total"] = _SLEPT[0]
+    result["label"] = label
+    record["results"].add(result, text)
+
+
+def _split_budget(call, args):
+    """A call's ``split_budget_s`` (wall seconds, > 0) when its first argument is a list."""
+    budget = call.get("split_budget_s")
+    ok = _type(budget) in (int, float) and budget > 0 and args and _type(args[0]) is list
+    return budget if ok else None
+
+
+def _each_item(function, label, before, budget, record, request):
+    """A ``split_budget_s`` call that raised, or returned no list, made again once per item
+    of its first argument, that item alone in a one-item list, so one item that raises costs
+    that item only. Every argument is a fresh copy decoded from the call's text taken before
+    it ran (the failed call cannot have changed them); results are labelled
+    ``<label>/<index>``, their captured output cut to MESSAGE_CAP characters. Within ``budget``
+    wall seconds in all: a timer stops the item that runs past it (``TimingBudgetExceeded``)
+    and later items are not run, so a slow function cannot take the run's deadline."""
+    (items, *rest), kwargs = _decode(before)
+    rest_text = _decoded_text([rest, kwargs])
+    deadline = _monotonic() + budget
+    for index, item in _enumerate(items):
+        left = deadline - _monotonic()
+        if left <= 0:
+            return
+        _SLEPT[0] = 0.0
+        more, extra = _decode(rest_text)
+        result, text = _invoke(function, [[item], *more], extra, budget=left)
+        result["output"] = result["output"][:_MESSAGE_CAP]
+        _add(record, request, f"{label}/{index}", result, text)
 
 
 _SLEPT = [0.0]

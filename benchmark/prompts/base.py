@@ -8,6 +8,7 @@ through the sandbox) and the fixture functions used by ``scripts/bootstrap_repo.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -97,6 +98,20 @@ def strict_equal(a: Any, b: Any) -> bool:
     if isinstance(a, list):
         return len(a) == len(b) and all(map(strict_equal, a, b))
     return bool(a == b)
+
+
+def excerpt(value: Any, limit: int = 80) -> str:
+    """Plain JSON data as JSON text for a rationale, through the untrusted-text boundary and
+    cut at ``limit`` characters. Never raises: an int with more digits than ``limit`` is named
+    by its size (``str()`` refuses ints past 4300 digits, and a child may return one), data
+    holding one is named by its type."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 3.33 * limit:
+        return f"an int of about {int(value.bit_length() * 0.30103) + 1} digits"
+    try:
+        rendered = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        rendered = f"a {type(value).__name__} holding a very long int or other data JSON does not carry"
+    return text(rendered, limit)
 
 
 def raised(exception: Mapping[str, Any]) -> str:

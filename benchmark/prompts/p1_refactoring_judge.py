@@ -10,6 +10,7 @@ filtering (its type then costs a value), and only the first record with an id is
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -18,6 +19,7 @@ from .base import strict_equal as same_json
 from .p1_refactoring_data import OUTPUT_KEYS, OUTPUT_TYPES, lenient_id
 
 MAX_DEPTH = 50
+MAX_ID_DIGITS = sys.int_info.default_max_str_digits  # int()'s default limit: 4300 digits
 STDERR_TAIL = 600
 NOTE_LIMIT = 4
 
@@ -102,13 +104,16 @@ def describe(value: Any) -> str:
 
 
 def id_key(value: Any) -> int | None:
-    """The id an output record claims: an int, or a string of digits; else None."""
+    """The id an output record claims: an int, or a string of digits; else None. A digit
+    string longer than ``int()`` converts by default (4300 digits) is no id any input has:
+    None, so the judge counts it as a surplus item instead of raising on it."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
-        return int(value.strip())
+    digits = value.strip() if isinstance(value, str) else ""
+    if digits.isascii() and digits.isdigit() and len(digits) <= MAX_ID_DIGITS:
+        return int(digits)
     return None
 
 

@@ -21,7 +21,12 @@ Scoring choices, so that returning the input unchanged (or ``[]``/None) earns ~n
   did not return a list;
 * ``differential_run`` judges each value class of the contract on its own (every record
   drawn from it right on the field it feeds); each class answered wrongly costs a sixth of
-  the check, and a call that raises (on a 5,000-digit id, say) earns none of it.
+  the check. An id or age of more than 4300 digits may come back converted or not
+  convertible (``p3_transform_data.either_way``: ``int()`` refuses it by default).
+
+A judged call that raises, or returns no list, is made again in the same child run once per
+item of its list (``p3_transform_items``): a record that raises costs that record, and in the
+differential run the value class that explains it, named with the input, never the rest.
 
 Output records are matched to input records by position when the counts agree, else by id.
 """
@@ -40,6 +45,8 @@ from ..types import ExecResult
 from . import measured
 from . import p3_transform_cases as cases
 from . import p3_transform_data as data
+from . import p3_transform_differential as differential
+from . import p3_transform_items as items
 from . import p3_transform_judge as judge
 from .base import CheckContext, Outcome, RunFn, compiles
 from .p3_transform_source import CHECKS, check
@@ -94,7 +101,9 @@ def _request(calls: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _run_calls(run: RunFn, inputs: dict[str, Any], labels: tuple[str, ...],
                seed: int) -> tuple[ExecResult | None, str]:
-    calls = [{"label": label, "args": [inputs[label]]} for label in labels]
+    """The judged calls, each made again item by item in the same run when it fails as a
+    whole (``p3_transform_items``), then the timed calls."""
+    calls = [{"label": label, "args": [inputs[label]], **items.request_key()} for label in labels]
     result = run(_request([*calls, *_timed_calls(seed)]), {})
     if result.observation is None:
         why = "timed out" if result.timed_out else (result.channel_error or "no record")
@@ -195,7 +204,8 @@ def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path, seed: 
     observation = result.observation
     facts["import_error"] = observation.get("import_error")
     facts["function_found"] = observation.get("function_found")
-    facts["results"] = {label: r for label, r in everything.items() if label not in TIMED}
+    facts["results"] = {label: r for label, r in everything.items() if label in LABELS}
+    items.attach(facts["results"], everything, inputs)
     return facts
 
 
@@ -245,8 +255,11 @@ def differential_run(ctx: CheckContext) -> Outcome:
     """A few hundred generated records, every value class the contract lists (ids and ages
     as ints, floats, padded/signed/huge/non-ASCII/garbage text; odd emails; missing, null
     and non-dict contact/stats; purchase counts at the limits and in forms float() takes but
-    the contract does not): each class answered wrongly costs a sixth of the check."""
-    return judge.judge_differential(ctx)
+    the contract does not): each class answered wrongly costs a sixth of the check. Ids and
+    ages of more than 4300 digits may come back converted or not convertible. When the call
+    raises, each record is judged on its own call in the same run: a record that raises costs
+    only the value class that explains it, named with the input."""
+    return differential.judge_differential(ctx)
 
 
 # ---- quality and performance, from what the calls did --------------------------------
@@ -280,7 +293,6 @@ def measured_performance(ctx: CheckContext) -> Outcome:
     facts = ctx.facts
     share = None
     if "expected" in facts and "perturbed" in facts.get("expected", {}):
-        result = facts.get("results", {}).get("perturbed") or {}
-        share = judge.record_share(facts["inputs"]["perturbed"], facts["expected"]["perturbed"],
-                                   result.get("value"))
+        value = judge.call_value(ctx, "perturbed") if "results" in facts else None
+        share = judge.record_share(facts["inputs"]["perturbed"], facts["expected"]["perturbed"], value)
     return measured.outcome(ctx, share, "the perturbed list")

@@ -6,7 +6,8 @@ every class with what the contract says of it. Every class appears at least ``MI
 times per seed, the rest of each column is drawn from all its classes, and a few non-dict
 items are mixed in. ``differential_case(seed)`` returns the input list and, for each dict
 record, its classes; the expected answer is the oracle's (``p3_transform_data.expected_output``),
-computed in the parent. ``p3_transform_judge.judge_differential`` judges each class on its own.
+computed in the parent. ``p3_transform_differential.judge_differential`` judges each class on
+its own.
 Like EvalPlus for HumanEval: an answer right on the fixture but wrong on a class loses points.
 """
 
@@ -52,7 +53,8 @@ def digit_string(rng: random.Random, count: int) -> str:
 
 
 def _huge(rng: random.Random) -> str:
-    """A whole number of 4,400-6,000 digits: past ``int()``'s default 4300-digit limit."""
+    """A whole number of 4,400-6,000 digits: past ``int()``'s default 4300-digit limit, so
+    the contract lets it be converted or not (``p3_transform_data.either_way``)."""
     digits = str(rng.randint(1, 9)) + digit_string(rng, rng.randint(4400, 6000))
     return rng.choice((digits, f"-{digits}", f"  {digits} ", f"+{digits}"))
 
@@ -66,7 +68,7 @@ INTEGER_CLASSES: dict[str, tuple[str, Draw]] = {
     "digits": ("ASCII digits: the int", lambda r, n: str(n)),
     "padded": ("digits with surrounding whitespace", lambda r, n: r.choice((f" {n}", f"{n} ", f"\t{n}\n", f"  {n}  "))),
     "signed": ("an optional +/- sign", lambda r, n: r.choice((f"+{n}", f"-{n}", f" -{n} ", "+0"))),
-    "huge": ("more than 4300 digits: the int (never raise)", lambda r, n: _huge(r)),
+    "huge": ("more than 4300 digits: the int or not convertible (never raise)", lambda r, n: _huge(r)),
     "decimal_text": ('"32.0": not convertible', lambda r, n: r.choice((f"{n}.0", f"{n}.", f".{n}"))),
     "underscore": ('"1_000": not convertible', lambda r, n: f"{n // 1000 or 1}_{n % 1000:03d}"),
     "foreign": ("digits of other scripts: not convertible", lambda r, n: _foreign(n, r)),

@@ -5,7 +5,9 @@ The rules here are the prompt's evaluation contract, written as code:
 
 * ``id`` becomes an int when it is an int (not a bool), a float with no fractional part, or
   a string that after stripping surrounding whitespace is an optional sign and ASCII digits;
-  otherwise it is kept as it was (a missing ``id`` stays missing);
+  otherwise it is kept as it was (a missing ``id`` stays missing); a digit string of more
+  than 4300 digits may be treated either way (``either_way``: the oracle converts it, the
+  judge accepts both);
 * ``contact`` is copied (a fresh ``{}`` when it is missing or not an object) and gains
   ``email_provider``: the lower-cased text after the last ``@`` of ``email``, stripped of
   surrounding whitespace, or None when ``email`` is not a string with an ``@`` or the domain
@@ -23,6 +25,7 @@ import copy
 import json
 import random
 import re
+import sys
 from functools import lru_cache
 from typing import Any
 
@@ -33,6 +36,7 @@ ANSWER_KEY_PATH = "prompt_3_expected.json"
 BOM = b"\xef\xbb\xbf"
 GOLD_MIN = 100
 SILVER_MIN = 50
+DIGIT_LIMIT = sys.int_info.default_max_str_digits  # 4300: int()'s default limit (prompt.md)
 
 _INT_TEXT = re.compile(r"[+-]?[0-9]+")
 _DECIMAL_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
@@ -85,9 +89,20 @@ def as_int(value: Any) -> int | None:
 
 def digits_value(text: str) -> int:
     """``int(text)`` for an optional sign and ASCII digits of any length: ``int()`` alone
-    raises past ``sys.get_int_max_str_digits()`` (4300 digits), and the contract sets no
-    length limit and says the function never raises."""
+    raises past ``sys.get_int_max_str_digits()`` (4300 digits). The oracle converts them;
+    the judge accepts "not convertible" for them too (``either_way``)."""
     return bigint.signed_value(text)
+
+
+def either_way(value: Any) -> bool:
+    """Whether ``value`` is a convertible string of more than ``DIGIT_LIMIT`` digits, which
+    the contract lets an answer treat either way (converted, or not convertible): only code
+    that switches off CPython's int-to-str limit converts it with ``int()``, and demanding
+    that is no fair test. The function must still not raise on it."""
+    if not isinstance(value, str) or len(value) <= DIGIT_LIMIT:
+        return False
+    stripped = value.strip()
+    return bool(_INT_TEXT.fullmatch(stripped)) and len(stripped.lstrip("+-")) > DIGIT_LIMIT
 
 
 def as_count(value: Any) -> float | int | None:

@@ -2,26 +2,26 @@
 behaviour verdicts the checks in ``p3_transform`` return.
 
 Everything here is pure: plain JSON data in (what came back from the child, the inputs and
-the oracle's expected answers), numbers or an ``Outcome`` out.
+the oracle's expected answers), numbers or an ``Outcome`` out. A call that failed as a
+whole is judged on the calls the harness made again item by item (``p3_transform_items``):
+each record that raised costs that record. The differential run's verdict is
+``p3_transform_differential``'s.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..untrusted import text
-from .base import CheckContext, Outcome, load_problem, raised, strict_equal
-from .p3_transform_cases import CLASSES
+from . import p3_transform_items as items
+from .base import CheckContext, Outcome, load_problem, strict_equal
 from .p3_transform_data import MISSING
 
 MAIN = "prompt_3_transform.py"
 FUNCTION = "transform_and_enrich_users"
 SCORED_LABELS = ("fixture", "perturbed")
 DIFFERENTIAL = "differential"
-CLASS_COST = 1 / 6  # of the differential check, per contract value class answered wrongly
-NOTE_COUNT = 4
 MAX_OUTPUT_ITEMS = 10_000  # more items than this for a <= 40-record input is not an answer
 
 
@@ -121,19 +121,27 @@ def returned_list(result: Mapping[str, Any] | None) -> bool:
 
 
 def call_value(ctx: CheckContext, label: str) -> Any:
-    """The call's JSON value, or None when it raised or did not return a list."""
+    """The call's JSON value; when it raised or did not return a list, its output rebuilt
+    from the calls made again item by item (one entry per dict record, None where that
+    record's call failed); None when there are none."""
     result = ctx.facts["results"].get(label)
-    return result["value"] if returned_list(result) else None
+    if returned_list(result):
+        return result["value"]
+    return items.merged(result, ctx.facts["inputs"][label]) if items.has_items(result) else None
 
 
-def how_it_went(result: Mapping[str, Any] | None) -> str:
+def how_it_went(result: Mapping[str, Any] | None, inputs: list[Any] | None = None) -> str:
     if not result:
         return "was not observed"
     if result.get("exception"):
-        return f"raised {raised(result['exception'])}"
-    if result.get("value_type") != "list":
-        return f"returned {result.get('value_type')}, not a list"
-    return "returned a list"
+        went = f"raised {items.raised_note(result['exception'])}"
+    elif result.get("value_type") != "list":
+        went = f"returned {text(result.get('value_type'), 200)}, not a list"
+    else:
+        return "returned a list"
+    if inputs is not None and items.has_items(result):
+        went += f"; {items.summary(result, inputs)}"
+    return went
 
 
 def judge_field(ctx: CheckContext, field: str, what: str) -> Outcome:
@@ -156,102 +164,58 @@ def judge_fixture_records(ctx: CheckContext) -> Outcome:
     if blocked:
         return blocked
     result = ctx.facts["results"].get("fixture")
-    if not returned_list(result):
-        return Outcome.fail(f"the fixture call {how_it_went(result)}")
     inputs, expected = ctx.facts["inputs"]["fixture"], ctx.facts["expected"]["fixture"]
-    aligned = align(inputs, expected, result["value"])
+    value = call_value(ctx, "fixture")
+    if value is None:
+        return Outcome.fail(f"the fixture call {how_it_went(result)}")
+    aligned = align(inputs, expected, value)
     carry = sum(shaped(got, want) for got, want in zip(aligned, expected))
     intact = sum(whole(got, want) for got, want in zip(aligned, expected))
+    went = f"returned {len(value)} items" if returned_list(result) else how_it_went(result, inputs)
     return Outcome.ratio(intact, len(expected),
-                         f"the fixture call returned {len(result['value'])} items; {carry} of "
-                         f"{len(expected)} records carry all four contract fields and {intact} "
-                         "also keep every other field unchanged")
+                         f"the fixture call {went}; {carry} of {len(expected)} records carry all "
+                         f"four contract fields and {intact} also keep every other field unchanged")
+
+
+def _came_back(ctx: CheckContext, label: str, whole: float) -> float:
+    """``whole`` when the call returned a list, else the share of its dict records whose own
+    call (made again item by item) returned one dict; 0 without those."""
+    expected, value = ctx.facts["expected"].get(label), call_value(ctx, label)
+    if returned_list(ctx.facts["results"].get(label)):
+        return whole
+    if not isinstance(value, list) or not expected:
+        return 0.0
+    return sum(isinstance(r, dict) for r in value) / len(expected)
 
 
 def judge_malformed(ctx: CheckContext) -> Outcome:
     """Half: one dict back per dict input of the malformed list; half: those records exactly
-    as the contract says; all of it halved when the perturbed call did not return a list."""
+    as the contract says; all of it halved when the perturbed call did not return a list.
+    A call that failed as a whole counts its records' own calls: each record that raised
+    costs its share of each half (and of the perturbed call's half)."""
     blocked = blocker(ctx)
     if blocked:
         return blocked
     results = ctx.facts["results"]
     inputs, expected = ctx.facts["inputs"]["malformed"], ctx.facts["expected"]["malformed"]
     value = call_value(ctx, "malformed")
-    survived = (isinstance(value, list) and len(value) == len(expected)
-                and all(isinstance(r, dict) for r in value))
+    survived = _came_back(ctx, "malformed", float(
+        isinstance(value, list) and len(value) == len(expected) and all(isinstance(r, dict) for r in value)))
     aligned = align(inputs, expected, value)
     exact = sum(got is not None and strict_equal(got, want) for got, want in zip(aligned, expected))
-    perturbed_ok = returned_list(results.get("perturbed"))
-    fraction = (0.5 * survived + 0.5 * exact / len(expected)) * (1.0 if perturbed_ok else 0.5)
-    if isinstance(value, list):
+    perturbed = 0.5 + 0.5 * _came_back(ctx, "perturbed", 1.0)
+    fraction = (0.5 * survived + 0.5 * exact / len(expected)) * perturbed
+    if returned_list(results.get("malformed")):
         shape = "one dict per dict input" if survived else f"expected exactly {len(expected)} dicts"
         malformed = f"returned {len(value)} items ({shape})"
     elif ctx.facts.get("unobserved", {}).get("malformed"):
         malformed = f"was lost: {ctx.facts['unobserved']['malformed']}"
     else:
-        malformed = how_it_went(results.get("malformed"))
+        malformed = how_it_went(results.get("malformed"), inputs)
+    went = how_it_went(results.get("perturbed"), ctx.facts["inputs"].get("perturbed"))
     return Outcome(fraction,
                    f"the malformed call {malformed}; {exact} of {len(expected)} records match the "
-                   f"contract exactly; the perturbed call {how_it_went(results.get('perturbed'))}")
-
-
-# ---- the differential run -------------------------------------------------------------
-
-_COLUMN_FIELD = {"id": "id", "email": "email_provider", "age": "age", "count": "account_tier"}
-
-
-_JUDGED_INSIDE = {("contact", "dict"): "email_provider", ("stats", "dict"): "age"}
-
-
-def class_value(column: str, name: str, record: Any) -> Any:
-    """What a class is judged on: the field a value class feeds; for a ``contact``/``stats``
-    shape the whole object (less the field its value class judges, for a plain dict: one
-    mistake, one class); for ``other_keys`` every other top-level key."""
-    if not isinstance(record, dict):
-        return MISSING
-    if column in _COLUMN_FIELD:
-        return FIELDS[_COLUMN_FIELD[column]](record)
-    if column in ("contact", "stats"):
-        value = record.get(column, MISSING)
-        inner = _JUDGED_INSIDE.get((column, name))
-        return {k: v for k, v in value.items() if k != inner} if inner and isinstance(value, dict) else value
-    return {k: v for k, v in record.items() if k not in ("id", "contact", "stats", "account_tier")}
-
-
-def show(value: Any) -> str:
-    """A short, safe rendering of a JSON value (ints past the digit limit by their size)."""
-    if value is MISSING:
-        return "nothing"
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
-        return f"an int of about {int(value.bit_length() * 0.30103) + 1} digits"
-    try:
-        rendered = json.dumps(value, ensure_ascii=False)
-    except ValueError:
-        rendered = f"a {type(value).__name__} holding a very long int"
-    return text(rendered, 60)
-
-
-def class_failures(judged: list[dict[str, str]], expected: list[Any], inputs: list[Any],
-                   output: Any) -> dict[tuple[str, str], str]:
-    """(column, class) -> the first wrong record, for each class some record got wrong."""
-    failures: dict[tuple[str, str], str] = {}
-    if not isinstance(output, list) or len(output) != len(expected):
-        count = len(output) if isinstance(output, list) else 0
-        failures[("list", "non_dict_items")] = f"{count} items back for {len(expected)} dicts"
-    for index, (classes, want, got) in enumerate(zip(judged, expected, align(inputs, expected, output))):
-        if got is not None and strict_equal(got, want):
-            continue  # every class value of a record equal to the oracle's is equal too
-        for column, name in classes.items():
-            if (column, name) in failures:
-                continue
-            if got is None:
-                failures[(column, name)] = f"dict #{index + 1} not returned"
-                continue
-            got_value, want_value = class_value(column, name, got), class_value(column, name, want)
-            if not strict_equal(got_value, want_value):
-                failures[(column, name)] = (f"dict #{index + 1}: got {show(got_value)}, "
-                                            f"expected {show(want_value)}")
-    return failures
+                   f"contract exactly; the perturbed call {went}")
 
 
 def record_share(inputs: list[Any], expected: list[Any], output: Any) -> tuple[int, int]:
@@ -259,29 +223,3 @@ def record_share(inputs: list[Any], expected: list[Any], output: Any) -> tuple[i
     the oracle's exactly, of all of them."""
     got = align(inputs, expected, output)
     return sum(1 for want, have in zip(expected, got) if have is not None and strict_equal(have, want)), len(expected)
-
-
-def judge_differential(ctx: CheckContext) -> Outcome:
-    """Each contract value class answered wrongly costs CLASS_COST of the check."""
-    blocked = blocker(ctx)
-    if blocked:
-        return blocked
-    facts = ctx.facts
-    if DIFFERENTIAL in facts.get("unobserved", {}):
-        return Outcome.fail(f"the differential call was lost: {facts['unobserved'][DIFFERENTIAL]}")
-    result = facts["results"].get(DIFFERENTIAL)
-    total = sum(len(classes) for classes in CLASSES.values())
-    if not returned_list(result):
-        return Outcome.fail(f"the differential call over {len(facts['expected'][DIFFERENTIAL])} "
-                            f"records {how_it_went(result)}: none of {total} value classes judged")
-    failures = class_failures(facts["classes"], facts["expected"][DIFFERENTIAL],
-                              facts["inputs"][DIFFERENTIAL], result["value"])
-    notes = [f"{column} {name} ({CLASSES[column][name]}): {why}"
-             for (column, name), why in failures.items()]
-    more = f"; and {len(notes) - NOTE_COUNT} more" if len(notes) > NOTE_COUNT else ""
-    detail = "; ".join(notes[:NOTE_COUNT]) + more if notes else "every class exact"
-    return Outcome(max(0.0, 1.0 - CLASS_COST * len(failures)),
-                   f"{total - len(failures)} of {total} contract value classes right over "
-                   f"{len(facts['expected'][DIFFERENTIAL])} generated records (seed "
-                   f"{facts.get('seed')}); each wrong class costs {CLASS_COST:.3g} of the check; "
-                   f"{detail}")

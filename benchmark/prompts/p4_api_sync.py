@@ -23,7 +23,7 @@ from ..submission import SourceFile
 from ..types import Evidence
 from . import p4_api_sync_data as data
 from . import p4_api_sync_judge as judge
-from .base import LIST_LIMIT, CheckContext, Outcome, RunFn, compiles, listed, make_registry
+from .base import LIST_LIMIT, CheckContext, Outcome, RunFn, compiles, excerpt, listed, make_registry
 
 PROMPT_ID = "prompt_4"
 TITLE = "API Integration"
@@ -273,7 +273,7 @@ def explicit_timeout(ctx: CheckContext) -> Outcome:
         return blocked
     pairs = judge.requests_of(ctx.facts)
     good = sum(judge.timeout_ok(request.get("timeout")) for _, request in pairs)
-    seen = sorted({repr(request.get("timeout")) for _, request in pairs})[:3]
+    seen = sorted({excerpt(request.get("timeout"), 40) for _, request in pairs})[:3]
     return Outcome.ratio(good, len(pairs), f"{good}/{len(pairs)} requests had a finite timeout of "
                          f"at most {data.MAX_TIMEOUT_S:g} s (seen: {', '.join(seen)})")
 

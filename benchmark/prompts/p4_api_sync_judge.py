@@ -18,7 +18,7 @@ from urllib.parse import unquote, urlsplit
 from ..analyzers.memo import nodes_of
 from ..analyzers.timing import seconds
 from ..untrusted import NAME_LIMIT, text
-from .base import CheckContext, Outcome, load_problem
+from .base import CheckContext, Outcome, excerpt, load_problem
 from .base import strict_equal as same_json
 from .p4_api_sync_data import (CLIENT_ERROR_KINDS, ENDPOINT, FUNCTION, MAIN, MAX_ATTEMPTS, MAX_TIMEOUT_S,
                                 METHOD, RULES, expected_value)
@@ -89,7 +89,7 @@ def score_scenario(facts: Mapping[str, Any], scenario: dict[str, Any]) -> tuple[
         return 0.0, f"{label}: raised {text(result['exception']['type'], NAME_LIMIT)}"
     expected = expected_value(scenario)
     if not result["returned"] or not same_json(result["value"], expected):
-        return 0.0, f"{label}: returned {str(result['value'])[:40]!r}, expected {expected!r}"
+        return 0.0, f"{label}: returned {excerpt(result['value'], 40)}, expected {excerpt(expected, 40)}"
     if expected is None and not gives_job_ids(facts):
         return 0.5, f"{label}: None, but the function never returns a job id"
     if not rule.min_requests <= attempts <= rule.max_requests:
@@ -111,7 +111,8 @@ def timeout_ok(value: Any) -> bool:
     """A finite positive timeout of at most MAX_TIMEOUT_S, or a (connect, read) pair of them."""
     parts = value if isinstance(value, list) and len(value) == 2 else [value]
     return all(isinstance(part, (int, float)) and not isinstance(part, bool)
-               and math.isfinite(part) and 0 < part <= MAX_TIMEOUT_S for part in parts)
+               and (isinstance(part, int) or math.isfinite(part)) and 0 < part <= MAX_TIMEOUT_S
+               for part in parts)
 
 
 def looks_secret(value: str) -> bool:
@@ -143,7 +144,23 @@ STREAMS = ("the process's stdout", "the process's stderr", "output while importi
 
 
 def _json_text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    """A returned value as JSON text to search for the token; a value holding an int past the
+    digit limit (``json.dumps`` refuses it) is searched by its strings, keys included."""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except ValueError:
+        return json.dumps(_strings(value), ensure_ascii=False)
+
+
+def _strings(value: Any) -> Any:
+    """``value`` with every number, boolean and null dropped: its strings and keys only."""
+    if isinstance(value, dict):
+        return {key: _strings(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_strings(item) for item in value]
+    return value if isinstance(value, str) else None
 
 
 def _host(url: str) -> str | None:

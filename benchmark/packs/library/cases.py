@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...prompts.base import CheckContext, Outcome, load_problem
+from ...prompts.base import CheckContext, Outcome, excerpt, load_problem
 from ..registry import builtin_check
 from .common import (COMPARE_PARAMS, comparer, exception_note, labels_param, mapping,
                      observation_problem, pooled, reference_failure, select_labels)
@@ -82,7 +82,7 @@ def equal(ctx: CheckContext, labels: Sequence[str] | None = None, compare: str =
             return 0.0, f"returned a value that is not plain data: {case['unserializable']}"
         if same(case.get("value"), value):
             return 1.0, "equal"
-        return 0.0, f"returned {str(case.get('value'))[:80]!s} ({case.get('value_type')}), not the expected value"
+        return 0.0, f"returned {excerpt(case.get('value'))} ({case.get('value_type')}), not the expected value"
 
     return _judge_cases(ctx, labels, "value", judge)
 

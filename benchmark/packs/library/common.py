@@ -175,10 +175,21 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _within(a: int | float, b: int | float, tol: float) -> bool:
+    """``|a - b| <= tol`` for finite numbers; an int too large for a float (a child may return
+    one of thousands of digits) is never within ``tol`` of a float, and never raises."""
+    if isinstance(a, float) and not math.isfinite(a) or isinstance(b, float) and not math.isfinite(b):
+        return False
+    try:
+        return abs(a - b) <= tol
+    except OverflowError:
+        return False
+
+
 def numeric_equal(a: Any, b: Any, tol: float) -> bool:
     """``strict_equal`` except that ints and floats are equal when within ``tol`` (NaN never)."""
     if _is_number(a) and _is_number(b):
-        return math.isfinite(a) and math.isfinite(b) and abs(a - b) <= tol
+        return _within(a, b, tol)
     if type(a) is not type(b):
         return False
     if isinstance(a, dict):
