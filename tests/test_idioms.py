@@ -159,6 +159,9 @@ BY_DESIGN = {
                      "refused PermissionError"),
     "sqlite_outside": ('import sqlite3\nsqlite3.connect("/tmp/rubricbench-idioms.db")',
                        ("filesystem", "sqlite3.connect"), "refused OperationalError"),
+    "sqlite_outside_by_path": ('import pathlib, sqlite3\n'
+                               'sqlite3.connect(pathlib.Path("/tmp/rubricbench-idioms.db"))',
+                               ("filesystem", "sqlite3.connect"), "refused OperationalError"),
     "symlink_to_outside": ('import os\nos.symlink("/etc/passwd", "passwd")\nopen("passwd").read()',
                            ("filesystem", "os.symlink"), "refused FileNotFoundError"),
     # psutil reads the machine's /proc, which no run is shown (and /etc/os-release likewise:

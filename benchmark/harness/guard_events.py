@@ -62,6 +62,13 @@ STAND_INS = (
     ("_multiprocessing", "sem_unlink", "rubricbench.sem_unlink"),
 )
 REPLACED_MODULES = frozenset(module for module, _, _ in STAND_INS)
+# C functions whose audit event carries a path argument as it was given (``sqlite3.connect``
+# alone among them: ``os`` and ``open`` give their events the str or bytes they made of it),
+# so a ``pathlib.Path`` would reach the hook as an object it never reads (and denies): in the
+# worker each is wrapped to turn that argument into its str or bytes (``os.fspath``) first,
+# and the hook checks the very value the function then opens. (module, function, the
+# argument's keyword name; it is the first positional one)
+FSPATH_FIRST = (("sqlite3", "connect", "database"), ("sqlite3.dbapi2", "connect", "database"))
 SHARED_MEMORY_EVENTS = frozenset({"rubricbench.shm_open", "rubricbench.shm_unlink",
                                   "rubricbench.sem_unlink"})
 # every event the hook may deny: any other (str) event is let through at once, which is what

@@ -1,4 +1,5 @@
 import os
+import pathlib
 import sqlite3
 
 db = sqlite3.connect("app.db")
@@ -8,8 +9,11 @@ db.execute("INSERT INTO kv VALUES ('a', '1')")
 db.commit()
 db.close()
 print(os.path.exists("app.db"), os.path.getsize("app.db") > 0)
-with sqlite3.connect("app.db") as again:
+with sqlite3.connect(pathlib.Path("app.db")) as again:
     print(again.execute("SELECT v FROM kv WHERE k = 'a'").fetchone())
+DB = pathlib.Path(__file__).parent / "app.db"  # the usual spelling: a path beside the script
+with sqlite3.connect(database=DB, timeout=2) as again:
+    print(again.execute("SELECT count(*) FROM kv").fetchone(), sqlite3.connect.__name__)
 readonly = sqlite3.connect("file:app.db?mode=ro", uri=True)
 try:
     readonly.execute("INSERT INTO kv VALUES ('b', '2')")
