@@ -29,4 +29,5 @@ print(sorted(os.listdir("unpacked")), sorted(name for name, *_ in shutil.get_arc
 with zipfile.ZipFile("bundle.zip", "a") as archive:
     with archive.open("appended.txt", "w") as handle:
         handle.write(b"more")
-print(zipfile.is_zipfile("bundle.zip"), tarfile.is_tarfile("bundle.tar.gz"), len(zipfile.ZipFile("bundle.zip").infolist()))
+print(zipfile.is_zipfile("bundle.zip"), tarfile.is_tarfile("bundle.tar.gz"),
+      len(zipfile.ZipFile("bundle.zip").infolist()))

@@ -56,7 +56,8 @@ async def main():
             await asyncio.sleep(10)
     except TimeoutError:
         print("timeout context")
-    results = await asyncio.gather(asyncio.sleep(0, result=1), asyncio.sleep(-1, result=2), return_exceptions=True)
+    results = await asyncio.gather(asyncio.sleep(0, result=1), asyncio.sleep(-1, result=2),
+                                   return_exceptions=True)
     print(results, [r async for r in agen()])
     slow = asyncio.create_task(asyncio.sleep(10))
     slow.cancel()

@@ -8,7 +8,8 @@ with open("settings.ini", "w") as handle:
     config.write(handle)
 loaded = configparser.ConfigParser(interpolation=configparser.ExtendedInterpolation())
 print(loaded.read("settings.ini"), loaded.sections())
-print(loaded.getint("server", "port"), loaded.getboolean("server", "debug"), loaded["paths"]["logs"], loaded.get("server", "missing", fallback="fb"))
+print(loaded.getint("server", "port"), loaded.getboolean("server", "debug"),
+      loaded["paths"]["logs"], loaded.get("server", "missing", fallback="fb"))
 print(dict(loaded["server"]), loaded.has_option("server", "timeout"))
 parser = configparser.ConfigParser()
 parser.read_string("[a]\nx = 1\n")

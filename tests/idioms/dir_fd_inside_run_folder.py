@@ -13,7 +13,8 @@ try:
     os.symlink("moved.txt", "made/link.txt", dir_fd=folder)
     os.chmod("made/moved.txt", 0o600, dir_fd=folder)
     print(sorted(os.listdir(folder)), os.readlink("made/link.txt", dir_fd=folder))
-    print(oct(stat.S_IMODE(os.stat("made/moved.txt", dir_fd=folder).st_mode)), os.access("made", os.W_OK, dir_fd=folder))
+    print(oct(stat.S_IMODE(os.stat("made/moved.txt", dir_fd=folder).st_mode)),
+          os.access("made", os.W_OK, dir_fd=folder))
     os.unlink("made/link.txt", dir_fd=folder)
     os.remove("made/moved.txt", dir_fd=folder)
     os.rmdir("made", dir_fd=folder)

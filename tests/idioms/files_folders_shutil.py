@@ -38,4 +38,5 @@ shutil.rmtree("a")
 os.makedirs("x/y")
 os.removedirs("x/y")
 print(sorted(os.listdir(".")), os.path.exists("a"), shutil.disk_usage(".").total > 0)
-print(shutil.which("python3") is None or isinstance(shutil.which("python3"), str), os.getcwd() == os.path.realpath("."))
+print(shutil.which("python3") is None or isinstance(shutil.which("python3"), str),
+      os.getcwd() == os.path.realpath("."))

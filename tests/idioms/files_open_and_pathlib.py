@@ -16,8 +16,10 @@ path.parent.mkdir(exist_ok=True)
 path.write_text("# Titre é\n", encoding="utf-8")
 print(path.read_text(encoding="utf-8"), path.read_bytes(), path.stat().st_size, path.exists(), path.is_file())
 path.with_suffix(".bak").write_bytes(b"\x00\xff")
-print(path.suffix, path.stem, path.name, path.parent.name, path.with_name("x.txt").as_posix(), sorted(p.name for p in path.parent.iterdir()))
-print(pathlib.Path("notes.txt").resolve() == pathlib.Path.cwd() / "notes.txt", os.path.abspath("notes.txt") == str(pathlib.Path("notes.txt").absolute()))
+print(path.suffix, path.stem, path.name, path.parent.name, path.with_name("x.txt").as_posix(),
+      sorted(p.name for p in path.parent.iterdir()))
+print(pathlib.Path("notes.txt").resolve() == pathlib.Path.cwd() / "notes.txt",
+      os.path.abspath("notes.txt") == str(pathlib.Path("notes.txt").absolute()))
 with open("default-encoding.txt", "w") as handle:
     handle.write("naïve café\n")
 print(open("default-encoding.txt").read(), os.path.getsize("default-encoding.txt"))

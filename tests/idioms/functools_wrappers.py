@@ -55,4 +55,5 @@ print(describe("x"), describe(3), describe([1, 2]), describe(True))
 print(Money(5) >= Money(3), Money(2) <= Money(2), Money(1) > Money(4))
 print(power_of_two(10), power_of_two.func.__name__, Cell().double(21).value)
 print(functools.reduce(operator.mul, range(1, 6)), functools.reduce(lambda a, b: a + b, [], 0))
-print(sorted(["b", "A", "c"], key=functools.cmp_to_key(lambda a, b: (a.lower() > b.lower()) - (a.lower() < b.lower()))))
+print(sorted(["b", "A", "c"],
+             key=functools.cmp_to_key(lambda a, b: (a.lower() > b.lower()) - (a.lower() < b.lower()))))

@@ -21,9 +21,11 @@ print(hello.VERSION, hello.greet("bo"))
 spec = importlib.util.spec_from_file_location("loaded_by_path", "helper.py")
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
-print(module.VALUE, module.__name__, importlib.util.find_spec("plugins") is not None, importlib.util.find_spec("no_such_mod"))
+print(module.VALUE, module.__name__, importlib.util.find_spec("plugins") is not None,
+      importlib.util.find_spec("no_such_mod"))
 print(importlib.reload(helper).VALUE, importlib.import_module("json").dumps([1]), __import__("os.path").sep)
 import importlib.metadata  # noqa: E402
 import importlib.resources  # noqa: E402
 
-print(importlib.metadata.version("PyYAML"), importlib.resources.files("json").joinpath("__init__.py").is_file())
+print(importlib.metadata.version("PyYAML"),
+      importlib.resources.files("json").joinpath("__init__.py").is_file())

@@ -10,6 +10,8 @@ print(list(itertools.accumulate([1, 2, 3, 4])), list(itertools.accumulate([3, 1,
 print(list(itertools.pairwise("abcd")), list(itertools.zip_longest("ab", "xyz", fillvalue="-")))
 left, right = itertools.tee(range(3))
 print(list(left), list(right), list(itertools.starmap(pow, [(2, 3), (3, 2)])))
-print(list(itertools.compress("abcdef", [1, 0, 1, 0, 1, 1])), list(itertools.dropwhile(lambda x: x < 3, [1, 4, 1])))
-print(list(itertools.takewhile(lambda x: x < 3, [1, 2, 5, 1])), list(itertools.filterfalse(None, [0, 1, "", "a"])))
+print(list(itertools.compress("abcdef", [1, 0, 1, 0, 1, 1])),
+      list(itertools.dropwhile(lambda x: x < 3, [1, 4, 1])))
+print(list(itertools.takewhile(lambda x: x < 3, [1, 2, 5, 1])),
+      list(itertools.filterfalse(None, [0, 1, "", "a"])))
 print(list(itertools.repeat("z", 3)))

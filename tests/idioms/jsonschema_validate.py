@@ -20,7 +20,8 @@ try:
 except ValidationError as exc:
     print(exc.message, list(exc.path), exc.validator)
 validator = Draft202012Validator(schema, format_checker=FormatChecker())
-errors = sorted(validator.iter_errors({"age": "x", "email": "nope", "extra": 1, "tags": ["a", "a"]}), key=lambda e: e.json_path)
+errors = sorted(validator.iter_errors({"age": "x", "email": "nope", "extra": 1, "tags": ["a", "a"]}),
+                key=lambda e: e.json_path)
 print([(e.json_path, e.validator) for e in errors])
 print(validator.is_valid({"name": "x", "age": 1}), Draft202012Validator.check_schema(schema) is None)
 best = jsonschema.exceptions.best_match(validator.iter_errors({"name": 1, "age": 1}))
@@ -29,5 +30,6 @@ try:
     Draft202012Validator.check_schema({"type": "nonsense"})
 except jsonschema.SchemaError as exc:
     print("SchemaError", exc.validator)
-ref_schema = {"$defs": {"pos": {"type": "number", "exclusiveMinimum": 0}}, "type": "array", "items": {"$ref": "#/$defs/pos"}}
+ref_schema = {"$defs": {"pos": {"type": "number", "exclusiveMinimum": 0}},
+              "type": "array", "items": {"$ref": "#/$defs/pos"}}
 print(Draft202012Validator(ref_schema).is_valid([1, 2.5]), Draft202012Validator(ref_schema).is_valid([0]))

@@ -3,13 +3,14 @@ import logging.config
 import logging.handlers
 import os
 
+os.makedirs("logs", exist_ok=True)
 logging.config.dictConfig({
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(levelname)s %(name)s %(message)s"}},
     "handlers": {
-        "file": {"class": "logging.FileHandler", "filename": "logs/app.log", "formatter": "plain", "mode": "w"}
-        if os.makedirs("logs", exist_ok=True) is None else {},
+        "file": {"class": "logging.FileHandler", "filename": "logs/app.log", "formatter": "plain",
+                 "mode": "w"},
         "rotating": {"class": "logging.handlers.RotatingFileHandler", "filename": "logs/rot.log",
                      "maxBytes": 200, "backupCount": 2, "formatter": "plain"},
         "console": {"class": "logging.StreamHandler", "stream": "ext://sys.stdout", "formatter": "plain",

@@ -5,7 +5,8 @@ import pathlib
 import runpy
 import sys
 
-pathlib.Path("tool.py").write_text("import sys\nRESULT = sum(range(10))\nprint('tool ran as', __name__, sys.argv[1:])\n")
+pathlib.Path("tool.py").write_text("import sys\nRESULT = sum(range(10))\n"
+                                   "print('tool ran as', __name__, sys.argv[1:])\n")
 pathlib.Path("pkg").mkdir()
 pathlib.Path("pkg/__init__.py").write_text("")
 pathlib.Path("pkg/__main__.py").write_text("print('package main ran')\n")

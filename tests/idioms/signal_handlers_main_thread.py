@@ -41,6 +41,7 @@ except Timeout:
 finally:
     signal.alarm(0)
 old = signal.signal(signal.SIGINT, signal.SIG_IGN)
-print(signal.getsignal(signal.SIGINT) == signal.SIG_IGN, callable(old) or old is not None, signal.SIGTERM.name)
+print(signal.getsignal(signal.SIGINT) == signal.SIG_IGN, callable(old) or old is not None,
+      signal.SIGTERM.name)
 signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR2])
 print(signal.SIGUSR2 in signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGUSR2]))

@@ -21,7 +21,8 @@ except sqlite3.OperationalError as exc:
     print("read-only:", exc)
 readonly.close()
 os.makedirs("data", exist_ok=True)
-nested = sqlite3.connect(os.path.join(os.getcwd(), "data", "nested.sqlite3"), timeout=1, detect_types=sqlite3.PARSE_DECLTYPES)
+nested = sqlite3.connect(os.path.join(os.getcwd(), "data", "nested.sqlite3"), timeout=1,
+                         detect_types=sqlite3.PARSE_DECLTYPES)
 nested.execute("CREATE TABLE t (x)")
 nested.execute("ATTACH DATABASE 'app.db' AS other")
 print(nested.execute("SELECT v FROM other.kv").fetchall())

@@ -13,5 +13,6 @@ print(textwrap.fill("word " * 8, width=20))
 s = "Crème Brûlée"
 print(unicodedata.normalize("NFKD", s).encode("ascii", "ignore").decode(), unicodedata.name("é"),
       unicodedata.category("A"), len(unicodedata.normalize("NFC", "e\u0301")))
-print(s.casefold(), s.upper(), "ß".upper(), "ǅ".istitle(), "abc".removeprefix("a"), " x ".strip(), "a,b".partition(","))
+print(s.casefold(), s.upper(), "ß".upper(), "ǅ".istitle(), "abc".removeprefix("a"), " x ".strip(),
+      "a,b".partition(","))
 print("3".zfill(3), "tab\tto".expandtabs(4), "Hello".center(11, "*"), "😀".encode("utf-8"), len("😀"))

@@ -9,8 +9,10 @@ pathlib.Path("pathlib_link").symlink_to("real", target_is_directory=True)
 os.symlink("target.txt", "real/sibling_link")
 print(open("relative_link.txt").read(), os.readlink("relative_link.txt"), os.path.islink("relative_link.txt"))
 print(sorted(os.listdir("absolute_folder_link")), pathlib.Path("pathlib_link/target.txt").read_text())
-print(os.path.realpath("relative_link.txt") == os.path.realpath("real/target.txt"), pathlib.Path("pathlib_link").resolve().name)
-print(open("real/sibling_link").read(), os.lstat("relative_link.txt").st_size, pathlib.Path("pathlib_link").is_symlink())
+print(os.path.realpath("relative_link.txt") == os.path.realpath("real/target.txt"),
+      pathlib.Path("pathlib_link").resolve().name)
+print(open("real/sibling_link").read(), os.lstat("relative_link.txt").st_size,
+      pathlib.Path("pathlib_link").is_symlink())
 with open("absolute_folder_link/new.txt", "w") as handle:
     handle.write("written through a link")
 print(pathlib.Path("real/new.txt").read_text())

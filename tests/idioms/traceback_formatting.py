@@ -21,7 +21,8 @@ except RuntimeError as exc:
     print("The above exception was the direct cause" in text, text.strip().splitlines()[-1])
     te = traceback.TracebackException.from_exception(exc)
     print([frame.name for frame in te.stack], te.exc_type.__name__, te.__cause__.exc_type.__name__)
-    print([(f.name, f.lineno > 0) for f in traceback.extract_tb(exc.__traceback__)], sys.exc_info()[0].__name__)
+    print([(f.name, f.lineno > 0) for f in traceback.extract_tb(exc.__traceback__)],
+          sys.exc_info()[0].__name__)
     lines = traceback.format_exception(exc)
     print(lines[0], lines[-1].strip(), len(traceback.format_tb(exc.__traceback__)))
 try:
@@ -38,7 +39,8 @@ except KeyError as exc:
     print(exc.__notes__, traceback.format_exception_only(exc)[-1].strip())
 
 def where():  # (the frames above the script's own are the runner's: not printed)
-    return traceback.format_stack()[-1].strip().splitlines()[-1].strip(), [f.f_code.co_name for f, _ in traceback.walk_stack(sys._getframe())][:2]
+    line = traceback.format_stack()[-1].strip().splitlines()[-1].strip()
+    return line, [f.f_code.co_name for f, _ in traceback.walk_stack(sys._getframe())][:2]
 
 
 print(where(), traceback.extract_stack()[-1].name)

@@ -36,7 +36,8 @@ class AddTests(unittest.TestCase):
 
 print(doctest.testmod())
 stream = io.StringIO()
-result = unittest.TextTestRunner(stream=stream, verbosity=0).run(unittest.defaultTestLoader.loadTestsFromTestCase(AddTests))
+suite = unittest.defaultTestLoader.loadTestsFromTestCase(AddTests)
+result = unittest.TextTestRunner(stream=stream, verbosity=0).run(suite)
 print(result.testsRun, len(result.failures), len(result.errors), len(result.skipped), result.wasSuccessful())
 from unittest import mock  # noqa: E402
 

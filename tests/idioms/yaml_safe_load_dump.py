@@ -33,4 +33,6 @@ with open("config.yaml", "w") as handle:
 with open("config.yaml") as handle:
     print(yaml.safe_load(handle), yaml.__version__)
 loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-print(yaml.load("c: 3", Loader=loader), yaml.dump([1, 2], Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper)), yaml.__with_libyaml__)
+print(yaml.load("c: 3", Loader=loader),
+      yaml.dump([1, 2], Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper)),
+      yaml.__with_libyaml__)
