@@ -81,7 +81,6 @@ RULE_NEIGHBOURS = {
     # processes: threads, thread pools, signals to the run's own process
     "os.kill": ("signal_handlers_main_thread",),
     "os.killpg": ("signal_handlers_main_thread",),
-    "signal.pthread_kill": ("threading_basics",),
     "subprocess.Popen": ("thread_pool_executor", "threading_basics"),
     "rubricbench.fork_exec": ("thread_pool_executor",),
     "os.system": ("thread_pool_executor",),
@@ -110,7 +109,7 @@ RULE_NEIGHBOURS = {
 # for the events the guard watches should an interpreter raise them: CPython raises none for
 # mkfifo and mknod, whose neighbour shows the call working)
 ALLOWED_USES = ("open", "import", "sqlite3.connect", "object.__setattr__", "object.__delattr__",
-                "os.kill", "os.killpg", *guard_events.LISTING_EVENTS,
+                "os.kill", "os.killpg", "socket.sendmsg", *guard_events.LISTING_EVENTS,
                 *guard_events.PATH_EVENT_NAMES - {"socket.bind", "os.mkfifo", "os.mknod"})
 
 # Denied on purpose: (script, (kind, event) reported with every layer on, stdout of the
@@ -136,6 +135,11 @@ BY_DESIGN = {
     # network: no connection, no name resolution; loopback and unix sockets included
     "tcp_connect": ('import socket\nsocket.socket().connect(("192.0.2.1", 80))',
                     ("network", "socket.connect"), "refused PermissionError"),
+    "udp_sendto": ('import socket\nudp = socket.socket(type=socket.SOCK_DGRAM)\n'
+                   'udp.sendto(b"x", ("192.0.2.1", 9))', ("network", "socket.sendto"), "refused OSError"),
+    "udp_sendmsg_with_an_address": ('import socket\nudp = socket.socket(type=socket.SOCK_DGRAM)\n'
+                                    'udp.sendmsg([b"x"], [], 0, ("192.0.2.1", 9))',
+                                    ("network", "socket.sendmsg"), "refused OSError"),
     "dns_lookup": ('import socket\nsocket.gethostbyname("localhost")',
                    ("network", "socket.gethostbyname"), "refused gaierror"),
     "requests_without_a_mock": ('import requests\nrequests.get("http://example.com/", timeout=2)',

@@ -18,6 +18,14 @@ with left, right:
         right.recv(1)
     except BlockingIOError:
         print("would block")
+    left.sendmsg([b"scatter", b"/", b"gather"])
+    print(right.recv(32))
+    right.setblocking(True)
+    socket.send_fds(left, [b"fd"], [right.fileno()])
+    message, fds, _, _ = socket.recv_fds(right, 16, 1)
+    print(message, len(fds))
+    for fd in fds:
+        socket.close(fd)
     left.shutdown(socket.SHUT_WR)
     print(right.recv(1) if right.setblocking(True) is None else None)
 print(socket.gethostname() is not None, socket.AF_INET.name, socket.has_ipv6 in (True, False))

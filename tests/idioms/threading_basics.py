@@ -1,3 +1,4 @@
+import signal
 import threading
 import time
 
@@ -58,10 +59,20 @@ with semaphore, rlock, rlock:
 daemon = threading.Thread(target=time.sleep, args=(0.01,), daemon=True)
 daemon.start()
 daemon.join()
-print(daemon.daemon, isinstance(threading.get_native_id(), int), threading.get_ident() == threading.main_thread().ident)
+print(daemon.daemon, isinstance(threading.get_native_id(), int),
+      threading.get_ident() == threading.main_thread().ident)
 t = threading.Thread(target=lambda: 1 / 0)
 caught = []
 threading.excepthook = lambda args: caught.append(args.exc_type.__name__)
 t.start()
 t.join()
 print(caught)
+woken = []
+signal.signal(signal.SIGUSR1, lambda signum, frame: woken.append(signal.Signals(signum).name))
+waker = threading.Thread(target=signal.pthread_kill, args=(threading.main_thread().ident, signal.SIGUSR1))
+waker.start()
+waker.join()
+while not woken:
+    time.sleep(0.001)
+signal.pthread_kill(threading.get_ident(), 0)  # "is this thread alive?"
+print(woken)
