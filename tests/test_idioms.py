@@ -87,7 +87,7 @@ RULE_NEIGHBOURS = {
     "os.exec": ("importlib_run_folder_module",),
     "os.posix_spawn": ("thread_pool_executor",),
     "os.spawn": ("thread_pool_executor",),
-    "os.fork": ("threading_basics", "queues_between_threads"),
+    "os.fork": ("threading_basics", "queues_between_threads", "multiprocessing_thread_pool"),
     "os.forkpty": ("threading_basics",),
     "os.startfile": ("threading_basics",),
     # network: a connected socket pair (asyncio's own wake-up pipe), mocked HTTP
@@ -103,7 +103,7 @@ RULE_NEIGHBOURS = {
     # shared between the run's threads
     "rubricbench.shm_open": ("mmap_file_inside",),
     "rubricbench.shm_unlink": ("mmap_file_inside",),
-    "rubricbench.sem_unlink": ("queues_between_threads",),
+    "rubricbench.sem_unlink": ("multiprocessing_thread_pool",),
 }
 # the rules that let some uses through: their neighbours raise the event, outside too (but
 # for the events the guard watches should an interpreter raise them: CPython raises none for
@@ -125,6 +125,10 @@ BY_DESIGN = {
                 ("process", "os.fork"), "refused PermissionError"),
     "multiprocessing_process": ("import multiprocessing\nmultiprocessing.Process(target=print).start()",
                                 ("process", "os.fork"), "refused PermissionError"),
+    "process_pool_executor": ("import concurrent.futures\n"
+                              "with concurrent.futures.ProcessPoolExecutor(1) as pool:\n"
+                              "    pool.submit(abs, -1).result(timeout=10)",
+                              ("process", "os.fork"), "refused PermissionError"),
     # platform's answers that it gets from a program (`file`, `uname -p`): the same fallback
     # answer inside, but the attempt is a process, reported
     "platform_architecture": ("import platform\nprint(platform.architecture()[0])",
@@ -174,10 +178,15 @@ BY_DESIGN = {
                        ("filesystem", "open"), "refused NoSuchProcess"),
     "platform_os_release": ('import platform\nprint(platform.freedesktop_os_release()["ID"] != "")',
                             ("filesystem", "open"), "True\ndone"),
-    # POSIX shared memory: a file in the machine's /dev/shm
+    # POSIX shared memory and multiprocessing's shared values: files the run makes in
+    # /dev/shm, which the guard cannot tell from the machine's (with the private root the
+    # kernel layer gives the run a small /dev/shm of its own: the value works there, and
+    # SharedMemory is made, then its resource tracker, a process, is refused)
     "shared_memory": ("from multiprocessing import shared_memory\n"
                       "shared_memory.SharedMemory(create=True, size=64).unlink()",
-                      ("filesystem", "rubricbench.shm_open"), "refused OSError"),
+                      ("filesystem", "rubricbench.shm_open"), "refused PermissionError"),
+    "multiprocessing_value": ('import multiprocessing\nprint(multiprocessing.Value("i", 5).value)',
+                              ("filesystem", "open"), "5\ndone"),
 }
 # Refused by the kernel layer alone, which raises no audit event (seccomp: no socket family
 # but IPv4 and IPv6, no socket pair but a stream; Landlock: no TCP bind or connect).
