@@ -13,7 +13,15 @@ that lets some uses through must really raise its event outside the sandbox.
 
 ``BY_DESIGN`` lists what is denied on purpose (processes, network, native libraries, files
 outside the run folder): never run outside, each must be refused with its named event when
-every layer is on, and the kernel layer alone must give the outcome stated.
+every layer is on, and the kernel layer alone must give the outcome stated. ``KERNEL_ONLY``
+lists what the kernel layer refuses with no event for the guard to report.
+
+Differences that are no denial, and so no idiom here: the machine's configuration files are
+not in the sandbox (``/etc/mime.types``: ``mimetypes.guess_type("x.md")`` knows only Python's
+own table; ``/etc/passwd``: ``pwd`` and ``getpass.getuser()`` answer from the C library's
+fallback, the same here for uid 0, not for others; ``/proc``: no process listing); HOME and
+TMPDIR are the run's own folders; the hash seed is fixed; a runner calls the script, so the
+frames above it differ; stdin is at end of file.
 """
 
 from __future__ import annotations
@@ -140,10 +148,14 @@ BY_DESIGN = {
     "tcp_connect": ('import socket\nsocket.socket().connect(("192.0.2.1", 80))',
                     ("network", "socket.connect"), "refused PermissionError"),
     "udp_sendto": ('import socket\nudp = socket.socket(type=socket.SOCK_DGRAM)\n'
-                   'udp.sendto(b"x", ("192.0.2.1", 9))', ("network", "socket.sendto"), "refused OSError"),
+                   'udp.sendto(b"x", ("192.0.2.1", 9))',
+                   ("network", "socket.sendto"), "refused OSError"),
     "udp_sendmsg_with_an_address": ('import socket\nudp = socket.socket(type=socket.SOCK_DGRAM)\n'
                                     'udp.sendmsg([b"x"], [], 0, ("192.0.2.1", 9))',
                                     ("network", "socket.sendmsg"), "refused OSError"),
+    "create_connection_outside": ('import socket\n'
+                                  'socket.create_connection(("192.0.2.1", 80), timeout=2)',
+                                  ("network", "socket.getaddrinfo"), "refused PermissionError"),
     "dns_lookup": ('import socket\nsocket.gethostbyname("localhost")',
                    ("network", "socket.gethostbyname"), "refused gaierror"),
     "requests_without_a_mock": ('import requests\nrequests.get("http://example.com/", timeout=2)',
