@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import types
 from pathlib import Path
@@ -125,6 +126,49 @@ def test_private_root_holds_only_the_read_paths_and_a_size_capped_copy_of_the_sa
     assert seen == {"cwd": str(sandbox / "work"), "staged": "staged", "outside": False,
                     "grader": False, "written_mb": 1, "reads_read_only": True}
     assert not (sandbox / "work" / "fill").exists()  # the writes went to the run's tmpfs
+
+
+@pytest.mark.skipif(not isolation.detect().private_root, reason="no private root on this machine")
+@pytest.mark.parametrize("under_shm", [False, True], ids=["sandbox-elsewhere", "sandbox-under-dev-shm"])
+def test_the_private_roots_dev_shm_is_the_runs_own_and_size_capped(tmp_path, under_shm):
+    """Named semaphores (multiprocessing's locks, ThreadPool) are made in /dev/shm: the
+    private root has one of its own, a 1 MB tmpfs that the machine's never sees; a sandbox
+    whose path lies under /dev/shm (where staging puts it) is still there, beneath it."""
+    if under_shm and not os.path.isdir(mounts.SHM):
+        pytest.skip("no /dev/shm on this machine")
+    base = Path(tempfile.mkdtemp(dir=mounts.SHM)) if under_shm else tmp_path
+    sandbox = base / "sandbox"
+    (sandbox / "work").mkdir(parents=True)
+    (sandbox / "work" / "staged.txt").write_text("staged")
+    name = f"rubricbench-test-{os.getpid()}"
+    reads, _ = isolation.default_paths(sandbox, HARNESS)
+
+    def inside() -> str:
+        isolation.enter_namespaces(network=False, pid=False, mount=True)
+        os.chdir(sandbox / "work")
+        mounts.private_root(str(sandbox), list(reads), 2)
+        import _multiprocessing  # a named semaphore, made (and its name removed) as a Lock does
+
+        _multiprocessing.SemLock(1, 1, 1, f"/{name}-sem", True).acquire()
+        written = 0
+        try:
+            with open(f"{mounts.SHM}/{name}", "wb") as out:
+                for _ in range(8):
+                    out.write(b"x" * (1 << 18))
+                    out.flush()
+                    written += 1
+        except OSError:
+            pass
+        return json.dumps({"staged": Path("staged.txt").read_text(), "quarters_written": written,
+                           "shm_names": sorted(os.listdir(mounts.SHM))})
+
+    try:
+        seen = json.loads(_in_fork(inside))
+    finally:
+        if under_shm:
+            shutil.rmtree(base)
+    assert seen["staged"] == "staged" and seen["quarters_written"] in (3, 4)  # 1 MB at most
+    assert name in seen["shm_names"] and not os.path.exists(f"{mounts.SHM}/{name}")
 
 
 def _compose(text: str) -> dict:

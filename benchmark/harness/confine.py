@@ -117,7 +117,10 @@ def apply(policy, cloned_by=None):
         mounts.private_root(policy["write_paths"][0],
                             [*policy["read_paths"], *policy["exec_paths"]], policy["tmpfs_mb"])
     if policy["landlock"]:
-        landlock.restrict(policy["read_paths"], policy["exec_paths"], policy["write_paths"],
+        # with the private root, its /dev/shm is the run's own tmpfs (mounts.SHM): named
+        # semaphores are made there; the machine's is not in the root
+        writes = [*policy["write_paths"], *([mounts.SHM] if policy["private_root"] else [])]
+        landlock.restrict(policy["read_paths"], policy["exec_paths"], writes,
                           deny_tcp=policy["deny_tcp"])
     if policy["seccomp"]:
         seccomp.install_deny_list()

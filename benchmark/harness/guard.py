@@ -7,7 +7,9 @@ functions, and file writes, deletions, renames and links outside the sandbox (a 
 too, which SQLite opens with no ``open`` event, and POSIX shared memory and a named
 semaphore's removal, files in the machine's /dev/shm); reads and folder listings outside the allowed roots are denied and
 reported too. C functions that raise no audit event of their own (``STAND_INS``) are replaced
-in the worker by stand-ins that raise one, and a fresh copy of their module is refused. A path
+in the worker by stand-ins that raise one, and a fresh copy of their module is refused;
+``sqlite3.connect``, whose event carries its database as given, is wrapped to turn a path-like
+(``pathlib.Path``) into its str first (``FSPATH_FIRST``), so the hook reads a str. A path
 relative to a directory descriptor is relative to a folder the event does not name (``open``
 from ``os.open`` does not even say whether it had one), so the guard also refuses what could
 make such a path lead outside unseen: a descriptor of a folder outside the sandbox, ``..`` in a
@@ -52,7 +54,7 @@ except ImportError:  # imported as benchmark.harness.guard, or on its own from t
 
 load_by_path("guard_events")  # the tables, by path under their private name: bound here, at load
 from _rubricbench_guard_events import (  # noqa: E402
-    CODE_ATTRIBUTES, DETAIL_CAP, DIR_FD_EVENTS, LISTING_EVENTS, LOOPBACK, MAX_LINKS,
+    CODE_ATTRIBUTES, DETAIL_CAP, DIR_FD_EVENTS, FSPATH_FIRST, LISTING_EVENTS, LOOPBACK, MAX_LINKS,
     NATIVE_EVENTS, NETWORK_EVENTS, NO_DIR_FD, PATH_EVENT_NAMES, PATH_EVENTS, PROCESS_EVENTS,
     RECORD_CAP, REPLACED_MODULES, SETATTR_EVENTS, SHARED_MEMORY_EVENTS, STAND_INS, WATCHED_EVENTS,
     WRITE_FLAGS)
@@ -274,7 +276,10 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
                     if written or not installed:
                         verdict = ("native", event, shown)
             elif event in network:
-                if not allow_network:
+                # sendmsg with no address sends on a connected socket (a socket pair's, or one
+                # whose connect was checked here): no more than send(), which raises no event
+                if not allow_network and not (event == "socket.sendmsg" and len(args) > 1
+                                              and args[1] is None):
                     verdict = ("network", event, "")
             elif event in process:
                 if not ((event == "os.kill" or event == "os.killpg") and len(args) > 0
@@ -318,6 +323,23 @@ def _stand_in(event, name, audit=sys.audit, error=PermissionError):
     return stand_in
 
 
+def _fspath_first(function, keyword, fspath=os.fspath):
+    """``function`` with its path argument (the first positional one, or ``keyword``) turned
+    into its str or bytes before the call (``FSPATH_FIRST``): ``sqlite3.connect(Path(...))``
+    runs as outside, and the hook checks the str the C function gets. Nothing here needs
+    protecting: whatever this wrapper does, the hook checks the argument the call raises."""
+    def fspath_first(*args, **kwargs):
+        if args:
+            args = (fspath(args[0]), *args[1:])
+        elif keyword in kwargs:
+            kwargs[keyword] = fspath(kwargs[keyword])
+        return function(*args, **kwargs)
+
+    fspath_first.__name__ = fspath_first.__qualname__ = function.__name__
+    fspath_first.__doc__, fspath_first.__wrapped__ = function.__doc__, function
+    return fspath_first
+
+
 def install(sandbox, read_roots, allow_network, report_fd):
     real = os.path.realpath
     write_roots = (real(sandbox).rstrip("/"), "/dev/null")
@@ -329,6 +351,17 @@ def install(sandbox, read_roots, allow_network, report_fd):
         except ImportError:  # not built here: nothing to replace
             continue
         replaced.append((module, function, _stand_in(event, module_name + "." + function)))
+
+    wrapped = {}
+    for module_name, function, keyword in FSPATH_FIRST:
+        try:
+            module = __import__(module_name, fromlist=["_"])
+        except ImportError:  # not built here: nothing to wrap
+            continue
+        original = getattr(module, function)
+        if id(original) not in wrapped:  # (sqlite3 and sqlite3.dbapi2 share one function)
+            wrapped[id(original)] = _fspath_first(original, keyword)
+        replaced.append((module, function, wrapped[id(original)]))
 
     sys.addaudithook(_make_hook(write_roots, reads, bool(allow_network), report_fd, os.getpid()))
     for module, function, stand_in in replaced:

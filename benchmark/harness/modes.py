@@ -27,7 +27,7 @@ _loads = json.loads
 _thread_time, _monotonic = time.thread_time, time.monotonic
 _enumerate = enumerate
 _setitimer, _ITIMER_REAL = signal.setitimer, signal.ITIMER_REAL
-_type = type
+_type, _issubclass, _int_value = type, issubclass, int.__int__
 
 
 def _import_submission(module_file):
@@ -290,6 +290,18 @@ def mode_http(request, record):
         record["results"].add(result, text)
 
 
+def _exit_status(code):
+    """The exit status Python gives ``sys.exit(code)``: 0 for None, an int's value (a bool
+    or an IntEnum too: ``unittest.main()`` ends with ``sys.exit(False)``), else 1 with the
+    value printed to stderr. An int's value is read by int's own method, never a subclass's."""
+    if code is None:
+        return 0
+    if _issubclass(_type(code), int):
+        return _int_value(code)
+    print(code, file=sys.stderr)
+    return 1
+
+
 def mode_script(request, record):
     import runpy
 
@@ -305,9 +317,7 @@ def mode_script(request, record):
     try:
         runpy.run_path(path, run_name="__main__")
     except SystemExit as exc:
-        code = exc.code if _type(exc.code) is int else (0 if exc.code is None else 1)
-        if exc.code is not None and _type(exc.code) is not int:
-            print(exc.code, file=sys.stderr)
+        code = _exit_status(exc.code)
     except BaseException as exc:
         record["exception"] = _exc_info(exc)
         traceback.print_exc()

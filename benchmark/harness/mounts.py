@@ -6,8 +6,14 @@ Landlock. Afterwards the process's ``/`` is a small read-only tmpfs that holds o
 - each of ``reads`` (the interpreter, system libraries, the harness), bind-mounted read-only
   at its own path (a symbolic link among them is re-created as the same link);
 - ``sandbox`` at its own path: a fresh tmpfs of ``size_mb`` MB holding a copy of what the
-  grader staged there, the only writable place. Disk use is capped by the kernel, and the
-  files vanish with the run's last process.
+  grader staged there, the only writable place for files. Disk use is capped by the kernel,
+  and the files vanish with the run's last process;
+- ``/dev/shm``: a tmpfs of the run's own (``SHM_OPTIONS``: 1 MB, 256 inodes, no exec), where
+  the C library makes POSIX named semaphores (``multiprocessing``'s locks, queues and
+  ``multiprocessing.pool.ThreadPool`` make one each, and remove its name at once). The
+  machine's ``/dev/shm`` is not in the root at all; Landlock lets the run write to this one
+  (``confine.apply``). Where the sandbox's path lies under ``/dev/shm``, its folder is made in
+  this tmpfs and the sandbox mounted over it.
 
 Nothing else of the host's filesystem can be named: named unix sockets, other models, the
 grader, answer keys and results are not in this root at all, whatever system call (or
@@ -29,6 +35,8 @@ KEPT_FLAGS = ((os.ST_RDONLY, MS_RDONLY), (os.ST_NOSUID, MS_NOSUID), (os.ST_NODEV
               (os.ST_NODIRATIME, MS_NODIRATIME), (os.ST_RELATIME, MS_RELATIME))
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}.get(os.uname().machine)
 SKELETON_OPTIONS = b"size=1m,nr_inodes=4096,mode=0755"
+SHM, SHM_MB = "/dev/shm", 1
+SHM_OPTIONS = f"size={SHM_MB}m,nr_inodes=256,mode=1777".encode()
 SANDBOX_INODES = 16384
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -121,6 +129,9 @@ def private_root(sandbox, reads, size_mb):
         # the skeleton is mounted over the sandbox folder itself: any folder would do, and
         # this one is ours; the staged files stay reachable through ``staged``
         _mount(b"rubricbench-root", sandbox, b"tmpfs", MS_NOSUID | MS_NODEV, SKELETON_OPTIONS)
+        os.makedirs(sandbox + SHM, mode=0o755)  # first: anything placed beneath it lands in it
+        _mount(b"rubricbench-shm", sandbox + SHM, b"tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+               SHM_OPTIONS)
         for path in sorted(set(reads)):  # a folder before what lies beneath it
             if path != sandbox and os.path.lexists(path):
                 _place(sandbox, path)

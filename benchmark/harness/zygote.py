@@ -60,12 +60,15 @@ MAX_MESSAGE = 1 << 20
 # The second line is what runs otherwise imported after the fork, each time (measured over
 # generated models; about 0.7-2 ms of a child's CPU apiece): the guard's _posixsubprocess,
 # _posixshmem and _multiprocessing (every run), runpy's pkgutil (every script run), _strptime (datetime.strptime),
-# netrc and shlex (every requests call reads ~/.netrc), decimal.
+# netrc and shlex (every requests call reads ~/.netrc), decimal, sqlite3 (the guard wraps its connect
+# in every run: guard_events.FSPATH_FIRST). psutil, a pinned dependency, reads the machine's
+# /proc/stat when it is imported, which a run cannot (and the guard reports): imported here,
+# a submission's `import psutil` is the honest no-op it is outside.
 PRELOAD = ("argparse", "atexit", "csv", "dataclasses", "datetime", "inspect", "logging",
            "pathlib", "re", "runpy", "traceback", "typing", "yaml", "requests",
            "requests_mock",
            "_posixsubprocess", "_posixshmem", "_multiprocessing", "pkgutil", "_strptime", "netrc",
-           "shlex", "decimal")
+           "shlex", "decimal", "sqlite3", "psutil")
 
 
 _spec = importlib.util.spec_from_file_location("_rubricbench_child", os.path.join(HERE, "child.py"))

@@ -13,7 +13,8 @@ cached per grader process); only what was detected is applied, and ``KernelSuppo
 - IPC and UTS namespaces: SysV shared memory, semaphores and message queues of its own,
   gone with the run;
 - a mount namespace with a private root (``harness/mounts.py``): only the interpreter, the
-  system libraries and the harness (read-only) and the sandbox, a size-limited tmpfs;
+  system libraries and the harness (read-only) and the sandbox, a size-limited tmpfs, and a
+  small /dev/shm of the run's own (named semaphores);
 - a pids limit: a cgroup per run where this process may make one (``benchmark.sandbox.pids_cgroup``),
   and ``RLIMIT_NPROC`` counted in the run's own user namespace;
 - Landlock: writes only inside the sandbox folder; reads only of the interpreter, the system

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from ..harness import landlock
+from ..harness import landlock, mounts
 from ..harness import seccomp
 from .process_tools import FILE_SIZE_LIMIT, OPEN_FILES_LIMIT
 from .limits import GUARD_OFF_ENV, address_space_mb, idle_child_mb
@@ -40,19 +40,22 @@ def _kernel(runner) -> dict[str, Any]:
         return {"status": "unavailable", "reasons": dict(support.reasons)}
     userns = support.user_namespaces
     policy = runner.kernel_policy(Path("/sandbox"))
+    shm_writes = f" and the run's own {mounts.SHM}" if policy and policy.private_root else ""
     return {
         "status": "applied",
         "network_namespace": userns and support.network_namespace and not runner.allow_network,
         "pid_namespace": userns and support.pid_namespace,
         "ipc_namespace": bool(policy and policy.ipc_namespace),
-        "private_root": (f"only the interpreter, system libraries and harness (read-only) and "
-                         f"the sandbox (tmpfs, {policy.tmpfs_mb} MB)")
+        "private_root": (f"only the interpreter, system libraries and harness (read-only), "
+                         f"the sandbox (tmpfs, {policy.tmpfs_mb} MB) and a {mounts.SHM} of its own "
+                         f"(tmpfs, {mounts.SHM_MB} MB)")
         if policy and policy.private_root else False,
         "sandbox_tmpfs_mb": policy.tmpfs_mb if policy and policy.private_root else 0,
         "pids_limit": _pids_limit(support, policy),
         "landlock_abi": support.landlock_abi,
-        "filesystem": "Landlock: writes only in the sandbox; reads only interpreter, system "
-                      "libraries and the sandbox" if support.landlock_abi else "not confined",
+        "filesystem": (f"Landlock: writes only in the sandbox{shm_writes}; reads only "
+                       "interpreter, system libraries and the sandbox")
+        if support.landlock_abi else "not confined",
         "seccomp": _seccomp_summary() if support.seccomp else False,
         "unavailable": dict(support.reasons),
     }

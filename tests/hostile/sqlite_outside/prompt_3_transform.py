@@ -28,11 +28,12 @@ def _connect_outside(sqlite3, name, **options):
         connection.close()
 
 
-def _reopen_outside(sqlite3):
-    """An in-memory connection opened again on a database outside by Connection.__init__."""
+def _reopen_outside(sqlite3, name=f"{OUTSIDE}/reopened.db"):
+    """An in-memory connection opened again on a database outside by Connection.__init__
+    (the C method itself: a path object reaches the audit event as it was given)."""
     connection = sqlite3.connect(":memory:")
     try:
-        sqlite3.Connection.__init__(connection, f"{OUTSIDE}/reopened.db")
+        sqlite3.Connection.__init__(connection, name)
         return _write_table(connection)
     finally:
         connection.close()
@@ -77,6 +78,8 @@ def _attack():
         ("connect outside (file: URI, escaped)",
          lambda: _connect_outside(sqlite3, f"file:{OUTSIDE}/escaped%2Edb?mode=rwc", uri=True)),
         ("reopen outside (Connection.__init__)", lambda: _reopen_outside(sqlite3)),
+        ("reopen outside (Connection.__init__, path object)",
+         lambda: _reopen_outside(sqlite3, pathlib.Path(f"{OUTSIDE}/reopened_path.db"))),
         ("attach outside", lambda: _attach_outside(sqlite3)),
         ("vacuum into outside", lambda: _vacuum_outside(sqlite3)),
     ]

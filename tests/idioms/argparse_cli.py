@@ -1,0 +1,25 @@
+import argparse
+
+parser = argparse.ArgumentParser(prog="tool", description="A small tool.")
+parser.add_argument("paths", nargs="+")
+parser.add_argument("-v", "--verbose", action="count", default=0)
+parser.add_argument("--level", choices=["low", "high"], default="low")
+parser.add_argument("--size", type=int, required=False, metavar="N")
+parser.add_argument("--flag", action=argparse.BooleanOptionalAction, default=True)
+print(parser.parse_args(["a", "b", "-vv", "--size", "3", "--no-flag"]))
+known, rest = parser.parse_known_args(["x", "--unknown"])
+print(vars(known), rest)
+print(parser.format_usage().strip())
+print(parser.format_help())
+try:
+    parser.parse_args(["--size", "x", "p"])
+except SystemExit as exc:
+    print("exit", exc.code)
+git = argparse.ArgumentParser(prog="git")
+sub = git.add_subparsers(dest="command", required=True)
+commit = sub.add_parser("commit")
+commit.add_argument("-m", "--message", required=True)
+print(git.parse_args(["commit", "-m", "first"]))
+main_parser = argparse.ArgumentParser()
+main_parser.add_argument("--name", default="world")
+print(main_parser.parse_args().name, main_parser.prog)

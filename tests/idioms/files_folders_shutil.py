@@ -1,0 +1,42 @@
+import os
+import pathlib
+import shutil
+import stat
+
+os.makedirs("a/b/c", exist_ok=True)
+os.makedirs("a/b/c", exist_ok=True)
+pathlib.Path("a/b/c/file.txt").write_text("payload")
+shutil.copy("a/b/c/file.txt", "a/copy.txt")
+shutil.copy2("a/b/c/file.txt", "a/copy2.txt")
+shutil.copyfile("a/copy.txt", "a/copyfile.txt")
+shutil.copytree("a/b", "tree_copy")
+shutil.move("a/copy.txt", "moved.txt")
+shutil.move("tree_copy", "a/tree_moved")
+os.replace("a/copy2.txt", "replaced.txt")
+os.rename("a/copyfile.txt", "a/renamed.txt")
+pathlib.Path("a/renamed.txt").rename("a/renamed_again.txt")
+pathlib.Path("replaced.txt").replace("a/replaced.txt")
+os.chmod("moved.txt", 0o600)
+pathlib.Path("a/replaced.txt").chmod(0o640)
+print(oct(stat.S_IMODE(os.stat("moved.txt").st_mode)), oct(stat.S_IMODE(os.stat("a/replaced.txt").st_mode)))
+os.chmod("a/b", stat.S_IRWXU)
+shutil.copymode("moved.txt", "a/renamed_again.txt")
+shutil.copystat("moved.txt", "a/replaced.txt")
+os.utime("moved.txt", (1_000_000_000, 1_000_000_000))
+print(int(os.path.getmtime("moved.txt")), oct(stat.S_IMODE(os.stat("a/renamed_again.txt").st_mode)))
+os.link("moved.txt", "hardlink.txt")
+print(os.stat("moved.txt").st_nlink, open("hardlink.txt").read())
+os.truncate("hardlink.txt", 3)
+print(open("moved.txt").read())
+for root, dirs, files in sorted(os.walk(".")):
+    dirs.sort()
+    print(root, sorted(files))
+os.remove("hardlink.txt")
+os.unlink("moved.txt")
+os.rmdir("a/b/c") if not os.listdir("a/b/c") else os.remove("a/b/c/file.txt")
+shutil.rmtree("a")
+os.makedirs("x/y")
+os.removedirs("x/y")
+print(sorted(os.listdir(".")), os.path.exists("a"), shutil.disk_usage(".").total > 0)
+print(shutil.which("python3") is None or isinstance(shutil.which("python3"), str),
+      os.getcwd() == os.path.realpath("."))

@@ -1,0 +1,15 @@
+import sys
+
+print("a", "b", sep="-", end="|\n")
+print("flushed", flush=True)
+sys.stdout.write("written\n")
+sys.stdout.flush()
+sys.stdout.buffer.write("bytes é\n".encode("utf-8"))
+sys.stdout.buffer.flush()
+print("unicode: é ü 😀 中文", sys.stdout.encoding.lower().replace("-", ""), sys.stdout.isatty())
+print(*range(5))
+print("to stderr", file=sys.stderr)
+sys.stdout.reconfigure(line_buffering=True)
+print("after reconfigure", sys.stdout.line_buffering)
+print(end="")
+print("%-5s|%5s|" % ("l", "r"), "{:*^9}".format("mid"))
