@@ -1,6 +1,8 @@
 # Two entry points: `make run` grades the reference model, `make test` runs the suite
 # (after installing Debian's chromium for the report browser test when root and missing).
-# The venv has the [dask] extra too: tests/test_cluster.py grades on a local Dask cluster.
+# The venv has the [dask] extra too: tests/test_cluster.py grades on a local Dask cluster; and
+# the [transparency] extra: tests/test_transparency.py runs other projects' own test suites in
+# the sandbox (their sdists are fetched into .cache/transparency/ on first use).
 # `make setup` also writes the bytecode of the whole `benchmark` package (the editable install
 # compiles none of it), so a PYTHONDONTWRITEBYTECODE=1 environment costs nothing, and checks it.
 PYTHON ?= python3
@@ -13,7 +15,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,dask]'
+	$(PY) -m pip install --quiet -e '.[test,dask,transparency]'
 	touch $(STAMP)
 
 setup: $(STAMP) bytecode

@@ -231,6 +231,31 @@ def test_memory_limit_is_enforced():
     assert res.observation["results"][0]["exception"]["type"] == "MemoryError"
 
 
+def test_a_run_under_the_default_memory_limit_starts_forty_threads_that_allocate():
+    """Each thread that allocates gets a malloc arena of its own from glibc, 64 MB of address
+    space: under RLIMIT_AS those reservations stopped the ninth thread with --mem 512
+    (``zygote_connection.MALLOC_ARENAS``). Forty threads fit (the pids limit is 64 tasks)."""
+    res = script("""
+        import threading
+        started, gate = [], threading.Event()
+        def work():
+            block = bytearray(256 * 1024)  # a malloc, as any real work does
+            gate.wait()
+        threads = []
+        try:
+            for _ in range(40):
+                thread = threading.Thread(target=work)
+                thread.start()
+                threads.append(thread)
+        finally:
+            gate.set()
+            for thread in threads:
+                thread.join()
+        print(len(threads))
+    """)
+    assert (res.returncode, res.stdout) == (0, "40\n"), res.stderr[-500:]
+
+
 def test_ordinary_imports_work_under_the_default_limits():
     res = call("""
         import json, yaml, logging, dataclasses, pathlib, requests

@@ -28,6 +28,12 @@ BACKSTOP_S = 30.0
 ENV_PASSTHROUGH = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
 THREAD_PINS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+# glibc gives each thread that allocates a malloc arena of its own, up to 8 per core, each a
+# 64 MB reservation of address space: under RLIMIT_AS (``--mem``) those reservations, not
+# memory used, stopped honest code at its ninth thread with the default 512 MB. Two arenas
+# (read by glibc when the zygote starts, inherited by every run it forks) leave the limit to
+# what a run really maps; a thread then costs its stack.
+MALLOC_ARENAS = "2"
 
 
 class ZygoteError(RuntimeError):
@@ -63,11 +69,13 @@ class _Run:
 def zygote_env() -> dict[str, str]:
     """The allow-listed environment of the zygote, and the base of every child's
     (``SecureRunner.child_env``): no grader secret is ever in it. The hash seed is fixed
-    because every child inherits the zygote's; numeric libraries get one thread."""
+    because every child inherits the zygote's; numeric libraries get one thread; glibc's malloc
+    gets ``MALLOC_ARENAS`` arenas."""
     env = {key: os.environ[key] for key in ENV_PASSTHROUGH if key in os.environ}
     env.setdefault("PATH", "/usr/bin:/bin")
     env.update({"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"})
     env.update({key: "1" for key in THREAD_PINS})
+    env["MALLOC_ARENA_MAX"] = MALLOC_ARENAS
     return env
 
 
