@@ -54,10 +54,10 @@ except ImportError:  # imported as benchmark.harness.guard, or on its own from t
 
 load_by_path("guard_events")  # the tables, by path under their private name: bound here, at load
 from _rubricbench_guard_events import (  # noqa: E402
-    CODE_ATTRIBUTES, DETAIL_CAP, DIR_FD_EVENTS, FSPATH_FIRST, LISTING_EVENTS, LOOPBACK, MAX_LINKS,
-    NATIVE_EVENTS, NETWORK_EVENTS, NO_DIR_FD, PATH_EVENT_NAMES, PATH_EVENTS, PROCESS_EVENTS,
-    RECORD_CAP, REPLACED_MODULES, SETATTR_EVENTS, SHARED_MEMORY_EVENTS, STAND_INS, WATCHED_EVENTS,
-    WRITE_FLAGS)
+    CODE_ATTRIBUTES, DEFERRED_EVENTS, DETAIL_CAP, DIR_FD_EVENTS, FSPATH_FIRST, LISTING_EVENTS,
+    LOOPBACK, MAX_LINKS, NATIVE_EVENTS, NETWORK_EVENTS, NO_DIR_FD, PATH_EVENT_NAMES, PATH_EVENTS,
+    PROCESS_EVENTS, RECORD_CAP, REPLACED_MODULES, SETATTR_EVENTS, SHARED_MEMORY_EVENTS, STAND_INS,
+    WATCHED_EVENTS, WRITE_FLAGS)
 
 
 def _resolve(path, cwd, lstat=os.lstat, readlink=os.readlink, is_link=stat.S_ISLNK,
@@ -114,6 +114,7 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
              guarded_codes=own_codes, function=type(_resolve), code_of=type(_resolve).__code__.__get__,
              code_attributes=CODE_ATTRIBUTES, path_events=PATH_EVENTS,
              path_event_names=PATH_EVENT_NAMES, listing=LISTING_EVENTS,
+             deferred=DEFERRED_EVENTS,
              write_flags=WRITE_FLAGS, loopback=LOOPBACK, type=type, str=str, bytes=bytes,
              int=int, tuple=tuple, len=len, decode=bytes.decode, getcwd=os.getcwd,
              dir_fd_events=DIR_FD_EVENTS, no_dir_fd=NO_DIR_FD, stat_of=os.stat, isdir=stat.S_ISDIR,
@@ -180,6 +181,8 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
                     if type(value) is bytes:
                         value = decode(value, "utf-8", "surrogateescape")
                     if type(value) is not str:
+                        if event in deferred:  # its open/os events carry the str: checked there
+                            continue
                         verdict = ("filesystem", event, "a path argument of an unexpected type")
                         break
                     shown = ("write " if writing else "read ") + value[:cap]

@@ -40,6 +40,12 @@ PATH_EVENTS = (  # (event, indexes of the path arguments that are written): a tu
     ("shutil.unpack_archive", (1,)), ("socket.bind", (1,)),
 )
 PATH_EVENT_NAMES = frozenset(name for name, _ in PATH_EVENTS)
+# shutil's own events (Python functions) carry their path arguments as they were given, a
+# ``pathlib.Path`` included, which the hook never reads; everything such a function does to a
+# file it does through ``open`` and ``os`` calls whose events carry the str they made of it
+# (checked each in turn), so an argument of another type there is left to those events
+# (``shutil.copyfile(Path(...), ...)``, ``shutil.rmtree(Path(...))`` run as outside)
+DEFERRED_EVENTS = frozenset(name for name in PATH_EVENT_NAMES if name.startswith("shutil."))
 LISTING_EVENTS = frozenset({"os.listdir", "os.scandir"})  # a folder's names (os.walk, glob, pathlib)
 # (event, indexes of its dir_fd arguments: -1 when none was given): a path relative to a
 # directory descriptor is relative to a folder the event does not name, and ``open`` from

@@ -81,6 +81,11 @@ def _attack():
     _twice("Path.unlink", lambda: Path(victim).unlink(), log)
     _twice("dir_fd unlink", _dir_fd_unlink, log)
     _twice("shutil.rmtree", lambda: shutil.rmtree(OUTSIDE), log)
+    # a pathlib.Path: shutil's own event carries it as given, its open/os events the str
+    _twice("shutil.rmtree of a Path", lambda: shutil.rmtree(Path(OUTSIDE)), log)
+    _twice("shutil.copyfile to a Path",
+           lambda: shutil.copyfile(Path(__file__), Path(OUTSIDE) / "victim.txt"), log)
+    _twice("shutil.move of a Path", lambda: shutil.move(Path(victim), Path("moved_in.txt")), log)
 
     for line in log:
         logger.warning("%s", line)
