@@ -42,6 +42,17 @@ def _all_files() -> list[str]:
 # ---- pool workers -----------------------------------------------------------------------------
 
 
+def _await_manager(manager: Any, timeout_s: float = 10.0) -> None:
+    """Let a stopped pool's manager thread finish closing its wake-up pipe before the
+    interpreter exits. ``shutdown(wait=False)`` forgets that thread, and Python 3.11's exit
+    hook (``concurrent.futures.process._python_exit``) writes to the pipe while the thread
+    may be closing it: a race that printed "Exception ignored ... Bad file descriptor" with
+    a traceback after a worker was killed. The thread ends promptly once the workers are
+    told to stop; the wait is bounded all the same."""
+    if manager is not None and manager.is_alive():
+        manager.join(timeout_s)
+
+
 def _init_worker(support: isolation.KernelSupport | None, idle_mb: int,
                  door: socket.socket | None, grader: int | None = None) -> None:
     """Hand each worker what the parent already measured, so no worker probes again, and
@@ -213,9 +224,11 @@ class BenchmarkRunner:
                     for future in as_completed(futures):
                         finish(future.result())
                 except BaseException as exc:  # Ctrl-C (or a failure): stop the other models now
+                    manager = getattr(pool, "_executor_manager_thread", None)
                     pool.shutdown(wait=False, cancel_futures=True)
                     for process in list((getattr(pool, "_processes", None) or {}).values()):
                         process.terminate()  # each worker stops its runs and cleans up
+                    _await_manager(manager)
                     if isinstance(exc, BrokenProcessPool):
                         raise PoolBroken("a grading worker process died (killed from outside: the "
                                          "OOM killer, an operator) while models were being graded") from exc
