@@ -947,6 +947,9 @@ def test_observe_asks_for_the_judged_calls_to_be_split_and_attaches_their_items(
 
     facts = P3.observe({}, run, TEST_DATA, SEED)
     assert [c.get("split_budget_s") for c in seen[0]["calls"]] == [ITEMS.SPLIT_BUDGET_S] * 4 + [None] * 2
+    counts = {c["label"]: c.get("split_unless_len") for c in seen[0]["calls"]}
+    assert counts[P3.judge.DIFFERENTIAL] == sum(isinstance(u, dict) for u in seen[0]["calls"][3]["args"][0])
+    assert [counts[label] for label in ("fixture", "malformed", "perturbed")] == [None] * 3
     assert set(facts["results"]) == set(P3.LABELS)
     assert len(facts["results"]["fixture"]["items"]) == len(D.fixture_users())
     assert "items" not in facts["results"]["perturbed"]
@@ -1004,3 +1007,24 @@ def test_an_answer_whose_int_raises_past_the_digit_limit_loses_the_two_huge_clas
     rationale = next(c.rationale for cat in result.categories for c in cat.checks if c.id == "differential_run")
     assert "id huge" in rationale and "age huge" in rationale and "Exceeds the limit" in rationale
     assert "characters starting" in rationale
+
+
+def test_an_answer_that_drops_the_records_of_one_class_loses_that_class_only(tmp_path):
+    """The differential call returned a list one record per dropped record short: it is made
+    again item by item, so the class whose records were dropped is found and charged, never
+    every record after the first one dropped (the alignment by position)."""
+    dropping = (REFERENCE / MAIN).read_text(encoding="utf-8") + '''
+
+_transform_all = transform_and_enrich_users
+
+
+def transform_and_enrich_users(user_list):
+    """The records whose email is a lone "@" are dropped (a planted defect)."""
+    kept = [user for user in user_list if not (isinstance(user, dict) and isinstance(user.get("contact"), dict)
+                                                and user["contact"].get("email") == "@")]
+    return _transform_all(kept)
+'''
+    result = _grade(tmp_path, "drops_one_class", dropping)
+    assert _earned(result)["differential_run"] == pytest.approx(2.5)
+    rationale = next(c.rationale for cat in result.categories for c in cat.checks if c.id == "differential_run")
+    assert "email only_at" in rationale and "not the one record" in rationale

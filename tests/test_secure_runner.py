@@ -348,3 +348,21 @@ def test_one_drain_thread_keeps_each_pipes_first_cap_bytes_and_says_when_it_cut(
     for read_fd, _ in pipes:  # each read end was closed by the drain
         with pytest.raises(OSError):
             os.fstat(read_fd)
+
+
+def test_a_split_call_whose_list_is_not_the_count_asked_is_made_again_item_by_item():
+    """``split_unless_len``: a call that returned a list of another length than the request
+    names is made again item by item too (a record dropped is then found), one that returned
+    that many items is not, and without the key a list of any length stands."""
+    code = _src("""
+        def f(items):
+            return [{"v": item} for item in items if item != "drop"]
+    """)
+    calls = [{"label": "a", "args": [["x", "drop", "y"]], "split_budget_s": 2, "split_unless_len": 3},
+             {"label": "b", "args": [["x", "y"]], "split_budget_s": 2, "split_unless_len": 2},
+             {"label": "c", "args": [["x", "drop"]], "split_budget_s": 2}]
+    res = SecureRunner("t").run_harness({"mode": "call", "module": "sub.py", "function": "f",
+                                         "calls": calls}, {"sub.py": code}, timeout=20)
+    got = {r["label"]: r for r in res.observation["results"]}
+    assert list(got) == ["a", "a/0", "a/1", "a/2", "b", "c"]
+    assert got["a"]["length"] == 2 and got["a/1"]["value"] == [] and got["a/0"]["value"] == [{"v": "x"}]

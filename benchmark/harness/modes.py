@@ -22,10 +22,10 @@ _strict_json, _worker_io = load_by_path("strict_json"), load_by_path("worker_io"
 _encode, _decoded_text, _plain = _strict_json._encode, _strict_json._decoded_text, _strict_json._plain
 _decode = _strict_json._decode
 _Capture, _exc_info, _feed_stdin = _worker_io._Capture, _worker_io._exc_info, _worker_io._feed_stdin
-_MESSAGE_CAP = _worker_io.MESSAGE_CAP
+_MESSAGE_CAP, _OUTPUT_CAP = _worker_io.MESSAGE_CAP, _worker_io.OUTPUT_CAP
 _loads = json.loads
 _thread_time, _monotonic = time.thread_time, time.monotonic
-_enumerate = enumerate
+_enumerate, _len = enumerate, len
 _setitimer, _ITIMER_REAL = signal.setitimer, signal.ITIMER_REAL
 _type, _issubclass, _int_value = type, issubclass, int.__int__
 
@@ -111,6 +111,8 @@ def _invoke(function, args, kwargs, measure=False, budget=None, before=None):
         result["cpu_s"] = _thread_time() - started
         result["returned"] = True
         result["value_type"] = _type(value).__name__
+        if _type(value) is list:
+            result["length"] = _len(value)
         if not measure:
             try:
                 text = _encode(value, VALUE_DEPTH)
@@ -174,8 +176,17 @@ def mode_call(request, record):
         before = _decoded_text([args, kwargs]) if split else None
         result, text = _invoke(function, args, kwargs, measure, budget, before)
         _add(record, request, call["label"], result, text)
-        if split and not (result["returned"] and result["value_type"] == "list"):
+        if split and not _whole(result, call.get("split_unless_len")):
             _each_item(function, call["label"], before, split, record, request)
+
+
+def _whole(result, length):
+    """A ``split_budget_s`` call came back whole: it returned a list, of ``split_unless_len``
+    items when the request names that count (a list one record short is made again item by
+    item too, so the record that went missing is the one found)."""
+    if not (result["returned"] and result["value_type"] == "list"):
+        return False
+    return _type(length) is not int or result.get("length") == length
 
 
 def _add(record, request, label, result, text):
@@ -193,7 +204,8 @@ def _split_budget(call, args):
 
 
 def _each_item(function, label, before, budget, record, request):
-    """A ``split_budget_s`` call that raised, or returned no list, made again once per item
+    """A ``split_budget_s`` call that raised, returned no list, or returned a list of other
+    than ``split_unless_len`` items when the request names that count, made again once per item
     of its first argument, that item alone in a one-item list, so one item that raises costs
     that item only. Every argument is a fresh copy decoded from the call's text taken before
     it ran (the failed call cannot have changed them); results are labelled

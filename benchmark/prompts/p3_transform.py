@@ -24,9 +24,11 @@ Scoring choices, so that returning the input unchanged (or ``[]``/None) earns ~n
   the check. An id or age of more than 4300 digits may come back converted or not
   convertible (``p3_transform_data.either_way``: ``int()`` refuses it by default).
 
-A judged call that raises, or returns no list, is made again in the same child run once per
-item of its list (``p3_transform_items``): a record that raises costs that record, and in the
-differential run the value class that explains it, named with the input, never the rest.
+A judged call that raises or returns no list (the differential call also when it returns a
+list of other than one record per dict record: its generated ids are no key to match by) is
+made again in the same child run once per item of its list (``p3_transform_items``): a record
+that raises or is dropped costs that record, and in the differential run the value class that
+explains it, named with the input, never the rest.
 
 Output records are matched to input records by position when the counts agree, else by id.
 """
@@ -103,7 +105,8 @@ def _run_calls(run: RunFn, inputs: dict[str, Any], labels: tuple[str, ...],
                seed: int) -> tuple[ExecResult | None, str]:
     """The judged calls, each made again item by item in the same run when it fails as a
     whole (``p3_transform_items``), then the timed calls."""
-    calls = [{"label": label, "args": [inputs[label]], **items.request_key()} for label in labels]
+    calls = [{"label": label, "args": [inputs[label]],
+              **items.request_key(inputs[label], whole=label == judge.DIFFERENTIAL)} for label in labels]
     result = run(_request([*calls, *_timed_calls(seed)]), {})
     if result.observation is None:
         why = "timed out" if result.timed_out else (result.channel_error or "no record")

@@ -104,8 +104,10 @@ def _raised_failures(judged: list[dict[str, str]], inputs: list[Any],
 
 def judge_differential(ctx: CheckContext) -> Outcome:
     """Each contract value class answered wrongly costs CLASS_COST of the check. When the
-    call failed as a whole, the calls made again item by item are judged: a record whose own
-    call raised costs the value class that explains it (``items.blame``), never the others."""
+    call failed as a whole (raised, returned no list, or a list of other than one record per
+    dict record), the calls made again item by item are judged: a record whose own call
+    raised or dropped it costs the value class that explains it (``items.blame``), never the
+    others."""
     blocked = blocker(ctx)
     if blocked:
         return blocked
@@ -116,12 +118,12 @@ def judge_differential(ctx: CheckContext) -> Outcome:
     total = sum(len(classes) for classes in CLASSES.values())
     inputs, expected = facts["inputs"][DIFFERENTIAL], facts["expected"][DIFFERENTIAL]
     judged_on = f"{len(expected)} generated records"
-    if returned_list(result):
-        raised, skip, output = {}, frozenset(), result["value"]
-    elif items.has_items(result):
+    if items.has_items(result):
         raised, skip = _raised_failures(facts["classes"], inputs, result)
         output = items.merged(result, inputs)
         judged_on += f" (the call over all of them {how_it_went(result)}; each judged on its own call)"
+    elif returned_list(result):
+        raised, skip, output = {}, frozenset(), result["value"]
     else:
         return Outcome.fail(f"the differential call over {len(expected)} "
                             f"records {how_it_went(result)}: none of {total} value classes judged")

@@ -1,14 +1,16 @@
 """Prompt 3: a batched call that failed, judged item by item.
 
-Each of the four judged calls carries ``split_budget_s``: when it raises, or returns no list,
-the harness makes it again in the same child run once per item of the input list, that item
+Each of the four judged calls carries ``split_budget_s``: when it raises, or returns no list
+(the differential call also when it returns a list of other than one item per dict record:
+``split_unless_len``), the harness makes it again in the same child run once per item of the input list, that item
 alone in a one-item list (``benchmark.harness.modes``), so one record that raises costs that
 record, never the whole call. ``observe`` attaches those results to the call's result as
 ``items`` (one per input item, None where the child reported none). Here, pure:
 
 * ``merged``: the call's output rebuilt from its items, one entry per dict record (the dict
   its own call returned, else None), so the judge's alignment by position applies;
-* ``failures``: why each record's own call failed (raised, returned no list, not run), and
+* ``failures``: why each record's own call failed (raised, returned no list or not the one
+  record, not run), and
   what the non-dict items' calls did wrong (each must return ``[]``);
 * ``blame``: the value classes of the differential run that explain the records that raised:
   every class all of whose records failed, then greedily the class whose records failed most
@@ -38,9 +40,17 @@ _INPUT_PATH = {"id": ("id",), "email": ("contact", "email"), "age": ("stats", "a
 _JUDGED_KEYS = ("id", "contact", "stats")
 
 
-def request_key() -> dict[str, float]:
-    """What a call request adds so that the harness splits it when it fails."""
-    return {"split_budget_s": SPLIT_BUDGET_S}
+def request_key(records: Any, whole: bool = False) -> dict[str, float | int]:
+    """What a call request on ``records`` adds so that the harness splits it when it fails:
+    when it raises or returns no list; with ``whole``, also when it returns a list of other
+    than one item per dict record (a record dropped, or one too many: the alignment by
+    position would judge every record after it against the wrong one; the differential
+    call's generated ids are no key to match by, and the fixture, perturbed and malformed
+    calls are matched by id, the malformed one judging that very count)."""
+    key: dict[str, float | int] = {"split_budget_s": SPLIT_BUDGET_S}
+    if whole and isinstance(records, list):
+        key["split_unless_len"] = sum(isinstance(record, dict) for record in records)
+    return key
 
 
 def attach(results: dict[str, dict[str, Any]], reported: Mapping[str, Any],
@@ -118,6 +128,8 @@ def failures(result: Mapping[str, Any], inputs: list[Any]) -> tuple[dict[int, st
     for index, (raw, item) in enumerate(zip(inputs, result["items"])):
         why = _failed(item)
         if isinstance(raw, dict):
+            if not why and _one_record(item) is None:
+                why = f"returned {len(item['value'])} items, not the one record"
             if why:
                 failed[number] = why
             number += 1

@@ -121,13 +121,14 @@ def returned_list(result: Mapping[str, Any] | None) -> bool:
 
 
 def call_value(ctx: CheckContext, label: str) -> Any:
-    """The call's JSON value; when it raised or did not return a list, its output rebuilt
-    from the calls made again item by item (one entry per dict record, None where that
-    record's call failed); None when there are none."""
+    """The call's JSON value; when it was made again item by item (it raised, returned no
+    list, or a list of other than one record per dict record), its output rebuilt from
+    those calls (one entry per dict record, None where that record's call failed); None
+    when it returned no list and there are none."""
     result = ctx.facts["results"].get(label)
-    if returned_list(result):
-        return result["value"]
-    return items.merged(result, ctx.facts["inputs"][label]) if items.has_items(result) else None
+    if items.has_items(result):
+        return items.merged(result, ctx.facts["inputs"][label])
+    return result["value"] if returned_list(result) else None
 
 
 def how_it_went(result: Mapping[str, Any] | None, inputs: list[Any] | None = None) -> str:
@@ -137,6 +138,8 @@ def how_it_went(result: Mapping[str, Any] | None, inputs: list[Any] | None = Non
         went = f"raised {items.raised_note(result['exception'])}"
     elif result.get("value_type") != "list":
         went = f"returned {text(result.get('value_type'), 200)}, not a list"
+    elif items.has_items(result) and isinstance(result.get("value"), list):
+        went = f"returned a list of {len(result['value'])} items"
     else:
         return "returned a list"
     if inputs is not None and items.has_items(result):
