@@ -410,6 +410,10 @@ def test_module_side_effects():
     ''')
     assert A.module_side_effects(t) == [16, 17, 18, 20, 21]
     assert A.module_side_effects(tree("import os\nX = 1\n")) == []
+    library = tree("import logging\nlogger = logging.getLogger(__name__)\n"
+                   "logger.addHandler(logging.NullHandler())\n"
+                   "logging.getLogger().addHandler(logging.StreamHandler())\n")
+    assert A.module_side_effects(library) == [4]  # a NullHandler is quiet, a stream handler is not
 
 
 # --- normalization ----------------------------------------------------------------------

@@ -779,3 +779,38 @@ def test_a_leaked_token_beside_an_int_past_the_digit_limit_is_still_found():
 def test_a_timeout_past_the_digit_limit_is_not_finite_enough_and_no_grader_error():
     outcome = run_check("explicit_timeout", each_request(ideal_facts(), timeout=10 ** 5000))
     assert outcome.status is None and outcome.fraction == 0 and "int of about 5001 digits" in outcome.rationale
+
+
+def test_a_library_style_logger_is_heard_as_the_operator_hears_it(tmp_path, reference_result):
+    """A module logger with a NullHandler of its own (the logging HOWTO's advice for
+    libraries) prints nothing until the application configures logging; the harness
+    configures it as an operator would (WARNING and above to stderr), so its reports count."""
+    quiet = REFERENCE_TEXT.replace("logger = logging.getLogger(__name__)\n",
+                                   "logger = logging.getLogger(__name__)\n"
+                                   "logger.addHandler(logging.NullHandler())\n", 1)
+    assert quiet != REFERENCE_TEXT
+    assert _earned(_grade(tmp_path, "library_logger", quiet)) == _earned(reference_result)
+
+
+def test_a_module_that_configures_logging_itself_keeps_its_configuration(tmp_path, reference_result):
+    configured = REFERENCE_TEXT.replace(
+        "logger = logging.getLogger(__name__)\n",
+        "logging.basicConfig(level=logging.ERROR, format='[%(levelname)s] %(message)s')\n"
+        "logger = logging.getLogger(__name__)\n", 1)
+    result = _grade(tmp_path, "own_config", configured)
+    earned = _earned(result)
+    # its own ERROR level hides the warnings it logs (a 503, a time-out): those are not heard
+    assert earned["informative_errors"] < 1.5
+    assert earned["no_token_leak"] == 2.0 and earned["success_handling"] == 1.5
+
+
+def test_a_token_logged_at_debug_level_is_a_leak_although_no_handler_prints_it(tmp_path):
+    """An operator who turns the level down reads it: a record at any level counts."""
+    old = '    logger.info("Syncing %d users to the CRM", len(user_data))\n'
+    assert old in REFERENCE_TEXT
+    leaky = REFERENCE_TEXT.replace(old, '    logger.debug("Syncing %d users with %s", len(user_data), headers)\n')
+    result = _grade(tmp_path, "debug_leak", leaky)
+    security = _security(result)
+    assert security["no_token_leak"][0] == 0.0, security["no_token_leak"]
+    assert "a log record (any level" in security["no_token_leak"][1]
+    assert "output (print/logging)" not in security["no_token_leak"][1]  # nothing printed it

@@ -251,12 +251,26 @@ def _is_import_fallback(node: ast.Try) -> bool:
     )
 
 
+def _adds_a_null_handler(value: ast.expr) -> bool:
+    """``<logger>.addHandler(logging.NullHandler())``: what the logging HOWTO advises a library
+    module to do with its own logger (it prints nothing and configures nothing else)."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "addHandler" and len(value.args) == 1 and not value.keywords):
+        return False
+    handler = value.args[0]
+    if not (isinstance(handler, ast.Call) and not handler.args and not handler.keywords):
+        return False
+    made = handler.func
+    return (isinstance(made, ast.Name) and made.id == "NullHandler") or (
+        isinstance(made, ast.Attribute) and made.attr == "NullHandler")
+
+
 def _is_quiet_statement(node: ast.stmt) -> bool:
     if isinstance(node, (*_IMPORTS, *_DEFS, ast.ClassDef, ast.Assign, ast.AnnAssign,
                          ast.AugAssign, ast.Pass)):
         return True
     if isinstance(node, ast.Expr):
-        return isinstance(node.value, ast.Constant)
+        return isinstance(node.value, ast.Constant) or _adds_a_null_handler(node.value)
     if isinstance(node, ast.If):
         return _is_main_test(node.test) or _is_type_checking(node.test)
     if isinstance(node, ast.Try):
@@ -268,8 +282,9 @@ def module_side_effects(tree: ast.Module) -> list[int]:
     """Lines of top-level statements that do something when the module is imported.
 
     Quiet: constants/docstrings, imports, defs, classes, (annotated/augmented) assignments,
-    ``pass``, the ``__main__`` guard, ``if TYPE_CHECKING:`` and ``try`` blocks that only
-    import (handlers/else/finally: imports, assignments, pass). Everything else is reported,
+    ``pass``, the ``__main__`` guard, ``if TYPE_CHECKING:``, ``try`` blocks that only
+    import (handlers/else/finally: imports, assignments, pass) and a logger given a
+    ``NullHandler`` (the logging HOWTO's advice for libraries). Everything else is reported,
     module-level calls such as ``print()``, ``main()`` and ``logging.basicConfig()`` included.
     """
     return [node.lineno for node in tree.body if not _is_quiet_statement(node)]

@@ -276,6 +276,39 @@ def _verify_view(verify):
     return "ca_bundle" if type(verify) is str else True
 
 
+def _operator_logging():
+    """Logging as the operator's application configures it before it calls the function.
+    When the module configured no handler on the root logger: one that writes WARNING and
+    above to stderr (Python's last-resort handler's level and target, in its basic format),
+    so a module that logs through a library-style logger (a ``NullHandler`` of its own, as
+    the logging HOWTO advises for libraries) is heard as an operator would hear it, and the
+    root level DEBUG, so that every record is made. A module's own ``basicConfig`` at
+    import, or a handler of its own on the root logger, is left as it is. Either way a
+    handler that writes nothing collects every record the root logger gets, at any level
+    (returned: a list of their messages), so a secret logged at INFO or DEBUG is found too:
+    an operator who turns the level down must not read the token."""
+    import logging
+
+    root = logging.getLogger()
+    if not root.handlers:
+        handler = logging.StreamHandler()
+        handler.setLevel(logging.WARNING)
+        handler.setFormatter(logging.Formatter(logging.BASIC_FORMAT))
+        root.addHandler(handler)
+        root.setLevel(logging.DEBUG)
+    heard = []
+
+    class Heard(logging.Handler):
+        def emit(self, log_record):
+            try:
+                heard.append(f"{log_record.levelname}:{log_record.name}:{log_record.getMessage()}")
+            except Exception:  # a message whose arguments do not format: nothing was said
+                pass
+
+    root.addHandler(Heard(logging.DEBUG))
+    return heard
+
+
 def mode_http(request, record):
     import requests
     import requests_mock
@@ -291,12 +324,15 @@ def mode_http(request, record):
     record["results"] = _Results()
     if function is None:
         return
+    heard = _operator_logging()
     for (scenario, (args, kwargs)), plan in zip(scenarios, plans):
         _SLEPT[0] = 0.0
+        del heard[:]
         with requests_mock.Mocker(real_http=False) as mocker:
             mocker.register_uri(requests_mock.ANY, requests_mock.ANY, response_list=plan)
             result, text = _invoke(function, args, kwargs)
             result["requests"] = [_request_view(r) for r in mocker.request_history]
+        result["log"] = "\n".join(heard)[:_OUTPUT_CAP]
         result["sleep_total"] = _SLEPT[0]
         result["label"] = scenario["label"]
         record["results"].add(result, text)

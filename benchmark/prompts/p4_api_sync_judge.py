@@ -188,10 +188,13 @@ def request_leaks(request: Mapping[str, Any], token: str) -> list[str]:
 
 
 def call_leaks(result: Mapping[str, Any], token: str) -> list[str]:
-    """Where one call exposed the token: its output (print, logging, warnings), the message
-    of an exception it let escape, its return value."""
+    """Where one call exposed the token: its output (print, logging, warnings), a log record
+    at any level (``log``: the harness collects every record the root logger gets), the
+    message of an exception it let escape, its return value."""
     exception = result.get("exception") or {}
     texts = {"output (print/logging)": str(result.get("output") or ""),
+             "a log record (any level, as an operator who turns the level down reads it)":
+                 str(result.get("log") or ""),
              "exception message": str(exception.get("message") or ""),
              "return value": _json_text(result.get("value")) + str(result.get("unserializable") or "")}
     return [where for where, said in texts.items() if token in said]
