@@ -371,15 +371,19 @@ def test_duplicate_key_that_resolves_right_still_equals():
     assert scores["deep_equivalence"] == 1.0 and scores["no_duplication"] == pytest.approx(1 / 3)
 
 
-def test_deep_equivalence_credits_each_exact_section():
+def test_deep_equivalence_credits_each_file_whose_whole_configuration_is_right():
     one_wrong = fractions(REF_YAML.replace("retry_attempts: 3", 'retry_attempts: "3"'),
                           REF_JSON.replace('"retry_attempts": 3', '"retry_attempts": "3"'))
-    assert one_wrong["deep_equivalence"] == pytest.approx(5 / 6)
-    assert fractions(STRING_YAML, REF_JSON)["deep_equivalence"] == pytest.approx((4 / 6 + 1) / 2)
-    extra_top = REF_YAML + "extra_section: 1\n"  # an unknown top-level key is one more wrong section
-    assert fractions(extra_top, REF_JSON)["deep_equivalence"] == pytest.approx((6 / 7 + 1) / 2)
-    extra_nested = EXTRA_JSON  # an unknown nested key spoils its section
-    assert fractions(REF_YAML, extra_nested)["deep_equivalence"] == pytest.approx((1 + 5 / 6) / 2)
+    assert one_wrong["deep_equivalence"] == 0.0  # one wrong setting in each: two wrong files
+    assert one_wrong["partial_matches"] > 0.9  # the settings that are right keep their credit
+    assert fractions(STRING_YAML, REF_JSON)["deep_equivalence"] == pytest.approx(1 / 2)
+    extra_top = REF_YAML + "extra_section: 1\n"  # an unknown top-level key: a wrong file
+    assert fractions(extra_top, REF_JSON)["deep_equivalence"] == pytest.approx(1 / 2)
+    extra_nested = EXTRA_JSON  # an unknown nested key spoils its file
+    assert fractions(REF_YAML, extra_nested)["deep_equivalence"] == pytest.approx(1 / 2)
+    only_json_wrong = fractions(REF_YAML, REF_JSON.replace('"max_age": 120', '"max_age": 99'))
+    assert only_json_wrong["deep_equivalence"] == pytest.approx(1 / 2)
+    assert only_json_wrong["yaml_json_agree"] < 1.0
 
 
 def test_yaml_scalar_spellings_come_from_parser_events():

@@ -8,7 +8,9 @@ layout, skipping comment-only lines, so comments never change a score.
 Scoring choices, so that a key skeleton (six top-level keys with null values) earns ~0 of
 execution: a leaf counts as matched or agreed only with a non-null value at its exact
 path; unknown extra leaves dilute ``partial_matches``; ``deep_equivalence`` credits each
-exactly right top-level section, so one wrong value costs one section. YAML literal spellings
+file whose whole configuration is exactly right, and ``yaml_json_agree`` two files that
+agree on every value: one wrong value makes a wrong configuration (``partial_matches`` keeps
+the credit for the settings that are right). YAML literal spellings
 come from parser events (``yes`` and ``true`` load alike). When the YAML holds several
 documents the first one is compared (what a reader taking one document sees). The style
 checks (indentation, literals, formatting, duplication: ``p2_yaml_json_style``, whose
@@ -151,12 +153,20 @@ def arrays_scalars(ctx: CheckContext) -> Outcome:
 
 @check("deep_equivalence")
 def deep_equivalence(ctx: CheckContext) -> Outcome:
-    """Share of the top-level sections exactly (type-strictly) equal to the intended ones, per file.
+    """Each file whose whole configuration equals the intended one (type-strictly) earns half
+    the points: a configuration with one wrong or missing setting is a wrong configuration
+    (the service reads every value), so its file earns none of them (``partial_matches``
+    credits the settings that are right). The note counts the top-level sections equal; an
+    unknown extra top-level key counts as one more wrong section."""
+    def whole(tree: Any) -> tuple[int, int, list[str]]:
+        equal, total, diff = data.sections_equal(tree, expected_tree(ctx))
+        return int(equal == total), 1, diff
 
-    Half the points per file; an unknown extra top-level key counts as one more wrong section."""
-    fraction, notes, evidence = _per_file(ctx, lambda tree: data.sections_equal(tree, expected_tree(ctx)))
-    return Outcome.ratio(fraction, 1, f"top-level sections equal to the intended ones (type-strict): "
-                                      f"{', '.join(notes)}", evidence)
+    fraction, _, evidence = _per_file(ctx, whole)
+    _, notes, _ = _per_file(ctx, lambda tree: data.sections_equal(tree, expected_tree(ctx)))
+    return Outcome.ratio(fraction, 1, f"files whose whole configuration is the intended one "
+                                      f"(type-strict; top-level sections equal: {', '.join(notes)})",
+                         evidence)
 
 
 @check("partial_matches")
@@ -180,8 +190,9 @@ def yaml_json_agree(ctx: CheckContext) -> Outcome:
     differ = sorted({data.dotted(p) for p in paths} - {data.dotted(p) for p in agree})
     note = "differs from the YAML at: " + ", ".join(differ[:4])
     evidence = [Evidence(JSON_FILE, None, note)] if differ else []
-    return Outcome.ratio(len(agree), len(paths), f"YAML and JSON agree type-strictly on "
-                         f"{len(agree)}/{len(paths)} leaf paths (null never counts)", evidence)
+    said = (f"YAML and JSON agree type-strictly on {len(agree)}/{len(paths)} leaf paths "
+            f"(null never counts)")
+    return Outcome.ratio(len(agree), len(paths), said, evidence)
 
 
 # ---- security -------------------------------------------------------------------------
