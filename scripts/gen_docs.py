@@ -25,8 +25,12 @@ GATE_TEXT = {"none": "not scaled", "partial": "× (0.25 + 0.75·w)", "full": "×
 
 
 def _summary(fn) -> str:
-    doc = (fn.__doc__ or "").strip().splitlines()
-    return doc[0].strip() if doc else ""
+    """The first sentence of a check's docstring (its first paragraph, lines joined), so a
+    table row never ends mid-sentence where the docstring wraps."""
+    paragraph = (fn.__doc__ or "").strip().split("\n\n")[0]
+    text = " ".join(line.strip() for line in paragraph.splitlines())
+    end = text.find(". ")
+    return text if end < 0 else text[:end + 1]
 
 
 def scoring_doc() -> str:

@@ -319,7 +319,7 @@ def test_p1_an_answer_that_sorts_everything_per_record_loses_the_check(tmp_path)
     assert check.earned <= 0.5 * check.points, check.rationale
     assert "about" in check.rationale and "no sleep" in check.rationale
     # short of full credit, so timed once more; that run is not listed (it depends on timing)
-    assert [e.get("label") for e in result.execution] == ["fixture", "perturbed", "scale_16x"]
+    assert [e.get("label") for e in result.execution] == ["fixture", "perturbed", "edge", "scale_16x"]
 
 
 def test_p3_an_answer_that_sleeps_per_record_loses_the_check_with_the_total_named(tmp_path):

@@ -20,6 +20,8 @@ from benchmark.engine.grading import GradeOptions, grade_prompt
 from benchmark.prompts import p1_refactoring as p1
 from benchmark.prompts import p1_refactoring_cases as cases
 from benchmark.prompts import p1_refactoring_data as data
+from benchmark.prompts import p1_refactoring_edges as edges
+from benchmark.prompts.p1_refactoring_fixtures import RECORDS
 from benchmark.prompts import p1_refactoring_judge as judge
 from benchmark.prompts.base import CheckContext, strict_equal
 from benchmark.rubric import by_id
@@ -338,7 +340,7 @@ def test_an_output_id_of_more_digits_than_int_converts_is_a_surplus_item_not_a_g
     assert judge.id_key("9" * 4300) == 10 ** 4300 - 1 and judge.id_key("9" * 4301) is None
     assert judge.filtering([row], output) == {"common": 1, "union": 2, "missing": [], "extra": [],
                                               "surplus": 1}
-    assert judge.values([row], output) == (len(data.OUTPUT_KEYS), len(data.OUTPUT_KEYS), [])
+    assert judge.values([row], output) == (1, 1, [])
 
 
 def test_observe_stages_both_runs_then_one_timed_run_and_keeps_only_json(tmp_path):
@@ -359,11 +361,12 @@ def test_observe_stages_both_runs_then_one_timed_run_and_keeps_only_json(tmp_pat
                         "label": "fixture", "record_sleep": True},
                        {p1.CONFIG_NAME, p1.RECORDS_NAME}, False)
     assert seen[1][0]["argv"] == [case.config_name] and seen[1][1] == {case.config_name, case.data_name}
-    timed = seen[2]
+    assert seen[2][0]["argv"] == [edges.CONFIG] and seen[2][1] == {edges.CONFIG, edges.DATA}
+    timed = seen[3]
     assert timed[0]["argv"] == [scaled.config_name] and timed[0]["repeat"] is True and not timed[2]
     assert timed[1] == {scaled.config_name, scaled.data_name}
-    assert all(ref for _, _, ref in seen[3:]) and len(seen) == 3 + 1  # the reference: its timed run
-    assert seen[3][0] == timed[0] and seen[3][1] >= timed[1] | {p1.MAIN}  # the same run, its own files
+    assert all(ref for _, _, ref in seen[4:]) and len(seen) == 4 + 1  # the reference: its timed run
+    assert seen[4][0] == timed[0] and seen[4][1] >= timed[1] | {p1.MAIN}  # the same run, its own files
     assert facts["measured"]["costs"] == [0.01]  # the whole script's CPU time in the timed run
     assert facts["measured"]["reference"] == {"costs": [0.01], "outside": pytest.approx(0.09)}
     assert facts["measured"]["outside"] == pytest.approx(0.09)  # the kernel's 0.1 s less the script's 0.01
@@ -371,7 +374,7 @@ def test_observe_stages_both_runs_then_one_timed_run_and_keeps_only_json(tmp_pat
     assert json.loads(json.dumps(facts)) == facts
     seen.clear()
     p1.observe({}, fake_run, TEST_DATA, 5)
-    assert len(seen) == 3  # the reference's timing is memoised per process
+    assert len(seen) == 4  # the reference's timing is memoised per process
     reference.clear()
 
 
@@ -439,9 +442,14 @@ def test_logging(text, expected):
 
 def test_runs_without_error():
     assert fraction("runs_without_error", facts=facts_with()) == 1
-    assert fraction("runs_without_error", facts=facts_with(exit_code=1)) == 0
-    assert fraction("runs_without_error", facts=facts_with(exit_code=None, problem="timed out")) == 0
-    assert fraction("runs_without_error", facts=facts_with(fixture_output=[])) == 0
+    # half for the fixture, half for the perturbed data (these facts hold no edge run)
+    assert fraction("runs_without_error", facts=facts_with(exit_code=1)) == 0.5
+    assert fraction("runs_without_error", facts=facts_with(exit_code=None, problem="timed out")) == 0.5
+    assert fraction("runs_without_error", facts=facts_with(fixture_output=[])) == 0.5
+    assert fraction("runs_without_error", facts=facts_with(perturbed_output=[])) == 0.5
+    both = facts_with(exit_code=1)
+    both["perturbed"]["exit_code"] = 1
+    assert fraction("runs_without_error", facts=both) == 0
     assert outcome("runs_without_error", facts={}).status == "error"
 
 
@@ -451,8 +459,9 @@ def test_json_output_validation():
     broken[0]["id"] = str(broken[0]["id"])
     broken[1]["extra"] = 1
     broken[2]["age"] = True
-    assert fraction("json_output_validation", facts=facts_with(broken)) == pytest.approx(5 / 8)
-    assert fraction("json_output_validation", facts=facts_with({"records": EXPECTED})) == 0
+    assert fraction("json_output_validation", facts=facts_with(broken)) == pytest.approx((5 / 8 + 1) / 2)
+    assert fraction("json_output_validation", facts=facts_with({"records": EXPECTED})) == 0.5
+    assert fraction("json_output_validation", facts=facts_with(perturbed_output=[])) == 0.5
 
 
 def test_correct_filtering():
@@ -470,16 +479,22 @@ def test_correct_filtering():
     verdict = outcome("correct_filtering", facts=canned)
     assert verdict.rationale.startswith("hard-coded: on other data it printed exactly its fixture output (8 records)")
     assert fraction("correct_values", facts=canned) == 0
-    # one record of the perturbed output differs: not the same output, judged as usual
+    # not the fixture's output, but none of the records the other data keeps: fitted to the
+    # fixture (a list of its ids, say), neither run is judged either
     almost = facts_with(perturbed_output=EXPECTED[:-1] + [dict(EXPECTED[-1], age=EXPECTED[-1]["age"] + 1)])
-    assert 0 < fraction("correct_filtering", facts=almost) < 1
+    assert fraction("correct_filtering", facts=almost) == 0
+    assert outcome("correct_filtering", facts=almost).rationale.startswith("fitted to the fixture")
+    # one of the other data's records missing: judged as usual
+    short = facts_with(perturbed_output=cases.perturbed_case(7).expected[1:])
+    assert 0 < fraction("correct_filtering", facts=short) < 1
 
 
 def test_correct_values():
     n = len(cases.perturbed_case(7).expected)
     assert fraction("correct_values", facts=facts_with()) == 1
     typed = [dict(row, age=str(row["age"])) for row in EXPECTED]
-    assert fraction("correct_values", facts=facts_with(typed)) == pytest.approx((6 * 8 + 7 * n) / (7 * (8 + n)))
+    # a record with one wrong field is a wrong record: every fixture record has its age wrong
+    assert fraction("correct_values", facts=facts_with(typed)) == pytest.approx(n / (8 + n))
     assert fraction("correct_values", facts=facts_with([{"id": 999}], perturbed_output=[{"id": 999}])) == 0
     assert fraction("correct_values", facts=facts_with(EXPECTED[:1])) == 1
 
@@ -777,11 +792,11 @@ VARIANTS = {
     # fromisoformat: takes fractional seconds (with an offset or Z), a space for T and +HHMM
     "fromisoformat": ('    if not isinstance(value, str) or not TIMESTAMP_PATTERN.fullmatch(value):\n'
                       '        return None\n    try:\n'
-                      '        parsed = datetime.strptime(value, "%Y-%m-%dT%H:%M:%S%z")',
+                      '        return datetime.strptime(value, "%Y-%m-%dT%H:%M:%S%z").astimezone(timezone.utc)',
                       '    if not isinstance(value, str) or not value.endswith(("Z", "0")):\n'
                       '        return None\n    try:\n'
                       '        parsed = datetime.fromisoformat(value)\n'
-                      '        if parsed.tzinfo is None:\n            return None'),
+                      '        return None if parsed.tzinfo is None else parsed.astimezone(timezone.utc)'),
     # the config's codes compared as written
     "raw_config_codes": ("frozenset(code.strip().upper() for code in countries)",
                          "frozenset(countries)"),
@@ -798,3 +813,29 @@ def test_a_mishandled_contract_form_loses_real_points(tmp_path, name):
     lost = reference.score - variant.score
     assert lost >= 0.4, (name, lost, _earned(variant))
     assert _earned(variant)["perturbed_dataset"] <= 1.25, _earned(variant)
+
+
+def test_the_edge_run_keeps_the_fixture_records_whatever_the_edges_do():
+    """p1_refactoring_edges: the fixture's records with four edge records appended; each edge
+    record may be kept or dropped, a huge id printed as an int of 5,000 digits included."""
+    assert edges.parse_int("9" * 5000) == edges.HUGE_INT and edges.parse_int("-12") == -12
+    assert edges.allowed_extra({"id": edges.HUGE_INT}) and edges.allowed_extra({"id": 9002})
+    assert not edges.allowed_extra({"id": 1}) and not edges.allowed_extra({"id": True})
+    config = yaml.safe_load(edges.files()[edges.CONFIG])
+    assert config["data_source"] == edges.DATA
+    records = json.loads(edges.files()[edges.DATA])
+    assert records[-len(edges.EDGES):] == edges.EDGES and len(records[0:-4]) == len(RECORDS)
+
+
+@pytest.mark.parametrize("old, new, what", [
+    ("        try:\n            return int(value.strip())\n        except ValueError:  # more digits than int() takes (sys.get_int_max_str_digits())\n            return None",
+     "        return int(value.strip())", "Exceeds the limit"),
+    ("    except (ValueError, OverflowError):", "    except ValueError:", "OverflowError"),
+])
+def test_a_crash_on_an_edge_record_costs_a_third_of_runs_without_error(tmp_path, old, new, what):
+    result = _grade(tmp_path, _variant(old, new))
+    earned = _earned(result)
+    assert earned["runs_without_error"] == pytest.approx(2 / 3, abs=1e-3)
+    assert earned["perturbed_dataset"] == 1.5 and earned["correct_values"] == 1.0
+    rationale = next(c.rationale for cat in result.categories for c in cat.checks if c.id == "runs_without_error")
+    assert "edge records appended" in rationale and what in rationale

@@ -28,6 +28,7 @@ from ..types import ExecResult
 from . import measured
 from . import p1_refactoring_cases as cases
 from . import p1_refactoring_data as data
+from . import p1_refactoring_edges as edges
 from . import p1_refactoring_judge as judge
 from .base import CheckContext, Outcome, RunFn, compiles
 from .p1_refactoring_fixtures import (CONFIG_NAME, CONFIG_TEXT, LEGACY_NAME, LEGACY_SCRIPT,
@@ -156,7 +157,8 @@ def _measured(run: RunFn, seed: int, done: dict[str, ExecResult]) -> dict[str, A
 
 def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path,
             seed: int) -> dict[str, Any]:
-    """Run the CLI on the fixture and on the seeded perturbed data set, then once on 16x
+    """Run the CLI on the fixture, on the seeded perturbed data set and on the fixture with
+    edge records appended (``p1_refactoring_edges``), then once on 16x
     SCALE_BASE generated records for ``measured_performance`` (last: a time-out there costs
     no correctness run)."""
     test_data = Path(test_data)
@@ -165,12 +167,14 @@ def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path,
     case = perturbed_case(seed)
     small = {"fixture": (_request([CONFIG_NAME], "fixture"), stage),
              "perturbed": (_request([case.config_name], "perturbed"),
-                           {case.config_name: case.config, case.data_name: case.records})}
+                           {case.config_name: case.config, case.data_name: case.records}),
+             edges.LABEL: (_request([edges.CONFIG], edges.LABEL), edges.files())}
     done = {label: run(request, inputs) for label, (request, inputs) in small.items()}
     fixture = judge.summarise_run("fixture", done["fixture"], expected)
     perturbed = judge.summarise_run("perturbed", done["perturbed"], case.expected)
     perturbed["forms"] = [list(form) for form in case.forms]
-    return {"seed": seed, "fixture": fixture, "perturbed": perturbed,
+    edge = judge.summarise_run(edges.LABEL, done[edges.LABEL], expected, edges.parse_int)
+    return {"seed": seed, "fixture": fixture, "perturbed": perturbed, edges.LABEL: edge,
             "measured": _measured(run, seed, done)}
 
 

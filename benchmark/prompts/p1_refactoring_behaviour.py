@@ -14,6 +14,7 @@ from typing import Any
 from . import measured
 from . import p1_refactoring_cases as cases
 from . import p1_refactoring_data as data
+from . import p1_refactoring_edges as edges
 from . import p1_refactoring_judge as judge
 from .base import CheckContext, Outcome, raised
 from .base import strict_equal as same_json
@@ -47,36 +48,78 @@ def _failure_note(run: dict[str, Any]) -> str:
     return tail[-1][:200] if tail else "no message on stderr"
 
 
+def _ran_clean(ctx: CheckContext, label: str, argv: str) -> tuple[bool, str]:
+    """(exit 0 with a JSON array on stdout, non-empty where records are expected; why not)."""
+    if label not in ctx.facts:
+        return False, f"the {label} run was not observed"
+    run = _run(ctx, label) or {}
+    if run.get("problem"):
+        return False, f"python {MAIN} {argv} {run['problem']}"
+    if run.get("exit_code") != 0:
+        return False, (f"python {MAIN} {argv} exited with {run.get('exit_code')} "
+                       f"({_failure_note(run)})")
+    output, blocked = _output(ctx, label)
+    if blocked:
+        return False, f"{label}: exit 0, but {blocked.rationale}"
+    if not output and run.get("expected"):
+        return False, (f"{label}: exit 0, but printed an empty array although the data has "
+                       f"{len(run['expected'])} valid records")
+    return True, f"exit 0 on the {label} data; printed {len(output)} records"
+
+
+def _edges_clean(ctx: CheckContext) -> tuple[bool, str]:
+    """The edge run (``p1_refactoring_edges``): it ran clean and, besides what the edge
+    records may add, printed what the program printed for the fixture alone (the answer
+    key's records when that run failed): the edge records changed nothing else. Whether
+    its fixture output is right is for the other checks."""
+    ran, why = _ran_clean(ctx, edges.LABEL, edges.CONFIG)
+    if not ran:
+        return False, f"{why} (on {edges.WHAT})"
+    output = _run(ctx, edges.LABEL)["output"]
+    ordinary = [item for item in output if not edges.allowed_extra(item)]
+    fixture, blocked = _output(ctx, "fixture")
+    own = fixture if not blocked else _run(ctx, edges.LABEL)["expected"]
+    if not same_json(ordinary, own):
+        return False, (f"on {edges.WHAT} it printed {len(ordinary)} other records, where its "
+                       f"fixture run printed {len(own)}: the edge records changed the others")
+    return True, f"exit 0 on {edges.WHAT}, the other records as on the fixture"
+
+
 @check("runs_without_error")
 def runs_without_error(ctx: CheckContext) -> Outcome:
-    """Exit 0 on the fixture, with a non-empty JSON array on stdout (the fixture keeps records)."""
+    """Exit 0 with a JSON array on stdout, non-empty where the data keeps records, a third
+    each: on the fixture, on the perturbed data (a script that runs on the sample only does
+    part of the job), and on the fixture with edge records appended, where the fixture's
+    records must come out exactly (a crash on one record loses them all)."""
     if "fixture" not in ctx.facts:
         return Outcome.error("the fixture run was not observed")
-    run = _run(ctx, "fixture") or {}
-    if run.get("problem"):
-        return Outcome.fail(f"python {MAIN} {CONFIG_NAME} {run['problem']}")
-    if run.get("exit_code") != 0:
-        return Outcome.fail(f"python {MAIN} {CONFIG_NAME} exited with {run.get('exit_code')} "
-                            f"({_failure_note(run)})")
-    output, blocked = _output(ctx, "fixture")
-    if blocked:
-        return Outcome.fail(f"exit 0, but {blocked.rationale}")
-    if not output:
-        return Outcome.fail("exit 0, but printed an empty array although the fixture has "
-                            f"{len(run['expected'])} valid records")
-    return Outcome.ok(f"exit 0 on the fixture; printed {len(output)} records")
+    verdicts = [_ran_clean(ctx, "fixture", CONFIG_NAME)]
+    if "perturbed" in ctx.facts:
+        verdicts.append(_ran_clean(ctx, "perturbed", "(the perturbed data's config)"))
+    if edges.LABEL in ctx.facts:
+        verdicts.append(_edges_clean(ctx))
+    good = sum(ok for ok, _ in verdicts)
+    return Outcome.ratio(good, len(verdicts), "; ".join(why for _, why in verdicts))
 
 
 @check("json_output_validation")
 def json_output_validation(ctx: CheckContext) -> Outcome:
-    output, blocked = _output(ctx, "fixture")
-    if blocked:
-        return blocked
-    if not output:
-        return Outcome.fail("the output array is empty")
-    good = sum(map(judge.well_formed, output))
-    return Outcome.ratio(good, len(output), f"{good}/{len(output)} output items are objects "
-                         f"with exactly the keys {', '.join(data.OUTPUT_KEYS)} of the stated types")
+    """Output items that are objects with exactly the contract's keys and types, half for the
+    fixture and half for the perturbed data; a run with no such output earns its half none."""
+    shares, notes = [], []
+    for label in ("fixture", "perturbed"):
+        if label == "perturbed" and label not in ctx.facts:
+            continue
+        output, blocked = _output(ctx, label)
+        if blocked or not output:
+            shares.append(0.0)
+            notes.append(f"{label}: " + (blocked.rationale if blocked else "the output array is empty"))
+            continue
+        good = sum(map(judge.well_formed, output))
+        shares.append(good / len(output))
+        notes.append(f"{label}: {good}/{len(output)} output items")
+    return Outcome.ratio(sum(shares), len(shares), "; ".join(notes) + f" are objects with exactly "
+                         f"the keys {', '.join(data.OUTPUT_KEYS)} of the stated types")
 
 
 def _pooled_outputs(ctx: CheckContext) -> tuple[list[tuple[list, list]], Outcome | None]:
@@ -84,7 +127,8 @@ def _pooled_outputs(ctx: CheckContext) -> tuple[list[tuple[list, list]], Outcome
     counts as an empty output, so canned fixture answers cannot earn these checks alone. An
     answer that prints exactly its fixture output for the other data too (where another
     output is expected) is hard-coded: its output does not depend on the input, and neither
-    run is judged."""
+    run is judged; so is one that runs on the other data but keeps none of its expected
+    records (fitted to the fixture: a list of the fixture's ids, say)."""
     output, blocked = _output(ctx, "fixture")
     if blocked:
         return [], blocked
@@ -97,6 +141,11 @@ def _pooled_outputs(ctx: CheckContext) -> tuple[list[tuple[list, list]], Outcome
             return [], Outcome.fail(f"hard-coded: on other data it printed exactly its fixture output "
                                     f"({len(output)} records), where {len(perturbed['expected'])} other "
                                     f"records are expected; its output does not depend on the input")
+        wanted = {row["id"] for row in perturbed["expected"]}
+        if not problem and output and wanted and not wanted & set(judge.index_output(other)[0]):
+            return [], Outcome.fail(f"fitted to the fixture: on other data it kept none of the "
+                                    f"{len(wanted)} records expected ({len(other)} printed), so "
+                                    f"what it printed for the fixture shows no rule it applies")
         pairs.append((perturbed["expected"], [] if problem else other))
     return pairs, None
 
@@ -122,7 +171,8 @@ def correct_filtering(ctx: CheckContext) -> Outcome:
 
 @check("correct_values")
 def correct_values(ctx: CheckContext) -> Outcome:
-    """Field values of matched records, pooled over the fixture and the perturbed data."""
+    """Matched records with every field right, pooled over the fixture and the perturbed
+    data (a record with one wrong field is a wrong record)."""
     pairs, blocked = _pooled_outputs(ctx)
     if blocked:
         return blocked
@@ -134,7 +184,7 @@ def correct_values(ctx: CheckContext) -> Outcome:
     if total == 0:
         return Outcome.fail("no expected record appears in the output")
     detail = judge.summary(notes) or "all fields exact"
-    return Outcome.ratio(correct, total, f"{correct}/{total} fields of matched records "
+    return Outcome.ratio(correct, total, f"{correct}/{total} matched records with every field "
                          f"correct ({detail})")
 
 

@@ -49,8 +49,9 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def parse_output(stdout: str, truncated: bool) -> tuple[Any, str | None]:
-    """(parsed stdout, None) or (None, why it could not be used)."""
+def parse_output(stdout: str, truncated: bool, parse_int: Any = None) -> tuple[Any, str | None]:
+    """(parsed stdout, None) or (None, why it could not be used); ``parse_int`` as for
+    ``json.loads``."""
     if truncated:
         return None, "stdout exceeded the capture limit"
     if not stdout.strip():
@@ -58,19 +59,20 @@ def parse_output(stdout: str, truncated: bool) -> tuple[Any, str | None]:
     if nesting_depth(stdout) > MAX_DEPTH:
         return None, f"stdout nests deeper than {MAX_DEPTH} levels"
     try:
-        return json.loads(stdout, parse_constant=_reject_constant), None
+        return json.loads(stdout, parse_constant=_reject_constant, parse_int=parse_int), None
     except (ValueError, RecursionError) as exc:
         return None, f"stdout is not a single JSON document ({str(exc)[:120]})"
 
 
-def summarise_run(label: str, result: ExecResult, expected: list[dict[str, Any]]) -> dict[str, Any]:
+def summarise_run(label: str, result: ExecResult, expected: list[dict[str, Any]],
+                  parse_int: Any = None) -> dict[str, Any]:
     record = result.observation
     problem = None
     if result.timed_out:
         problem = f"timed out ({result.killed_by or 'killed'})"
     elif record is None:
         problem = f"no harness record ({result.channel_error or 'the child died'})"
-    output, parse_error = parse_output(result.stdout, result.output_truncated)
+    output, parse_error = parse_output(result.stdout, result.output_truncated, parse_int)
     return {
         "label": label,
         "exit_code": record.get("exit_code") if record else None,
@@ -155,12 +157,12 @@ def field_errors(expected: dict[str, Any], actual: dict[str, Any]) -> list[str]:
 
 
 def values(expected: list[dict[str, Any]], output: list[Any]) -> tuple[int, int, list[str]]:
-    """(correct fields, judged fields, notes) over expected records found in the output."""
+    """(matched records with every field right, expected records found in the output,
+    notes on the wrong fields): a record with one wrong field is wrong data for its user."""
     first, _ = index_output(output)
     matched = [row for row in expected if row["id"] in first]
-    notes = [note for row in matched for note in field_errors(row, first[row["id"]])]
-    total = len(matched) * len(OUTPUT_KEYS)
-    return total - len(notes), total, notes
+    errors = [field_errors(row, first[row["id"]]) for row in matched]
+    return sum(not found for found in errors), len(matched), [n for found in errors for n in found]
 
 
 def exact(expected: list[dict[str, Any]], output: list[Any]) -> tuple[int, list[str]]:

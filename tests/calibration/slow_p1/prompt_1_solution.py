@@ -128,10 +128,9 @@ def parse_timestamp(value: Any) -> datetime | None:
     if not isinstance(value, str) or not TIMESTAMP_PATTERN.fullmatch(value):
         return None
     try:
-        parsed = datetime.strptime(value, "%Y-%m-%dT%H:%M:%S%z")
-    except ValueError:
+        return datetime.strptime(value, "%Y-%m-%dT%H:%M:%S%z").astimezone(timezone.utc)
+    except (ValueError, OverflowError):  # an impossible date; an instant before year 1 or past 9999
         return None
-    return parsed.astimezone(timezone.utc)
 
 
 def whole_number(value: Any) -> int | None:
@@ -141,7 +140,10 @@ def whole_number(value: Any) -> int | None:
     if isinstance(value, int):
         return value
     if isinstance(value, str) and DIGITS_PATTERN.fullmatch(value.strip()):
-        return int(value.strip())
+        try:
+            return int(value.strip())
+        except ValueError:  # more digits than int() takes (sys.get_int_max_str_digits())
+            return None
     return None
 
 
