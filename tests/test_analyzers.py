@@ -250,6 +250,22 @@ def test_calls_to_resolves_aliases():
     assert A.calls_to(t, "json.load") == [12]
 
 
+def test_references_to_finds_a_function_used_as_a_value_never_its_calls():
+    t = tree("""
+        import yaml
+        from yaml import safe_load as sl
+        yaml.safe_load(a)
+        read(path, yaml.safe_load)
+        parsers = {"yaml": sl}
+        sl(b)
+        other.safe_load
+        print(yaml.safe_load_all)
+    """)
+    assert A.references_to(t, "yaml.safe_load") == [5, 6]
+    assert A.calls_to(t, "yaml.safe_load") == [4, 7]
+    assert A.references_to(t, "yaml") == [4, 5, 9]  # the module, the head of each chain
+
+
 def test_calls_to_builtin_and_dotted_modules():
     t = tree("""
         import builtins

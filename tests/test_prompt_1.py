@@ -587,6 +587,11 @@ def test_specific_exceptions():
     ("import yaml\nclass SafeLoader(yaml.Loader):\n    pass\nyaml.load('a', Loader=SafeLoader)\n", 0),
     ("import yaml\nyaml.safe_load('a')\nyaml.load('b')\n", 0),
     ("import json\n", 0),
+    # a loader handed over as a function loads as it does called
+    ("import yaml\ndef read(p, parse):\n    return parse(p)\nread('a', yaml.safe_load)\n", 1),
+    ("from yaml import safe_load as sl\nparsers = {'yaml': sl}\n", 1),
+    ("import yaml\ndef read(p, parse):\n    return parse(p)\nread('a', yaml.unsafe_load)\n", 0),
+    ("import yaml\nloader = yaml.load\nloader('a', Loader=yaml.SafeLoader)\n", 0),  # not seen where named
 ])
 def test_safe_yaml_loading(text, expected):
     assert fraction("safe_yaml_loading", text) == expected

@@ -23,7 +23,7 @@ from .loops import io_in_loops, nested_loops, range_len_loops
 from .normalize import FunctionNode, FunctionSpan, function_spans, iter_defs
 from .normalize import normalized_source, strip_docstrings
 from .opens import opens_without_encoding, unmanaged_opens
-from .resolve import find_calls
+from .resolve import find_calls, find_references
 
 __all__ = [
     "FunctionSpan", "HandlerInfo", "annotation_ratio", "bad_names", "call_keywords",
@@ -180,6 +180,12 @@ def shadowed_builtins(tree: ast.Module) -> list[tuple[str, int]]:
 def calls_to(tree: ast.Module, dotted: str) -> list[int]:
     """Lines of calls to ``dotted``, resolving import aliases (``from yaml import load as L``)."""
     return [call.lineno for call in find_calls(tree, dotted)]
+
+
+def references_to(tree: ast.Module, dotted: str) -> list[int]:
+    """Lines where ``dotted`` is used as a value rather than called (aliases resolved): a
+    function handed to another, ``read(path, yaml.safe_load)``, or bound to a name."""
+    return [node.lineno for node in find_references(tree, dotted)]
 
 
 def call_nodes(tree: ast.Module, dotted: str) -> list[ast.Call]:

@@ -139,3 +139,14 @@ def find_calls(tree: ast.Module, dotted: str) -> list[ast.Call]:
     calls, index = _resolved_calls(tree), _calls_by_name(tree)
     positions = {p for name in wanted_names(dotted) for p in index.get(name, ())}
     return [calls[p][0] for p in sorted(positions)]
+
+
+def find_references(tree: ast.Module, dotted: str) -> list[ast.expr]:
+    """Uses of ``dotted`` (aliases resolved) as a value, not as the callee of a call:
+    ``parse(path, yaml.safe_load)``, ``loader = yaml.load``. In source order."""
+    callees = {id(call.func) for call, _ in _resolved_calls(tree)}
+    resolver, wanted = resolver_for(tree), wanted_names(dotted)
+    found = [node for node in nodes_of(tree, ast.Attribute, ast.Name)
+             if isinstance(node.ctx, ast.Load) and id(node) not in callees
+             and resolver.resolve(node) & wanted]
+    return sorted(found, key=lambda node: (node.lineno, node.col_offset))

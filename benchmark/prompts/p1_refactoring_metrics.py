@@ -58,6 +58,11 @@ def safe_yaml_loading(ctx: CheckContext) -> Outcome:
     safe_names = _safe_loader_names(tree)
     safe = [line for name in _SAFE_CALLS for line in astfacts.calls_to(tree, name)]
     unsafe = [line for name in _UNSAFE_CALLS for line in astfacts.calls_to(tree, name)]
+    # a loader handed over as a function (``read(path, yaml.safe_load)``) loads as it does
+    # called; ``yaml.load`` so handed names no loader where it is named: not safe
+    safe += [line for name in _SAFE_CALLS for line in astfacts.references_to(tree, name)]
+    unsafe += [line for name in (*_UNSAFE_CALLS, *_LOADER_CALLS)
+               for line in astfacts.references_to(tree, name)]
     for name in _LOADER_CALLS:
         for call in astfacts.call_nodes(tree, name):
             (safe if _loader_is_safe(call, safe_names) else unsafe).append(call.lineno)
