@@ -555,6 +555,11 @@ def test_has_main_guard():
     ("with open('a', 'rb') as f:\n    f.read()\nf2 = open('b', encoding='utf-8')\n", 0.5),
     ("import json\njson.load(open('a'))\n", 0),
     ("x = 1\n", 0),
+    # a file function handed to a call that makes it: its encoding is the forwarded keyword
+    ("import asyncio\nasync def f(p):\n    return await asyncio.to_thread(p.read_text, encoding='utf-8')\n", 1),
+    ("import asyncio\nasync def f(p):\n    return await asyncio.to_thread(p.read_text)\n", 0),
+    ("import functools\nread = functools.partial(open, 'a', encoding='utf-8')\n", 1),
+    ("def f(loop, p):\n    return loop.run_in_executor(None, p.read_bytes)\n", 1),
 ])
 def test_proper_file_handling(text, expected):
     assert fraction("proper_file_handling", text) == expected

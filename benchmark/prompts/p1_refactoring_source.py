@@ -157,13 +157,34 @@ def has_main_guard(ctx: CheckContext) -> Outcome:
     return Outcome.fail("no `if __name__ == \"__main__\":` guard; importing it would run it")
 
 
+def _is_file_function(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Name) and node.id == "open") or (
+        isinstance(node, ast.Attribute) and node.attr in _FILE_METHODS)
+
+
+def _handed_over(tree: ast.Module) -> tuple[list[int], list[int]]:
+    """(lines, lines without an encoding) of file functions handed to another call that
+    makes the call for them: ``asyncio.to_thread(path.read_text, encoding="utf-8")``,
+    ``functools.partial(open, p, encoding=...)``, ``loop.run_in_executor(None, path.read_text)``.
+    The encoding is judged on the forwarding call: its ``encoding`` keyword (or a
+    ``**mapping`` that may carry one); a binary read needs none."""
+    lines, bare = [], []
+    for call in nodes_of(tree, ast.Call):
+        handed = [arg for arg in call.args if _is_file_function(arg)]
+        if not handed:
+            continue
+        lines.append(call.lineno)
+        binary = all(isinstance(arg, ast.Attribute) and arg.attr.endswith("_bytes") for arg in handed)
+        if not binary and not any(item.arg in ("encoding", None) for item in call.keywords):
+            bare.append(call.lineno)
+    return lines, bare
+
+
 def _file_operations(tree: ast.Module) -> list[int]:
-    """Lines of ``open(...)``, ``<x>.open(...)`` and pathlib read/write calls."""
-    return sorted(
-        node.lineno for node in nodes_of(tree, ast.Call) if (
-            (isinstance(node.func, ast.Name) and node.func.id == "open")
-            or (isinstance(node.func, ast.Attribute) and node.func.attr in _FILE_METHODS))
-    )
+    """Lines of ``open(...)``, ``<x>.open(...)`` and pathlib read/write calls, and of calls
+    that make one of them for the code (``_handed_over``)."""
+    made = [node.lineno for node in nodes_of(tree, ast.Call) if _is_file_function(node.func)]
+    return sorted(made + _handed_over(tree)[0])
 
 
 @check("proper_file_handling")
@@ -174,7 +195,7 @@ def proper_file_handling(ctx: CheckContext) -> Outcome:
     if not operations:
         return Outcome.fail("no file is opened or read (the config and records must be read)")
     unmanaged = set(astfacts.unmanaged_opens(tree))
-    no_encoding = set(astfacts.opens_without_encoding(tree))
+    no_encoding = set(astfacts.opens_without_encoding(tree)) | set(_handed_over(tree)[1])
     bad = [line for line in operations if line in unmanaged or line in no_encoding]
     good = len(operations) - len(bad)
     evidence = line_evidence([line for line in bad if line in unmanaged], "open outside `with`")
