@@ -159,6 +159,9 @@ def test_timeouts_and_secret_shapes():
     assert judge.looks_secret("sk_live_9fA2kQ7xLm3vR8tZ1pW4") and judge.looks_secret("Bearer abcdefgh1234")
     assert not any(map(judge.looks_secret, (data.ENDPOINT, "CRM_API_TOKEN", "application/json",
                                             "Syncing users to the CRM", "job_7Qm2xR9tLk")))
+    # what a redaction writes in place of the credential is none
+    assert not any(map(judge.looks_secret, ("Bearer [REDACTED]", "Bearer <your-api-token>",
+                                            "Bearer REDACTED", "Bearer ***redacted***")))
 
 
 def test_status_codes_must_stand_alone_in_messages():

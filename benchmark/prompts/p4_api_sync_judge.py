@@ -115,10 +115,17 @@ def timeout_ok(value: Any) -> bool:
                for part in parts)
 
 
+_TOKEN_TEXT = re.compile(r"[A-Za-z0-9_\-.=+/~]{8,}")
+
+
 def looks_secret(value: str) -> bool:
-    """A bearer header value, or a long, high-entropy, letter-and-digit string."""
-    if value.startswith("Bearer ") and len(value) > 14:
-        return True
+    """A bearer header value whose credential is token text (eight or more token characters,
+    a digit among them: ``Bearer [REDACTED]``, ``Bearer <your token>`` and ``Bearer REDACTED``
+    are what a redaction writes, no credential), or a long, high-entropy, letter-and-digit
+    string."""
+    if value.startswith("Bearer "):
+        credential = value[len("Bearer "):]
+        return bool(_TOKEN_TEXT.fullmatch(credential) and re.search(r"\d", credential))
     if len(value) < 16 or not re.fullmatch(r"[A-Za-z0-9_\-.=+/]+", value):
         return False
     if not (re.search(r"\d", value) and re.search(r"[A-Za-z]", value)):
