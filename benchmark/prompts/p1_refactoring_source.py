@@ -180,22 +180,23 @@ def _handed_over(tree: ast.Module) -> tuple[list[int], list[int]]:
     return lines, bare
 
 
-def _file_operations(tree: ast.Module) -> list[int]:
-    """Lines of ``open(...)``, ``<x>.open(...)`` and pathlib read/write calls, and of calls
-    that make one of them for the code (``_handed_over``)."""
+def _file_operations(tree: ast.Module, handed: list[int]) -> list[int]:
+    """Lines of ``open(...)``, ``<x>.open(...)`` and pathlib read/write calls, and ``handed``:
+    those of calls that make one of them for the code (``_handed_over``)."""
     made = [node.lineno for node in nodes_of(tree, ast.Call) if _is_file_function(node.func)]
-    return sorted(made + _handed_over(tree)[0])
+    return sorted(made + handed)
 
 
 @check("proper_file_handling")
 def proper_file_handling(ctx: CheckContext) -> Outcome:
     """Share of file operations that are closed by `with`/pathlib and name an encoding."""
     tree = main_tree(ctx)
-    operations = _file_operations(tree) if tree is not None else []
+    handed, handed_bare = _handed_over(tree) if tree is not None else ([], [])
+    operations = _file_operations(tree, handed) if tree is not None else []
     if not operations:
         return Outcome.fail("no file is opened or read (the config and records must be read)")
     unmanaged = set(astfacts.unmanaged_opens(tree))
-    no_encoding = set(astfacts.opens_without_encoding(tree)) | set(_handed_over(tree)[1])
+    no_encoding = set(astfacts.opens_without_encoding(tree)) | set(handed_bare)
     bad = [line for line in operations if line in unmanaged or line in no_encoding]
     good = len(operations) - len(bad)
     evidence = line_evidence([line for line in bad if line in unmanaged], "open outside `with`")

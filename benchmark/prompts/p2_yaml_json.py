@@ -8,9 +8,9 @@ layout, skipping comment-only lines, so comments never change a score.
 Scoring choices, so that a key skeleton (six top-level keys with null values) earns ~0 of
 execution: a leaf counts as matched or agreed only with a non-null value at its exact
 path; unknown extra leaves dilute ``partial_matches``; ``deep_equivalence`` credits each
-file whose whole configuration is exactly right, and ``yaml_json_agree`` two files that
-agree on every value: one wrong value makes a wrong configuration (``partial_matches`` keeps
-the credit for the settings that are right). YAML literal spellings
+file whose whole configuration is exactly right: one wrong value makes a wrong
+configuration (``partial_matches`` keeps the credit for the settings that are right, and
+``yaml_json_agree`` the share of leaf paths on which the two files agree). YAML literal spellings
 come from parser events (``yes`` and ``true`` load alike). When the YAML holds several
 documents the first one is compared (what a reader taking one document sees). The style
 checks (indentation, literals, formatting, duplication: ``p2_yaml_json_style``, whose
@@ -76,8 +76,13 @@ def _reason(source: SourceFile | None) -> str | None:
 # ---- shared judging helpers -----------------------------------------------------------
 
 
-def _per_file(ctx: CheckContext, measure) -> tuple[float, list[str], list[Evidence]]:
-    """Average ``measure(tree) -> (done, total, missing paths)`` over the two files."""
+def _share(done: int, total: int) -> float:
+    return done / total if total else 1.0
+
+
+def _per_file(ctx: CheckContext, measure, credit=_share) -> tuple[float, list[str], list[Evidence]]:
+    """Average ``credit(done, total)`` (by default the share done) over the two files, with
+    ``measure(tree) -> (done, total, missing paths)``; the notes say ``done/total`` per file."""
     fractions, notes, evidence = [], [], []
     for kind, name in KINDS.items():
         loaded, tree = loaded_tree(ctx, kind)
@@ -86,7 +91,7 @@ def _per_file(ctx: CheckContext, measure) -> tuple[float, list[str], list[Eviden
             notes.append(f"{kind.upper()} did not load")
             continue
         done, total, missing = measure(tree)
-        fractions.append(done / total if total else 1.0)
+        fractions.append(credit(done, total))
         notes.append(f"{kind.upper()} {done}/{total}")
         if missing:
             evidence.append(Evidence(name, None, "wrong or missing: " + ", ".join(missing[:4])))
@@ -158,12 +163,8 @@ def deep_equivalence(ctx: CheckContext) -> Outcome:
     (the service reads every value), so its file earns none of them (``partial_matches``
     credits the settings that are right). The note counts the top-level sections equal; an
     unknown extra top-level key counts as one more wrong section."""
-    def whole(tree: Any) -> tuple[int, int, list[str]]:
-        equal, total, diff = data.sections_equal(tree, expected_tree(ctx))
-        return int(equal == total), 1, diff
-
-    fraction, _, evidence = _per_file(ctx, whole)
-    _, notes, _ = _per_file(ctx, lambda tree: data.sections_equal(tree, expected_tree(ctx)))
+    fraction, notes, evidence = _per_file(ctx, lambda tree: data.sections_equal(tree, expected_tree(ctx)),
+                                          credit=lambda equal, total: float(equal == total))
     return Outcome.ratio(fraction, 1, f"files whose whole configuration is the intended one "
                                       f"(type-strict; top-level sections equal: {', '.join(notes)})",
                          evidence)
@@ -190,9 +191,8 @@ def yaml_json_agree(ctx: CheckContext) -> Outcome:
     differ = sorted({data.dotted(p) for p in paths} - {data.dotted(p) for p in agree})
     note = "differs from the YAML at: " + ", ".join(differ[:4])
     evidence = [Evidence(JSON_FILE, None, note)] if differ else []
-    said = (f"YAML and JSON agree type-strictly on {len(agree)}/{len(paths)} leaf paths "
-            f"(null never counts)")
-    return Outcome.ratio(len(agree), len(paths), said, evidence)
+    return Outcome.ratio(len(agree), len(paths), f"YAML and JSON agree type-strictly on "
+                         f"{len(agree)}/{len(paths)} leaf paths (null never counts)", evidence)
 
 
 # ---- security -------------------------------------------------------------------------
