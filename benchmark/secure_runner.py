@@ -46,6 +46,10 @@ pt.protect(lambda: {bandit_process.pid()} - {None})
 STDOUT_CAP = 1024 * 1024
 STDERR_CAP = 256 * 1024
 CHANNEL_CAP = 16 * 1024 * 1024
+# The harness's supervisor ends the worker at the time-out and writes its record; the zygote
+# kills the whole run this much later, when the supervisor itself has not (its record, with
+# the evidence of what the run attempted, is then lost: ``result_record.validated``).
+SUPERVISOR_GRACE_S = 2.0
 
 
 _swept: set[tuple[int, str | None]] = set()  # (process, folder) pairs whose sweep has run
@@ -176,7 +180,8 @@ class SecureRunner:
             request_path = root / f"request-{nonce[:8]}.json"
             policy = self.kernel_policy(root, exec_rights=False)
             payload = {**request, "nonce": nonce, "guard": self.guard_policy(root) if guard else None,
-                       "no_new_processes": bool(policy and policy.seccomp)}
+                       "no_new_processes": bool(policy and policy.seccomp),
+                       "deadline_s": float(timeout or self.timeout_s)}
             request_path.write_text(json.dumps(payload), encoding="utf-8")
             with self._pids_group(policy) as policy:
                 result = self._spawn(request_path, work, self.child_env(root), timeout, policy=policy)
@@ -215,7 +220,7 @@ class SecureRunner:
         before = pt.current_children()
         started = time.monotonic()
         try:
-            status = zygote.run(request, tuple(w for _, w in pipes), timeout)
+            status = zygote.run(request, tuple(w for _, w in pipes), timeout + SUPERVISOR_GRACE_S)
         except spawner.ZygoteError:
             pt.sweep_orphans(before)  # a dead zygote's leftovers are re-parented to us
             raise

@@ -94,6 +94,7 @@ class ExecResult:
     observation: dict[str, Any] | None = None  # the harness's validated JSON record
     channel_error: str | None = None  # why no valid observation arrived
     output_truncated: bool = False
+    blocked_unlisted: int = 0  # denied attempts beyond the distinct ones ``blocked_events`` lists
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ import dataclasses
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -448,9 +449,33 @@ def test_the_supervisor_waits_for_an_exiting_worker_without_polling():
         os._exit(3)
     os.close(write_fd)
     started = _time.process_time()
-    text, status = child._collect(read_fd, pid)
-    assert text == '{"result": {}}\n' and os.WEXITSTATUS(status) == 3
+    text, status, timed_out = child._collect(read_fd, pid)
+    assert text == '{"result": {}}\n' and os.WEXITSTATUS(status) == 3 and not timed_out
     assert _time.process_time() - started < 0.1  # polling spun here for the whole 0.4 s
+
+
+def test_the_supervisor_ends_a_worker_at_its_deadline_and_keeps_what_it_wrote():
+    """At the request's deadline the supervisor kills the worker's group itself and still has
+    every line written before: its record, evidence included, does not depend on the zygote's
+    later kill."""
+    import time as _time
+
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the "worker": one denied attempt reported, then it hangs, group leader
+        os.setpgid(0, 0)
+        os.close(read_fd)
+        os.write(write_fd, b'\n{"blocked": "network", "event": "socket.connect", "detail": ""}\n')
+        _time.sleep(30)
+        os._exit(0)
+    os.close(write_fd)
+    started = _time.monotonic()
+    text, status, timed_out = child._collect(read_fd, pid, started + 0.5)
+    assert timed_out and os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+    assert '"socket.connect"' in text and _time.monotonic() - started < 10
+    record = child._compose({"mode": "call"}, text, status, timed_out)
+    assert record["worker_timed_out"] is True and record["blocked_events"] == [
+        {"blocked": "network", "event": "socket.connect", "detail": "", "count": 1}]
 
 
 # ---- the harness's strict JSON encoder: fast path and checked path agree ----------------------

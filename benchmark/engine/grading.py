@@ -18,7 +18,7 @@ from .. import scoring, untrusted
 from ..packs.local_plugins import resolve_check
 from ..packs.model import Task, TaskCheck
 from ..packs.suite import Suite, core_pack, default_suite
-from ..prompts.base import SANDBOX_EVENTS, CheckContext, Outcome
+from ..prompts.base import SANDBOX_EVENTS, SANDBOX_UNLISTED, CheckContext, Outcome
 from ..sandbox.cleanup import CleanupError
 from ..submission import SourceFile, load_source
 from ..threads import PYTHON_WORK, released
@@ -118,7 +118,7 @@ def _exec_summary(request: dict[str, Any], result: ExecResult) -> dict[str, Any]
         "killed_by": result.killed_by, "wall_s": result.wall_s, "cpu_s": result.cpu_s,
         "peak_rss_mb": result.peak_rss_mb, "channel_error": result.channel_error,
         "output_truncated": result.output_truncated,
-        "blocked_events": len(result.blocked_events),
+        "blocked_events": sum(e.get("count", 1) for e in result.blocked_events) + result.blocked_unlisted,
     }
     return untrusted.data(summary, NOTE_LIMIT)
 
@@ -180,7 +180,8 @@ def _grade_task(task: Task, model_dir: Path, *, test_data: Path,
         return refused_prompt(task, problem, files)
     runner = options.runner(Path(model_dir).name)
     executions: list[dict[str, Any]] = []
-    blocked: list[dict[str, Any]] = []
+    blocked: dict[tuple[str, ...], dict[str, Any]] = {}  # (kind, event, detail, file) -> attempt
+    unlisted = [0]  # attempts the records counted but did not list
 
     def run(request: dict[str, Any], stage, *, reference: bool = False) -> ExecResult:
         """A child run of the model's files plus ``stage``; with ``reference`` a run of the
@@ -206,10 +207,18 @@ def _grade_task(task: Task, model_dir: Path, *, test_data: Path,
             return result  # which must not depend on which model met the memo first
         if request.get("retime") is not True:  # a timing repeat, run or not as the timing falls:
             executions.append(_exec_summary(request, result))  # unlisted, so results stay stable
-        events = [{**event, "file": request.get("module", "")} for event in result.blocked_events]
-        if request.get("repeat") is True:  # a timing run repeats code the prompt already ran:
-            events = [e for e in events if e not in blocked]  # only its new attempts count
-        blocked.extend(events)
+        repeat = request.get("repeat") is True  # a timing run repeats code the prompt already ran:
+        module = str(request.get("module", ""))  # only its new attempts count
+        for event in result.blocked_events:
+            count = event.get("count", 1)  # (validated: result_record._event_ok)
+            key = (event.get("blocked"), event.get("event"), event.get("detail"), module)
+            if key in blocked:
+                if not repeat:
+                    blocked[key]["count"] += count
+            else:
+                blocked[key] = {**event, "count": count, "file": module}
+        if not repeat:
+            unlisted[0] += result.blocked_unlisted
         return result
 
     try:
@@ -220,7 +229,8 @@ def _grade_task(task: Task, model_dir: Path, *, test_data: Path,
         reason = _observe_failure(exc)
         checks = [_to_check(row, Outcome.error(reason)) for row in task.checks]
         return _prompt_result(task, checks, files, executions, reason)
-    ctx = CheckContext(files=files, facts={**facts, SANDBOX_EVENTS: blocked}, task=task)
+    ctx = CheckContext(files=files, facts={**facts, SANDBOX_EVENTS: list(blocked.values()),
+                                           SANDBOX_UNLISTED: unlisted[0]}, task=task)
     checks = [_run_check(row, ctx, options.debug) for row in task.checks]
     return _prompt_result(task, checks, files, executions, None)
 

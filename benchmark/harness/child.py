@@ -21,12 +21,25 @@ and ``worker.py``. The zygote loads this module, and with it all of them, once.
 import importlib.util
 import json
 import os
+import signal
 import sys
+import time
 
 _loads = json.loads
 _read, _close, _exit = os.read, os.close, os._exit
 _type, _len, _sorted = type, len, sorted
+_monotonic = time.monotonic
 WORKER_CAP = 16 * 1024 * 1024
+RECORD_LIMIT = WORKER_CAP - 256 * 1024  # a record this long fits the grader's channel cap (16 MiB)
+MAX_EVENTS = 64  # distinct denied attempts a record lists; any others are only counted
+# What the supervisor ignores while it supervises (the worker gets back what it had): every
+# signal but the ones it cannot ignore, SIGCHLD (it waits for the worker) and the ones the
+# kernel raises for a fault of its own. As pid 1 of a pid namespace, an ignored signal sent
+# from inside it is dropped by the kernel, SIGKILL and SIGSTOP included; without one, a signal
+# the guard let through still cannot end the supervisor before it writes its record.
+_SHIELDED = tuple(sig for sig in signal.valid_signals() if sig not in (
+    signal.SIGKILL, signal.SIGSTOP, signal.SIGCHLD, signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE,
+    signal.SIGILL, signal.SIGTRAP, signal.SIGSYS, signal.SIGABRT))
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -48,75 +61,152 @@ _strict_json = _load_by_path("strict_json")
 _encode, _decode = _strict_json._encode, _strict_json._decode
 _send_line = _load_by_path("worker_io")._send_line
 worker = _load_by_path("worker").worker
+_events = _load_by_path("guard_events")
+EVENT_KINDS, EVENT_NAME_CAP, REPORT_DETAIL_CAP = (_events.EVENT_KINDS, _events.EVENT_NAME_CAP,
+                                                  _events.REPORT_DETAIL_CAP)
+_signal, _SIG_IGN, _SIG_DFL, _SIGKILL = signal.signal, signal.SIG_IGN, signal.SIG_DFL, signal.SIGKILL
 
 
-def _collect(fd, pid):
+def _shield():
+    """Ignore every ``_SHIELDED`` signal; returns what to give the worker back."""
+    saved = []
+    for sig in _SHIELDED:
+        try:
+            saved.append((sig, _signal(sig, _SIG_IGN)))
+        except (OSError, ValueError):  # the C library's own (32, 33)
+            pass
+    return saved
+
+
+def _unshield(saved):
+    """In the worker: the dispositions the process had before ``_shield`` (honest code sees
+    Python's own: SIGINT raising KeyboardInterrupt, SIGPIPE and SIGXFSZ ignored)."""
+    for sig, handler in saved:
+        _signal(sig, _SIG_DFL if handler is None else handler)
+
+
+def _end_worker(pid):
+    """SIGKILL the worker, its process group and, as pid 1 of the run's pid namespace,
+    every other process in it."""
+    for target in (-pid, pid, *((-1,) if os.getpid() == 1 else ())):
+        try:
+            os.kill(target, _SIGKILL)
+        except OSError:
+            pass
+
+
+def _drain(fd, chunks, size):
+    """Read what the pipe holds now; returns (size, whether it reached end of file)."""
+    while True:
+        try:
+            chunk = _read(fd, 65536)
+        except BlockingIOError:
+            return size, False
+        if not chunk:
+            return size, True
+        if size < WORKER_CAP:
+            chunks.append(chunk)
+            size += _len(chunk)
+
+
+def _collect(fd, pid, deadline=None):
     """Read the worker's lines until the worker has exited (not until EOF: a process the
-    submission forked may hold the pipe open). Returns (text, wait status).
-
-    At end of file nothing more can arrive, so the worker is waited for without polling (it
-    closed the pipe, or is exiting: its exit unmaps its memory after closing its files, and
-    a poll would spin through that)."""
+    submission forked may hold the pipe open), or until ``deadline`` (``time.monotonic()``),
+    when the worker's whole group is killed and what it wrote is read. Returns (text, wait
+    status, whether the deadline ended it). The worker's exit is watched through a pidfd
+    where there is one (no polling: its exit unmaps its memory after closing its files, and a
+    poll would spin through that); otherwise in slices of at most 50 ms."""
     import select
 
     os.set_blocking(fd, False)
-    chunks, size, status = [], 0, None
-    while True:
-        ready, _, _ = select.select([fd], [], [], 0.05)
-        ended = False
-        while ready:
-            try:
-                chunk = _read(fd, 65536)
-            except BlockingIOError:
-                break
-            if not chunk:
-                ended = True
-                break
-            if size < WORKER_CAP:
-                chunks.append(chunk)
-                size += _len(chunk)
-        if status is not None:
-            break
-        if ended:  # the run's deadline still holds: the zygote kills the whole run
+    try:
+        exited = os.pidfd_open(pid)  # readable once the worker has exited
+    except (AttributeError, OSError):
+        exited = None
+    chunks, size, status, timed_out, ended = [], 0, None, False, False
+    while status is None:
+        left = None if deadline is None else max(0.0, deadline - _monotonic())
+        if ended and exited is None and left is None:
             status = os.waitpid(pid, 0)[1]
             break
+        watched = ([] if ended else [fd]) + ([] if exited is None else [exited])
+        wait = left if exited is not None else min(0.005 if ended else 0.05, 1e9 if left is None else left)
+        ready = select.select(watched, [], [], wait)[0]
+        if fd in ready:
+            size, ended = _drain(fd, chunks, size)
         done, wait_status = os.waitpid(pid, os.WNOHANG)
         if done:
-            status = wait_status  # one more pass drains what it wrote last
-            ready = [fd]
+            status = wait_status
+        elif deadline is not None and _monotonic() >= deadline:
+            _end_worker(pid)
+            status, timed_out = os.waitpid(pid, 0)[1], True
+    if not ended:  # what it wrote last (a process it left holding the pipe cannot stall this)
+        size, _ = _drain(fd, chunks, size)
+    if exited is not None:
+        _close(exited)
     _close(fd)
-    return b"".join(chunks).decode("utf-8", "replace"), status
+    return b"".join(chunks).decode("utf-8", "replace"), status, timed_out
 
 
 # What the supervisor alone writes in a record (the worker's result line is merged around them).
-SUPERVISOR_KEYS = frozenset(("mode", "blocked_events", "reported", "harness_error", "malformed_lines",
-                             "integrity", "worker_exit", "exit_code", "nonce"))
+SUPERVISOR_KEYS = frozenset(("mode", "blocked_events", "blocked_unlisted", "reported", "harness_error",
+                             "malformed_lines", "integrity", "worker_exit", "worker_timed_out",
+                             "exit_code", "nonce"))
 
 
-def _compose(request, text, status):
-    """The record: the worker's one result line, every blocked attempt (wherever it stands),
-    and the worker's real exit status. Two result lines mean one was forged: no result."""
-    record = {"mode": request["mode"], "blocked_events": [], "reported": False,
-              "harness_error": None, "malformed_lines": 0, "integrity": None}
-    results = []
+def _denied_attempt(item):
+    """The (kind, event, detail) of a report line of the one shape the guard writes, else None."""
+    if _type(item) is not dict or _len(item) != 3:
+        return None
+    kind, event, detail = item.get("blocked"), item.get("event"), item.get("detail")
+    if (_type(kind) is str and kind in EVENT_KINDS and _type(event) is str
+            and _len(event) <= EVENT_NAME_CAP and _type(detail) is str
+            and _len(detail) <= REPORT_DETAIL_CAP):
+        return kind, event, detail
+    return None
+
+
+def _one_key(item, key):
+    """Whether a decoded line is exactly ``{key: <object>}``."""
+    return _type(item) is dict and _len(item) == 1 and _type(item.get(key)) is dict
+
+
+def _compose(request, text, status, timed_out=False):
+    """The record: the worker's one result line, the denied attempts (the first MAX_EVENTS
+    distinct ones, each with how often it was made, and how many attempts beyond them), and
+    the worker's real exit status. A line of any other shape is counted as malformed (an
+    integrity violation); two result lines mean one was forged: no result. Linear in the
+    text, which ``_collect`` caps at WORKER_CAP."""
+    record = {"mode": request["mode"], "blocked_events": [], "blocked_unlisted": 0, "reported": False,
+              "harness_error": None, "malformed_lines": 0, "integrity": None,
+              "worker_timed_out": timed_out}
+    counts, results = {}, []
     for line in text.split("\n"):
         if not line:
             continue  # every record is written between newlines
         try:
             item = _decode(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             item = None
-        if _type(item) is dict and "blocked" in item:
-            record["blocked_events"].append(item)
-        elif _type(item) is dict and _type(item.get("result")) is dict:
+        attempt = _denied_attempt(item)
+        if attempt is not None:
+            if attempt in counts:
+                counts[attempt] += 1
+            elif _len(counts) < MAX_EVENTS:
+                counts[attempt] = 1
+            else:
+                record["blocked_unlisted"] += 1
+        elif _one_key(item, "result"):
             results.append(item["result"])
-        elif _type(item) is dict and "harness_error" in item:
+        elif _one_key(item, "harness_error"):
             record["harness_error"] = item["harness_error"]
         else:
             record["malformed_lines"] += 1
+    record["blocked_events"] = [{"blocked": kind, "event": event, "detail": detail, "count": count}
+                                for (kind, event, detail), count in counts.items()]
     if record["malformed_lines"]:  # something else wrote to the report pipe: a violation
         record["blocked_events"].append({
-            "blocked": "integrity", "event": "report channel",
+            "blocked": "integrity", "event": "report channel", "count": 1,
             "detail": f"{record['malformed_lines']} line(s) on the report pipe were not records"})
     if _len(results) == 1:
         # The worker's result never holds a key the supervisor owns: one that does was written
@@ -125,7 +215,7 @@ def _compose(request, text, status):
         forged = _sorted(key for key in results[0] if key in SUPERVISOR_KEYS)
         if forged:
             record["blocked_events"].append({
-                "blocked": "integrity", "event": "report channel",
+                "blocked": "integrity", "event": "report channel", "count": 1,
                 "detail": "a result line set keys only the supervisor writes: " + ", ".join(forged)[:200]})
         record.update((key, value) for key, value in results[0].items() if key not in SUPERVISOR_KEYS)
         record["reported"] = True
@@ -154,11 +244,20 @@ def main():
 
 def serve(request_path, channel):
     """Supervise one run: read and delete the request, fork the worker, write the record to
-    ``channel`` and exit (never returns). The zygote's children call this after confinement."""
+    ``channel`` and exit (never returns). The zygote's children call this after confinement.
+
+    The supervisor ignores every signal it can (``_shield``) and the worker leads a process
+    group of its own, so nothing the submission signals reaches it; at the request's
+    ``deadline_s`` (seconds from now; the zygote's own deadline is later) it kills the worker
+    and still writes its record, marked ``worker_timed_out``, with every denied attempt."""
+    started = _monotonic()
+    saved = _shield()
     with open(request_path, encoding="utf-8") as handle:
         request = _loads(handle.read())
     os.remove(request_path)
     nonce = request.pop("nonce")
+    seconds = request.get("deadline_s")
+    deadline = started + seconds if _type(seconds) in (int, float) and seconds > 0 else None
     read_fd, write_fd = os.pipe()
     supervisor = os.getpid()
     pid = os.fork()
@@ -166,15 +265,25 @@ def serve(request_path, channel):
         _die_with_parent()
         if os.getppid() != supervisor:  # the supervisor died before the line above
             _exit(1)
+        os.setpgid(0, 0)
+        _unshield(saved)
         _close(read_fd)
         _close(channel)
         nonce = None
         worker(request, write_fd)
+    try:
+        os.setpgid(pid, pid)  # (as the worker does: whichever runs first)
+    except OSError:
+        pass
     _close(write_fd)
-    text, status = _collect(read_fd, pid)
-    record = _compose(request, text, status)
+    text, status, timed_out = _collect(read_fd, pid, deadline)
+    record = _compose(request, text, status, timed_out)
     record["nonce"] = nonce
-    _send_line(channel, _encode(record))
+    line = _encode(record)
+    if _len(line) > RECORD_LIMIT:  # the worker's results would not fit the channel: the evidence must
+        line = _encode({**{key: value for key, value in record.items() if key in SUPERVISOR_KEYS},
+                        "reported": False, "oversized": _len(line)})
+    _send_line(channel, line)
     _close(channel)
     _exit(record.get("exit_code", 0) if request["mode"] == "script" else 0)
 

@@ -53,9 +53,9 @@ except ImportError:  # imported as benchmark.harness.guard, or on its own from t
         from loader import load_by_path
 
 load_by_path("guard_events")  # the tables, by path under their private name: bound here, at load
-from _rubricbench_guard_events import (  # noqa: E402
-    CODE_ATTRIBUTES, DEFERRED_EVENTS, DETAIL_CAP, DIR_FD_EVENTS, FSPATH_FIRST, LISTING_EVENTS,
-    LOOPBACK, MAX_LINKS, NATIVE_EVENTS, NETWORK_EVENTS, NO_DIR_FD, PATH_EVENT_NAMES, PATH_EVENTS,
+from _rubricbench_guard_events import (  # noqa: E402,F401 (the report shape: the supervisor's)
+    CODE_ATTRIBUTES, DEFERRED_EVENTS, DETAIL_CAP, DIR_FD_EVENTS, EVENT_KINDS, EVENT_NAME_CAP,
+    FSPATH_FIRST, LISTING_EVENTS, LOOPBACK, MAX_LINKS, REPORT_DETAIL_CAP, NATIVE_EVENTS, NETWORK_EVENTS, NO_DIR_FD, PATH_EVENT_NAMES, PATH_EVENTS,
     PROCESS_EVENTS, RECORD_CAP, REPLACED_MODULES, SETATTR_EVENTS, SHARED_MEMORY_EVENTS, STAND_INS,
     WATCHED_EVENTS, WRITE_FLAGS)
 

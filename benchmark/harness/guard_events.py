@@ -88,4 +88,10 @@ WATCHED_EVENTS = (frozenset({"open", "import", "sqlite3.connect"}) | PATH_EVENT_
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 DETAIL_CAP = 300
 RECORD_CAP = 4000
+# The one shape of a report line the supervisor (``child.py``) accepts as a denied attempt:
+# exactly {"blocked": one of EVENT_KINDS, "event": str of at most EVENT_NAME_CAP characters,
+# "detail": str of at most REPORT_DETAIL_CAP (the guard's DETAIL_CAP plus its longest prefix)}.
+EVENT_KINDS = frozenset({"filesystem", "integrity", "introspection", "native", "network", "process"})
+EVENT_NAME_CAP = 64
+REPORT_DETAIL_CAP = DETAIL_CAP + 64
 MAX_LINKS = 40

@@ -139,21 +139,44 @@ def compiles(ctx: CheckContext, name: str) -> Outcome:
     if source.tree is None:
         return Outcome.fail(f"{name}: {source.syntax_error}", [Evidence(name, source.syntax_line)])
     return Outcome.ok(f"{name} parses and compiles")
-SANDBOX_EVENTS = "_sandbox_events"  # facts key the engine fills with every blocked attempt
+SANDBOX_EVENTS = "_sandbox_events"  # facts key the engine fills with every distinct blocked attempt
+SANDBOX_UNLISTED = "_sandbox_unlisted"  # ... and with how many more attempts the records counted
 COST_PER_ATTEMPT = 0.5
+LOST_EVENT = "record lost"  # (sandbox.result_record.LOST_EVENT: a run whose record never came)
+
+
+def _integrity_first(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The attempts with the integrity violations (a forged or garbled report channel) first:
+    the evidence shows ten, and a flood of other attempts must not hide them."""
+    return sorted(events, key=lambda e: e.get("blocked") != "integrity")
 
 
 def sandbox_violations(ctx: CheckContext) -> Outcome:
-    """No attempt was denied by the sandbox (each denied attempt costs half the check)."""
+    """No attempt was denied by the sandbox (each denied attempt costs half the check).
+
+    Each listed attempt carries how often it was made (``count``); attempts past the
+    supervisor's list count too. A run whose record was lost leaves what its sandbox denied
+    unknown: the check fails, whatever the other runs show."""
     events = list(ctx.facts.get(SANDBOX_EVENTS, ()))
-    if not events:
+    unlisted = ctx.facts.get(SANDBOX_UNLISTED, 0)
+    lost = [e for e in events if e.get("blocked") == "integrity" and e.get("event") == LOST_EVENT]
+    if lost:
+        return Outcome.fail(
+            f"the evidence of {len(lost)} run(s) was lost (the run's supervisor wrote no record: "
+            f"{lost[0].get('detail', '')}); what the sandbox denied there is unknown",
+            tuple(Evidence(str(e.get("file", "")), None, f"record lost: {e.get('detail', '')}"[:200])
+                  for e in lost[:10]))
+    attempts = sum(e.get("count", 1) for e in events) + unlisted
+    if not attempts:
         return Outcome.ok("the sandbox denied nothing during the behaviour runs")
     kinds = sorted({str(e.get("blocked")) for e in events})
     evidence = tuple(Evidence(str(e.get("file", "")), None,
-                              f"{e.get('blocked')}: {e.get('event')} {e.get('detail', '')}"[:200])
-                     for e in events[:10])
-    fraction = max(0.0, 1.0 - COST_PER_ATTEMPT * len(events))
-    return Outcome(fraction, f"the sandbox denied {len(events)} attempt(s): {', '.join(kinds)}",
+                              f"{e.get('blocked')}: {e.get('event')} {e.get('detail', '')}"
+                              f"{'' if e.get('count', 1) == 1 else ' (x' + str(e.get('count')) + ')'}"[:200])
+                     for e in _integrity_first(events)[:10])
+    listed = f" ({len(events)} distinct listed, {unlisted} more only counted)" if unlisted else ""
+    fraction = max(0.0, 1.0 - COST_PER_ATTEMPT * attempts)
+    return Outcome(fraction, f"the sandbox denied {attempts} attempt(s){listed}: {', '.join(kinds)}",
                    evidence)
 
 

@@ -4,9 +4,13 @@ The child's supervisor writes exactly one JSON record, with the run's nonce, on 
 result channel; ``validated`` turns the channel's raw bytes into ``ExecResult.observation``
 or says in ``channel_error`` why there is none: a time-out, no record, not one valid JSON
 document, a wrong nonce or mode, an integrity violation or harness error the supervisor
-reported, an ``output_file`` entry of any shape but the two the harness writes, or a worker
-ended before it reported. Integers longer than ``int()`` reads are read by halves
-(``benchmark.bigint``), up to ``MAX_INT_DIGITS``.
+reported, an ``output_file`` entry of any shape but the two the harness writes, results past
+the channel's cap, or a worker ended before it reported. Integers longer than ``int()`` reads
+are read by halves (``benchmark.bigint``), up to ``MAX_INT_DIGITS``.
+
+The record's denied attempts (``ExecResult.blocked_events``, each with its ``count``, and
+``blocked_unlisted``) are kept whatever else it says; a run with no valid record gets the one
+``record lost`` event instead, which fails the prompt's ``sandbox_violations``.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import json
 from typing import Any
 
 from .. import bigint
+from ..harness.guard_events import EVENT_KINDS, EVENT_NAME_CAP, REPORT_DETAIL_CAP
 from ..types import ExecResult
 
 MAX_INT_DIGITS = 21_500  # the longest JSON integer read from a child (harness: MAX_INT_BITS)
@@ -65,27 +70,73 @@ def _output_file_ok(value: Any) -> bool:
             and (value["decode_error"] is None or type(value["decode_error"]) is str))
 
 
+MAX_EVENTS = 64 + 2  # the supervisor lists at most 64 distinct attempts, plus its own two
+EVENT_KEYS = frozenset(("blocked", "event", "detail", "count"))
+LOST_EVENT = "record lost"  # the event of a run whose supervisor wrote no valid record
+
+
+def _event_ok(event: Any) -> bool:
+    """A listed denied attempt of the one shape the supervisor writes (exact types)."""
+    return (type(event) is dict and event.keys() == EVENT_KEYS
+            and type(event["blocked"]) is str and event["blocked"] in EVENT_KINDS
+            and type(event["event"]) is str and len(event["event"]) <= EVENT_NAME_CAP
+            and type(event["detail"]) is str and len(event["detail"]) <= REPORT_DETAIL_CAP
+            and type(event["count"]) is int and event["count"] >= 1)
+
+
+def _evidence(record: dict[str, Any]) -> tuple[tuple[dict[str, Any], ...], int]:
+    """(the listed denied attempts, how many more were made) from a record; an entry of any
+    other shape, or one past the supervisor's cap, is an attempt the grader cannot read and is
+    counted as one unlisted."""
+    raw = record.pop("blocked_events", [])
+    unlisted = record.pop("blocked_unlisted", 0)
+    unlisted = unlisted if type(unlisted) is int and unlisted >= 0 else 1
+    if type(raw) is not list:
+        return (), unlisted + 1
+    listed = tuple(e for e in raw[:MAX_EVENTS] if _event_ok(e))
+    return listed, unlisted + len(raw) - len(listed)
+
+
+def lost(problem: str) -> dict[str, Any]:
+    """The event standing for the evidence of a run whose record did not arrive: what its
+    sandbox denied is unknown, which ``sandbox_violations`` fails."""
+    return {"blocked": "integrity", "event": LOST_EVENT, "detail": problem[:REPORT_DETAIL_CAP], "count": 1}
+
+
 def validated(result: ExecResult, mode: str, nonce: str) -> ExecResult:
-    """Replace the raw channel bytes with the parsed record, or say why there is none."""
+    """Replace the raw channel bytes with the parsed record, or say why there is none. The
+    record's denied attempts are kept whatever else it says (a time-out the supervisor ended,
+    a harness error, a forgery); a run with no valid record at all gets the ``lost`` event."""
     raw = (result.observation or {}).get("_raw", b"")
-    record, problem, blocked = None, None, ()
+    record, problem, blocked, unlisted = None, None, (), 0
+    timed_out, killed_by = result.timed_out, result.killed_by
     if result.timed_out:
-        problem = "the child was killed at the wall-clock timeout"
+        problem = ("the child was killed at the wall-clock timeout, and its supervisor's record "
+                   "was lost")
     elif not raw:
         problem = "the child sent no result record (it died before the harness finished)"
     else:
         record, problem = _parse_record(raw, mode, nonce)
     if record is not None:
-        blocked = tuple(e for e in record.pop("blocked_events", []) if isinstance(e, dict))
-        if record.get("integrity"):
+        blocked, unlisted = _evidence(record)
+        if record.get("worker_timed_out") is True:
+            record, problem = None, "the child was killed at the wall-clock timeout"
+            timed_out, killed_by = True, "timeout"
+        elif record.get("integrity"):
             record, problem = None, f"integrity: {record['integrity']}"
         elif record.get("harness_error"):
             record, problem = None, f"harness error: {record['harness_error']}"
+        elif type(record.get("oversized")) is int:
+            record, problem = None, (f"the run's results ({record['oversized']} bytes) were past the "
+                                     f"result channel's cap")
         elif "output_file" in record and not _output_file_ok(record["output_file"]):
             record, problem = None, "the result record failed validation (output_file)"
         elif mode != "script" and not record.get("reported"):
             problem = (f"the submission ended the worker before it reported "
                        f"(exit status {record.get('worker_exit')})")
             record = None
+    else:
+        blocked = (lost(problem),)
     return ExecResult(**{**result.__dict__, "observation": record, "channel_error": problem,
-                         "blocked_events": blocked})
+                         "blocked_events": blocked, "blocked_unlisted": unlisted,
+                         "timed_out": timed_out, "killed_by": killed_by})

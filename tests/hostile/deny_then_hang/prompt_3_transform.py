@@ -1,0 +1,13 @@
+"""Two denied connections, then an endless loop: the run ends at its time-out."""
+
+import socket
+
+
+def transform_and_enrich_users(user_list):
+    for _ in range(2):
+        try:
+            socket.create_connection(("127.0.0.1", {{PORT}}), timeout=1)
+        except OSError:
+            pass
+    while True:
+        pass
