@@ -8,6 +8,7 @@ What the modes call to encode, capture and time is bound when the harness loads,
 any submission code runs.
 """
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -28,6 +29,8 @@ _thread_time, _monotonic = time.thread_time, time.monotonic
 _enumerate, _len = enumerate, len
 _setitimer, _ITIMER_REAL = signal.setitimer, signal.ITIMER_REAL
 _type, _issubclass, _int_value = type, issubclass, int.__int__
+_sha256 = hashlib.sha256
+MAX_DIGESTS = 10_000  # items of a measure call's list that get a digest (the rest: None)
 
 
 def _import_submission(module_file):
@@ -82,13 +85,33 @@ def _over_budget(signum, frame):
     raise TimingBudgetExceeded("the call ran past its timing budget and was stopped")
 
 
+def _digests(value):
+    """A ``measure`` call's answer, for the grader to check without its bulk: for an exact
+    list, each item's digest (the first 16 hex digits of the SHA-256 of its strict JSON
+    text, the text the parent's oracle answer is digested from; None for an item that is not
+    plain JSON, or past MAX_DIGESTS items); None for any other value."""
+    if _type(value) is not list:
+        return None
+    digests = []
+    for index, item in _enumerate(value):
+        if index >= MAX_DIGESTS:
+            digests.append(None)
+            continue
+        try:
+            digests.append(_sha256(_encode(item, VALUE_DEPTH + 1).encode("ascii")).hexdigest()[:16])
+        except (TypeError, ValueError, RecursionError):
+            digests.append(None)
+    return digests
+
+
 def _invoke(function, args, kwargs, measure=False, budget=None, before=None):
     """Call function(*args, **kwargs) with its output captured; ``mutated`` compares the
     arguments' encoding before and after. Returns (result, the value's JSON text or None):
     the text, taken at once (a later call may change the object), is written into the
     record's line as it is (``_record_line``), never decoded and encoded again. ``cpu_s`` is
     the CPU time of this thread in the call, from the kernel (``time.thread_time``, bound at
-    load). A ``measure`` call (timed on a large input) reports the value's type only: no value
+    load). A ``measure`` call (timed on a large input) reports the value's type and the
+    digests of its items (``_digests``, taken after the clock stopped) instead of the value,
     and no mutation check, so the harness's own work stays small beside the call. With
     ``budget`` (seconds), a timer stops the call there (``TimingBudgetExceeded``, reported as
     the call's exception): a call that is merely slow on a large input must not take the
@@ -113,7 +136,9 @@ def _invoke(function, args, kwargs, measure=False, budget=None, before=None):
         result["value_type"] = _type(value).__name__
         if _type(value) is list:
             result["length"] = _len(value)
-        if not measure:
+        if measure:
+            result["digests"] = _digests(value)
+        else:
             try:
                 text = _encode(value, VALUE_DEPTH)
             except (TypeError, ValueError, RecursionError) as exc:

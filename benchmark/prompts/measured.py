@@ -18,11 +18,14 @@ The facts are plain JSON (``facts["measured"]``); ``benchmark.analyzers.timing``
 
 from __future__ import annotations
 
+import hashlib
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
 from ..analyzers import timing
+from ..harness.strict_json import _encode as strict_text
 from ..packs import reference
 from ..packs.compiled import CORE_DIR
 from ..types import ExecResult
@@ -149,6 +152,50 @@ def _call_items(result: ExecResult) -> list[dict[str, Any]]:
 def _reported(items: list[dict[str, Any]]) -> float:
     """The CPU seconds the child reported for these calls (a malformed figure counts as 0)."""
     return sum(timing.seconds(r.get("cpu_s")) or 0.0 for r in items)
+
+
+def digest(item: Any) -> str:
+    """The digest the harness reports for one item of a timed call's list (``modes._digests``):
+    the first 16 hex digits of the SHA-256 of its strict JSON text (sorted keys, no spaces,
+    ASCII), from the harness's own encoder, so an item equal to the oracle's, type for type,
+    has the oracle's digest."""
+    return hashlib.sha256(strict_text(item, 4).encode("ascii")).hexdigest()[:16]
+
+
+def digest_share(expected: Sequence[str], reported: Any) -> tuple[int, int]:
+    """(right, counted) for a timed call: the oracle's records whose digest the answer
+    reported, by position when the answer has as many items, else each matched once; counted
+    are the oracle's records. A report that is not a list of digests gets nothing right."""
+    if type(reported) is not list:
+        return 0, len(expected)
+    if len(reported) == len(expected):
+        return sum(1 for want, have in zip(expected, reported) if want == have), len(expected)
+    have = Counter(d for d in reported if type(d) is str)
+    return sum((Counter(expected) & have).values()), len(expected)
+
+
+def timed_share(result: ExecResult | None, expected: Mapping[str, Sequence[str]]) -> tuple[int, int] | None:
+    """(right, counted) over the timed calls of a run, each label's digests against the
+    oracle's (``expected``: label -> digests); None when the run gave no record."""
+    if result is None or _failed(result) is not None:
+        return None
+    by_label = {r.get("label"): r for r in _call_items(result)}
+    right = counted = 0
+    for label, digests in expected.items():
+        item = by_label.get(label) or {}
+        mine, total = digest_share(digests, item.get("digests") if item.get("returned") is True else None)
+        right, counted = right + mine, counted + total
+    return right, counted
+
+
+def weakest(shares: Sequence[tuple[tuple[int, int] | None, str]]) -> tuple[tuple[int, int] | None, str]:
+    """Of (share, where) pairs, the one with the lowest right/counted (None shares skipped):
+    speed credit is scaled by the worst of the answer's correctness on the records like the
+    timed ones and on the timed records themselves."""
+    known = [(share, where) for share, where in shares if share is not None and share[1] > 0]
+    if not known:
+        return None, ""
+    return min(known, key=lambda pair: pair[0][0] / pair[0][1])
 
 
 def unaccounted(mine: float | None, reference: float | None) -> float:

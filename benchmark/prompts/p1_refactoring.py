@@ -152,7 +152,24 @@ def _measured(run: RunFn, seed: int, done: dict[str, ExecResult]) -> dict[str, A
             costs = again if again is not None else costs
         gold = lambda: reference  # noqa: E731
     unit = f"{16 * SCALE_BASE} generated records"
-    return measured.facts(costs, problem, gold, slept, unit, measured.script_outside(timed))
+    return {**measured.facts(costs, problem, gold, slept, unit, measured.script_outside(timed)),
+            "share": _timed_share(seed, timed)}
+
+
+def _timed_share(seed: int, timed: dict[str, ExecResult]) -> list[int] | None:
+    """(right, counted) of the timed run(s)' output against the oracle's answer for the scaled
+    records (``judge.record_share``), the lowest of the runs; a run that printed no JSON array
+    gets nothing right. None when no timed run gave a record."""
+    expected = list(_scaled_case(seed).expected)
+    shares = []
+    for result in timed.values():
+        if result.observation is None:
+            continue
+        output, problem = judge.parse_output(result.stdout, result.output_truncated)
+        ok = problem is None and isinstance(output, list) and result.observation.get("exit_code") == 0
+        shares.append((judge.record_share(expected, output) if ok else (0, max(1, len(expected))), ""))
+    share, _ = measured.weakest(shares)
+    return list(share) if share else None
 
 
 def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path,

@@ -196,12 +196,16 @@ def measured_performance(ctx: CheckContext) -> Outcome:
     imports included); run again only when short of full credit (the least counts). The
     reference solution is timed the same way, once per process. Full up to 2x the reference's
     cost, none from 10x (``benchmark.analyzers.timing``); scaled by the share of the
-    perturbed run's records the answer got right (speed counts only for work done right)."""
+    perturbed run's records the answer got right or of the timed run's own output against the
+    oracle's, whichever is lower (speed counts only for work done right)."""
     output, blocked = _output(ctx, "perturbed")
     run = _run(ctx, "perturbed") or {}
     expected = run.get("expected") or []
     share = (0, max(1, len(expected))) if blocked or run.get("exit_code") != 0 else judge.record_share(expected, output)
-    return measured.outcome(ctx, share, "the perturbed run")
+    timed = (ctx.facts.get("measured") or {}).get("share")
+    share, where = measured.weakest([(share, "the perturbed run"),
+                                     (tuple(timed) if timed else None, "the timed run")])
+    return measured.outcome(ctx, share, where)
 
 
 @check("perturbed_dataset")

@@ -281,12 +281,14 @@ class ScaledCase:
     data_name: str
     config: bytes
     records: bytes
+    expected: tuple[dict[str, Any], ...] = ()  # the oracle's output (read only: shared per process)
 
 
 def scaled_case(seed: int, count: int, label: str) -> ScaledCase:
     """``count`` records under a config drawn from ``seed``, in files named after ``label``:
     mostly valid (as real batches are, so the work an answer keeps per record is what grows),
-    with the other generated kinds mixed in. Only timed: no answer is computed for it."""
+    with the other generated kinds mixed in. Timed; the oracle's answer (``expected``) is what
+    the timed run must print before its time earns credit."""
     config = _config(random.Random(f"{seed}:scaled"))
     config["data_source"] = f"{label}.json"
     rng = random.Random(f"{seed}:scaled:{count}")
@@ -295,4 +297,4 @@ def scaled_case(seed: int, count: int, label: str) -> ScaledCase:
                        _base(rng, rid, config), config, None)
                for rid in rng.sample(range(100, 100 + 100 * count), count)]
     return ScaledCase(f"{label}_config.yaml", config["data_source"], config_bytes(config),
-                      records_bytes(records))
+                      records_bytes(records), tuple(expected_output(config, records)))

@@ -86,9 +86,20 @@ def answer_keys() -> dict[str, bytes]:
 # ---- observing ----------------------------------------------------------------------
 
 
+@lru_cache(maxsize=4)
+def timed_digests(seed: int) -> dict[str, tuple[str, ...]]:
+    """The oracle's answer to each timed call, as the digests of its records
+    (``measured.digest``): what a timed call must report before its time earns credit. The
+    same for every model, so made once per process."""
+    return {label: tuple(measured.digest(record) for record in
+                         data.expected_output(data.scaled_users(seed, scale * SCALE_BASE)))
+            for label, scale in ((SMALL, 4), (SCALED, 16))}
+
+
 def _timed_calls(seed: int) -> list[dict[str, Any]]:
     """The two added calls, last in the run: 4x and 16x SCALE_BASE generated users (64 and
-    256, drawn like the perturbed ones); only their type and CPU time come back (``measure``),
+    256, drawn like the perturbed ones); only their type, their records' digests (checked
+    against ``timed_digests``) and CPU time come back (``measure``),
     and the harness stops each after ``measured.BUDGET_S``, so a call that is merely slow there
     costs the timing, not the run's other calls. Growth is measured from 64 users, not from the
     perturbed list: its 24-36 users cost the reference about half a millisecond, which jitter
@@ -145,6 +156,7 @@ def _measured(run: RunFn, seed: int, inputs: dict[str, Any], result: ExecResult 
     else:
         costs, problem = measured.call_costs(result, TIMED)
     outside = measured.call_outside(result) if costs is not None else None
+    shares = [measured.timed_share(result, timed_digests(seed))]
     slept = {label: measured.sleep_of(item) for label, item in results.items()}
     names = [f"{4 * SCALE_BASE} generated users", f"{16 * SCALE_BASE} generated users"]
     gold = lambda: _reference_costs(run, inputs, seed)  # noqa: E731
@@ -157,9 +169,12 @@ def _measured(run: RunFn, seed: int, inputs: dict[str, Any], result: ExecResult 
             if retimed:
                 costs = [min(pair) for pair in zip(costs, retimed)]
                 outside = min(outside, measured.call_outside(again))
+                shares.append(measured.timed_share(again, timed_digests(seed)))
         gold = lambda: reference  # noqa: E731
     unit = f"{4 * SCALE_BASE} and {16 * SCALE_BASE} generated users"
-    return {**measured.facts(costs, problem, gold, slept, unit, outside), "names": names}
+    share, _ = measured.weakest([(share, "") for share in shares])
+    return {**measured.facts(costs, problem, gold, slept, unit, outside), "names": names,
+            "share": list(share) if share else None}
 
 
 @lru_cache(maxsize=4)
@@ -292,10 +307,15 @@ def measured_performance(ctx: CheckContext) -> Outcome:
     timed on the same two lists once per process. Cost on 256 users is full up to 2x the
     reference's, growth from 64 to 256 users full up to 2x the reference's
     (``benchmark.analyzers.timing``); scaled by the share of the perturbed list's records the
-    answer got right (speed counts only for work done right)."""
+    answer got right or of the timed calls' own records, whichever is lower (each timed call
+    reports its records' digests, compared with the oracle's: speed counts only for work done
+    right)."""
     facts = ctx.facts
     share = None
     if "expected" in facts and "perturbed" in facts.get("expected", {}):
         value = judge.call_value(ctx, "perturbed") if "results" in facts else None
         share = judge.record_share(facts["inputs"]["perturbed"], facts["expected"]["perturbed"], value)
-    return measured.outcome(ctx, share, "the perturbed list")
+    timed = (facts.get("measured") or {}).get("share")
+    share, where = measured.weakest([(share, "the perturbed list"),
+                                     (tuple(timed) if timed else None, "the timed calls")])
+    return measured.outcome(ctx, share, where)
