@@ -318,7 +318,7 @@ def _assert_outcome(spec: dict, model: dict, *, guard: bool) -> None:
         assert prompt["status"] == expect["status"], prompt.get("error")
     if "blocked" in expect:
         violation = next(c for c in prompt["checks"] if c["id"] == "sandbox_violations")
-        kinds = violation["rationale"].partition(": ")[2].split(", ")  # every kind denied
+        kinds = violation["rationale"].rpartition(": ")[2].split(", ")  # every kind denied
         for kind in expect["blocked"]:
             assert kind in kinds, (kind, violation)
     for check_id, most in expect.get("checks_at_most", {}).items():

@@ -35,8 +35,9 @@ def run(code: bytes, nr: int, audit: int, *args: int) -> int:
             acc &= k
         elif op == seccomp.RET_K:
             return k
-        elif op in (seccomp.JEQ_K, seccomp.JGE_K, seccomp.JSET_K):
-            taken = {seccomp.JEQ_K: acc == k, seccomp.JGE_K: acc >= k, seccomp.JSET_K: bool(acc & k)}[op]
+        elif op in (seccomp.JEQ_K, seccomp.JGT_K, seccomp.JGE_K, seccomp.JSET_K):
+            taken = {seccomp.JEQ_K: acc == k, seccomp.JGT_K: acc > k, seccomp.JGE_K: acc >= k,
+                     seccomp.JSET_K: bool(acc & k)}[op]
             pc += jt if taken else jf
         else:
             raise AssertionError(f"opcode {op:#x} not expected in the filter")
@@ -72,3 +73,24 @@ def test_the_tables_name_the_same_calls_and_agree_from_424_on():
     assert seccomp.arch("riscv64") is None
     with pytest.raises(KeyError):
         seccomp.program(False, "riscv64")
+
+
+@pytest.mark.parametrize("machine", sorted(seccomp.ARCHES))
+def test_a_pinned_descriptor_cannot_be_replaced_or_closed_and_every_other_one_can(machine):
+    """The worker's report pipe (``pinned_fd``): dup2/dup3 onto it, close of it and a
+    close_range covering it are refused; the same calls on any other descriptor, and a
+    close_range that stops short of it or starts past it, are allowed."""
+    table, fd = seccomp.arch(machine), 5
+    code = seccomp.program(True, machine, pinned_fd=fd)
+    call = lambda nr, *args: run(code, nr, table.audit, *args)  # noqa: E731
+    calls = table.fd_calls
+    onto = [call(calls[name], 9, target, 0) for name in ("dup2", "dup3") if calls[name] is not None
+            for target in (fd, fd + (1 << 32))]
+    assert onto == [EPERM] * len(onto)
+    assert call(calls["close"], fd) == EPERM
+    assert [call(calls["close_range"], first, last) for first, last in ((3, 255), (5, 5), (0, 5), (5, 9))] == [EPERM] * 4
+    others = [call(calls[name], 9, 6, 0) for name in ("dup2", "dup3") if calls[name] is not None]
+    assert others == [seccomp.RET_ALLOW] * len(others)
+    assert call(calls["close"], 6) == call(calls["close"], 4) == seccomp.RET_ALLOW
+    assert [call(calls["close_range"], first, last) for first, last in ((6, 255), (0, 4))] == [seccomp.RET_ALLOW] * 2
+    assert seccomp.program(True, machine).count(struct.pack("=HBBI", seccomp.JGT_K, 3, 0, fd)) == 0

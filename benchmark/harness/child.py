@@ -31,6 +31,7 @@ _type, _len, _sorted = type, len, sorted
 _monotonic = time.monotonic
 WORKER_CAP = 16 * 1024 * 1024
 RECORD_LIMIT = WORKER_CAP - 256 * 1024  # a record this long fits the grader's channel cap (16 MiB)
+OVERFLOW = b"\x00overflow"  # the last line of a report past WORKER_CAP (no line of JSON starts so)
 MAX_EVENTS = 64  # distinct denied attempts a record lists; any others are only counted
 # What the supervisor ignores while it supervises (the worker gets back what it had): every
 # signal but the ones it cannot ignore, SIGCHLD (it waits for the worker) and the ones the
@@ -96,7 +97,9 @@ def _end_worker(pid):
 
 
 def _drain(fd, chunks, size):
-    """Read what the pipe holds now; returns (size, whether it reached end of file)."""
+    """Read what the pipe holds now, keeping WORKER_CAP bytes at most (one byte more is kept
+    as the mark that the cap was passed: ``_compose`` then reports the rest as unread);
+    returns (size, whether it reached end of file)."""
     while True:
         try:
             chunk = _read(fd, 65536)
@@ -104,7 +107,8 @@ def _drain(fd, chunks, size):
             return size, False
         if not chunk:
             return size, True
-        if size < WORKER_CAP:
+        if size <= WORKER_CAP:
+            chunk = chunk[:WORKER_CAP + 1 - size]
             chunks.append(chunk)
             size += _len(chunk)
 
@@ -145,7 +149,10 @@ def _collect(fd, pid, deadline=None):
     if exited is not None:
         _close(exited)
     _close(fd)
-    return b"".join(chunks).decode("utf-8", "replace"), status, timed_out
+    data = b"".join(chunks)
+    if _len(data) > WORKER_CAP:  # what came after the cap was not read: marked for _compose
+        data = data[:WORKER_CAP].rpartition(b"\n")[0] + b"\n" + OVERFLOW
+    return data.decode("utf-8", "replace"), status, timed_out
 
 
 # What the supervisor alone writes in a record (the worker's result line is merged around them).
@@ -171,6 +178,18 @@ def _one_key(item, key):
     return _type(item) is dict and _len(item) == 1 and _type(item.get(key)) is dict
 
 
+def _error_shaped(value):
+    """A harness error as the worker writes it (``worker_io._exc_info``): {type, message}, str."""
+    return (_len(value) == 2 and _type(value.get("type")) is str and _type(value.get("message")) is str
+            and _len(value["type"]) <= 200 and _len(value["message"]) <= 1000)
+
+
+def _lost(detail):
+    """The event that fails the prompt's ``sandbox_violations``: what the sandbox denied in
+    this run cannot be known (``result_record.LOST_EVENT`` in the grader)."""
+    return {"blocked": "integrity", "event": "record lost", "count": 1, "detail": detail}
+
+
 def _compose(request, text, status, timed_out=False):
     """The record: the worker's one result line, the denied attempts (the first MAX_EVENTS
     distinct ones, each with how often it was made, and how many attempts beyond them), and
@@ -180,13 +199,16 @@ def _compose(request, text, status, timed_out=False):
     record = {"mode": request["mode"], "blocked_events": [], "blocked_unlisted": 0, "reported": False,
               "harness_error": None, "malformed_lines": 0, "integrity": None,
               "worker_timed_out": timed_out}
-    counts, results = {}, []
+    counts, results, overflow = {}, [], False
     for line in text.split("\n"):
         if not line:
             continue  # every record is written between newlines
+        if line == "\x00overflow":
+            overflow = True
+            continue
         try:
             item = _decode(line)
-        except (ValueError, RecursionError):
+        except Exception:  # (RecursionError, MemoryError, ...): a line no record is
             item = None
         attempt = _denied_attempt(item)
         if attempt is not None:
@@ -198,12 +220,16 @@ def _compose(request, text, status, timed_out=False):
                 record["blocked_unlisted"] += 1
         elif _one_key(item, "result"):
             results.append(item["result"])
-        elif _one_key(item, "harness_error"):
+        elif _one_key(item, "harness_error") and _error_shaped(item["harness_error"]):
             record["harness_error"] = item["harness_error"]
         else:
             record["malformed_lines"] += 1
     record["blocked_events"] = [{"blocked": kind, "event": event, "detail": detail, "count": count}
                                 for (kind, event, detail), count in counts.items()]
+    if overflow:  # the worker (or the submission) wrote past the cap: the rest is unknown
+        record["blocked_events"].insert(0, _lost(
+            f"the report pipe carried more than {WORKER_CAP} bytes; what came after was not read"))
+        record["integrity"] = f"the report pipe carried more than {WORKER_CAP} bytes"
     if record["malformed_lines"]:  # something else wrote to the report pipe: a violation
         record["blocked_events"].append({
             "blocked": "integrity", "event": "report channel", "count": 1,
@@ -240,6 +266,22 @@ def _die_with_parent():
 
 def main():
     serve(sys.argv[1], int(os.environ.pop("RUBRICBENCH_CHANNEL_FD")))
+
+
+def _record_text(record):
+    """The record's one line. One the worker's results keep from fitting the channel (past
+    RECORD_LIMIT), or from being written at all (a value only a forged line holds), keeps the
+    supervisor's own keys, with ``oversized`` or ``integrity`` saying why: the evidence always
+    arrives."""
+    own = {key: value for key, value in record.items() if key in SUPERVISOR_KEYS}
+    try:
+        line = _encode(record)
+    except Exception:
+        return _encode({**own, "reported": False,
+                        "integrity": "the result line held a value no record can carry (a forgery)"})
+    if _len(line) > RECORD_LIMIT:
+        return _encode({**own, "reported": False, "oversized": _len(line)})
+    return line
 
 
 def serve(request_path, channel):
@@ -279,11 +321,7 @@ def serve(request_path, channel):
     text, status, timed_out = _collect(read_fd, pid, deadline)
     record = _compose(request, text, status, timed_out)
     record["nonce"] = nonce
-    line = _encode(record)
-    if _len(line) > RECORD_LIMIT:  # the worker's results would not fit the channel: the evidence must
-        line = _encode({**{key: value for key, value in record.items() if key in SUPERVISOR_KEYS},
-                        "reported": False, "oversized": _len(line)})
-    _send_line(channel, line)
+    _send_line(channel, _record_text(record))
     _close(channel)
     _exit(record.get("exit_code", 0) if request["mode"] == "script" else 0)
 

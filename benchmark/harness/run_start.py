@@ -86,5 +86,8 @@ def _child_main(message, fds, sockets, zygote_pid, cloned):
     except BaseException as exc:  # report and die; the grader sees no result record
         os.write(2, f"sandbox set-up failed: {type(exc).__name__}: {exc}\n".encode()[:2000])
         os._exit(71)
-    child.serve(message["request"], CHANNEL_FD)
-    os._exit(70)  # serve never returns
+    try:  # serve never returns; an exception must not unwind into the zygote's own code here
+        child.serve(message["request"], CHANNEL_FD)
+    except BaseException:
+        pass
+    os._exit(70)

@@ -21,7 +21,9 @@ The two tables differ only in numbers (aarch64 uses the generic table: no fork o
 same numbers from 424 on); ``arch()`` picks the machine's, and none elsewhere.
 ``clone`` with any namespace flag is denied; ``clone3`` answers ENOSYS (its flags cannot be
 inspected, and the C library then falls back to ``clone``). With ``no_new_processes``, also
-fork, vfork, execve, execveat and any ``clone`` that does not create a thread.
+fork, vfork, execve, execveat and any ``clone`` that does not create a thread; with
+``pinned_fd`` (the worker's report pipe), dup2/dup3 onto that descriptor, its close and a
+close_range over it, so the guard's reports cannot be sent elsewhere.
 """
 
 import ctypes
@@ -34,7 +36,7 @@ PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 X32_SYSCALL_BIT = 0x40000000
 RET_ALLOW = 0x7FFF0000
 RET_ERRNO = 0x00050000
-LD_W_ABS, JEQ_K, JGE_K, JSET_K, RET_K = 0x20, 0x15, 0x35, 0x45, 0x06
+LD_W_ABS, JEQ_K, JGT_K, JGE_K, JSET_K, RET_K = 0x20, 0x15, 0x25, 0x35, 0x45, 0x06
 ALU_AND_K = 0x54
 AF_INET, AF_INET6 = 2, 10
 SOCK_STREAM, SOCK_TYPE_MASK = 1, 0xF  # the type without SOCK_NONBLOCK and SOCK_CLOEXEC
@@ -76,21 +78,28 @@ DENIED_AARCH64 = {  # include/uapi/asm-generic/unistd.h
 }
 
 
+# The calls that could take a descriptor away from its holder: dup2/dup3 onto it (newfd), close
+# of it, close_range over it (aarch64 has no dup2)
+FD_CALLS_X86_64 = {"dup2": 33, "dup3": 292, "close": 3, "close_range": 436}
+FD_CALLS_AARCH64 = {"dup2": None, "dup3": 24, "close": 57, "close_range": 436}
+
+
 class Arch:
     """One architecture's numbers: its audit value, the deny list, the calls that start a
     program or a process (denied with ``no_new_processes``), clone, clone3, socket and
     socketpair, and whether it has an x32 ABI to shut out."""
 
-    def __init__(self, audit, denied, process_calls, clone, clone3, socket, socketpair, x32):
+    def __init__(self, audit, denied, process_calls, clone, clone3, socket, socketpair, x32, fd_calls):
         self.audit, self.denied, self.process_calls = audit, denied, process_calls
         self.clone, self.clone3, self.socket, self.socketpair, self.x32 = clone, clone3, socket, socketpair, x32
+        self.fd_calls = fd_calls
 
 
 ARCHES = {
     "x86_64": Arch(0xC000003E, DENIED_X86_64, {"fork": 57, "vfork": 58, "execve": 59, "execveat": 322},
-                   56, 435, 41, 53, True),
+                   56, 435, 41, 53, True, FD_CALLS_X86_64),
     "aarch64": Arch(0xC00000B7, DENIED_AARCH64, {"execve": 221, "execveat": 281},
-                    220, 435, 198, 199, False),
+                    220, 435, 198, 199, False, FD_CALLS_AARCH64),
 }
 
 
@@ -123,8 +132,27 @@ def _sockets(deny, table):
     ]
 
 
-def program(no_new_processes=False, machine=None):
-    """The filter for ``machine`` (default: this one); KeyError where there is no table."""
+def _pinned(deny, table, fd):
+    """Descriptor ``fd`` stays what it is: dup2/dup3 onto it, close of it and close_range over
+    it are refused (each block leaves the system call number reloaded). Python's
+    ``os.closerange`` falls back to closing one by one when close_range is refused, so it
+    still closes every other descriptor of its range."""
+    insns = []
+    for name, offset in (("dup2", 24), ("dup3", 24), ("close", 16)):
+        number = table.fd_calls[name]
+        if number is not None:
+            insns += [_insn(JEQ_K, 0, 3, number), _insn(LD_W_ABS, 0, 0, offset),
+                      _insn(JEQ_K, 0, 1, fd), _insn(RET_K, 0, 0, deny), _insn(LD_W_ABS, 0, 0, 0)]
+    insns += [_insn(JEQ_K, 0, 5, table.fd_calls["close_range"]), _insn(LD_W_ABS, 0, 0, 16),
+              _insn(JGT_K, 3, 0, fd), _insn(LD_W_ABS, 0, 0, 24), _insn(JGE_K, 0, 1, fd),
+              _insn(RET_K, 0, 0, deny), _insn(LD_W_ABS, 0, 0, 0)]
+    return insns
+
+
+def program(no_new_processes=False, machine=None, pinned_fd=None):
+    """The filter for ``machine`` (default: this one); KeyError where there is no table.
+    With ``pinned_fd`` (the worker's report pipe), that descriptor cannot be replaced or
+    closed (``_pinned``)."""
     table = ARCHES[machine or platform.machine()]
     deny = RET_ERRNO | errno.EPERM
     insns = [_insn(LD_W_ABS, 0, 0, 4), _insn(JEQ_K, 1, 0, table.audit),
@@ -138,6 +166,8 @@ def program(no_new_processes=False, machine=None):
         insns += [_insn(JEQ_K, 0, 1, number), _insn(RET_K, 0, 0, deny)]
     insns += [_insn(JEQ_K, 0, 1, table.clone3), _insn(RET_K, 0, 0, RET_ERRNO | errno.ENOSYS)]
     insns += _sockets(deny, table)
+    if pinned_fd is not None:
+        insns += _pinned(deny, table, pinned_fd)
     # clone: deny namespace flags; with no_new_processes, also anything but a new thread
     insns += [_insn(JEQ_K, 0, 5 if no_new_processes else 3, table.clone), _insn(LD_W_ABS, 0, 0, 16),
               _insn(JSET_K, 0, 1, NAMESPACE_FLAGS), _insn(RET_K, 0, 0, deny)]
@@ -151,10 +181,10 @@ def supported():
     return arch() is not None
 
 
-def install_deny_list(no_new_processes=False):
+def install_deny_list(no_new_processes=False, pinned_fd=None):
     if not supported():
         raise OSError(f"no seccomp filter is written for {platform.machine()} (x86_64 and aarch64 only)")
-    code = program(no_new_processes)
+    code = program(no_new_processes, pinned_fd=pinned_fd)
     buf = ctypes.create_string_buffer(code, len(code))
     prog = _SockFprog(len(code) // 8, ctypes.cast(buf, ctypes.c_void_p))
     if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:

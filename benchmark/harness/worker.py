@@ -88,7 +88,7 @@ def _arm(request, report_fd):
         import requests  # noqa: F401
         import requests_mock  # noqa: F401
     if request.get("no_new_processes"):  # kernel layer: holds with the guard off too
-        load_by_path("seccomp").install_deny_list(no_new_processes=True)
+        load_by_path("seccomp").install_deny_list(no_new_processes=True, pinned_fd=report_fd)
     _forget_native_functions()
     guard = request.get("guard")
     if guard:

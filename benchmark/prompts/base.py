@@ -161,9 +161,10 @@ def sandbox_violations(ctx: CheckContext) -> Outcome:
     unlisted = ctx.facts.get(SANDBOX_UNLISTED, 0)
     lost = [e for e in events if e.get("blocked") == "integrity" and e.get("event") == LOST_EVENT]
     if lost:
+        kinds = sorted({str(e.get("blocked")) for e in events})
         return Outcome.fail(
-            f"the evidence of {len(lost)} run(s) was lost (the run's supervisor wrote no record: "
-            f"{lost[0].get('detail', '')}); what the sandbox denied there is unknown",
+            f"the evidence of {len(lost)} run(s) was lost, so what the sandbox denied there is "
+            f"unknown ({lost[0].get('detail', '')}); kinds seen: {', '.join(kinds)}",
             tuple(Evidence(str(e.get("file", "")), None, f"record lost: {e.get('detail', '')}"[:200])
                   for e in lost[:10]))
     attempts = sum(e.get("count", 1) for e in events) + unlisted

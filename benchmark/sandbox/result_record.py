@@ -103,6 +103,53 @@ def lost(problem: str) -> dict[str, Any]:
     return {"blocked": "integrity", "event": LOST_EVENT, "detail": problem[:REPORT_DETAIL_CAP], "count": 1}
 
 
+_NUMBER = (int, float)
+_ERROR = "error"  # {"type": str, "message": str}: an exception as the harness writes it
+# The worker-owned keys a record may hold, each with the exact types its value may have (None
+# only where listed); a record that breaks one was forged, and is refused as a whole.
+RECORD_TYPES: dict[str, tuple[Any, ...]] = {
+    "exit_code": (int,), "exception": (_ERROR, None), "cpu_s": _NUMBER, "sleep_total": _NUMBER,
+    "import_error": (_ERROR, None), "function_found": (bool, None), "signature": (dict, None),
+    "import_output": (str,), "import_requests": (int,), "results": (list,),
+}
+RESULT_TYPES: dict[str, tuple[Any, ...]] = {
+    "label": (str,), "returned": (bool,), "value_type": (str, None), "unserializable": (str, None),
+    "exception": (_ERROR, None), "mutated": (bool,), "output": (str,), "cpu_s": _NUMBER,
+    "sleep_total": _NUMBER, "length": (int,), "requests": (list,), "log": (str,),
+    "digests": (list, None),
+}
+
+
+def _typed(value: Any, kinds: tuple[Any, ...]) -> bool:
+    for kind in kinds:
+        if kind is None and value is None:
+            return True
+        if kind == _ERROR and (type(value) is dict and value.keys() == {"type", "message"}
+                               and type(value["type"]) is str and type(value["message"]) is str):
+            return True
+        if kind not in (None, _ERROR) and type(value) is kind:
+            return True
+    return False
+
+
+def shape_problem(record: dict[str, Any]) -> str | None:
+    """The first worker-owned key of a record whose value has a type the harness never
+    writes (``results`` item by item), or None: the prompts' observe steps read these keys
+    without checking them again."""
+    for key, kinds in RECORD_TYPES.items():
+        if key in record and not _typed(record[key], kinds):
+            return key
+    for item in record.get("results", ()):
+        if type(item) is not dict or "label" not in item:
+            return "results"
+        for key, kinds in RESULT_TYPES.items():
+            if key in item and not _typed(item[key], kinds):
+                return f"results.{key}"
+        if type(item.get("requests")) is list and not all(type(r) is dict for r in item["requests"]):
+            return "results.requests"
+    return None
+
+
 def validated(result: ExecResult, mode: str, nonce: str) -> ExecResult:
     """Replace the raw channel bytes with the parsed record, or say why there is none. The
     record's denied attempts are kept whatever else it says (a time-out the supervisor ended,
@@ -131,6 +178,8 @@ def validated(result: ExecResult, mode: str, nonce: str) -> ExecResult:
                                      f"result channel's cap")
         elif "output_file" in record and not _output_file_ok(record["output_file"]):
             record, problem = None, "the result record failed validation (output_file)"
+        elif (bad := shape_problem(record)) is not None:
+            record, problem = None, f"the result record failed validation ({bad})"
         elif mode != "script" and not record.get("reported"):
             problem = (f"the submission ended the worker before it reported "
                        f"(exit status {record.get('worker_exit')})")
