@@ -226,6 +226,10 @@ def _compose(request, text, status, timed_out=False):
             record["malformed_lines"] += 1
     record["blocked_events"] = [{"blocked": kind, "event": event, "detail": detail, "count": count}
                                 for (kind, event, detail), count in counts.items()]
+    changed = next((detail for (kind, event, detail) in counts
+                    if kind == "integrity" and event == "harness changed"), None)
+    if changed is not None:  # the worker's seal saw the harness changed: its observations are not
+        record["integrity"] = "the harness was changed while the submission ran: " + changed[:200]
     if overflow:  # the worker (or the submission) wrote past the cap: the rest is unknown
         record["blocked_events"].insert(0, _lost(
             f"the report pipe carried more than {WORKER_CAP} bytes; what came after was not read"))

@@ -183,11 +183,16 @@ class _Results:
         self.items.append((result, text))
 
 
-def mode_call(request, record):
+def _unsealed():
+    return ()
+
+
+def mode_call(request, record, seal=_unsealed):
     calls = _prepared(request["calls"])
     if request.get("record_sleep") is True:  # time.sleep is recorded per call, not slept
         time.sleep = _record_sleep
     function = _load(request, record)
+    seal()
     record["results"] = _Results()
     if function is None:
         return
@@ -200,9 +205,11 @@ def mode_call(request, record):
             signal.signal(signal.SIGALRM, _over_budget)
         before = _decoded_text([args, kwargs]) if split else None
         result, text = _invoke(function, args, kwargs, measure, budget, before)
+        seal()
         _add(record, request, call["label"], result, text)
         if split and not _whole(result, call.get("split_unless_len")):
             _each_item(function, call["label"], before, split, record, request)
+            seal()
 
 
 def _whole(result, length):
@@ -330,11 +337,24 @@ def _operator_logging():
             except Exception:  # a message whose arguments do not format: nothing was said
                 pass
 
-    root.addHandler(Heard(logging.DEBUG))
-    return heard
+    listener = Heard(logging.DEBUG)
+    root.addHandler(listener)
+    return heard, listener
 
 
-def mode_http(request, record):
+def _reattach(listener):
+    """Put the log listener back on the root logger when the submission took it off (as
+    ``logging.basicConfig(force=True)`` does, or code that means to log unheard); True then."""
+    import logging
+
+    root = logging.getLogger()
+    if listener in root.handlers:
+        return False
+    root.addHandler(listener)
+    return True
+
+
+def mode_http(request, record, seal=_unsealed):
     import requests
     import requests_mock
 
@@ -346,17 +366,32 @@ def mode_http(request, record):
                             exc=requests.exceptions.ConnectionError)
         function = _load(request, record)
         record["import_requests"] = len(mocker.request_history)
+    seal()
     record["results"] = _Results()
     if function is None:
         return
-    heard = _operator_logging()
+    heard, listener = _operator_logging()
     for (scenario, (args, kwargs)), plan in zip(scenarios, plans):
         _SLEPT[0] = 0.0
         del heard[:]
+        detached = []
+
+        def checkpoint(sent, seal=seal, listener=listener, detached=detached):
+            """At each request: the seal, and the log listener still on the root logger
+            (put back when it is not, and said: what was logged meanwhile is unknown)."""
+            seal()
+            if _reattach(listener):
+                detached.append(True)
+            return True
+
         with requests_mock.Mocker(real_http=False) as mocker:
-            mocker.register_uri(requests_mock.ANY, requests_mock.ANY, response_list=plan)
+            mocker.register_uri(requests_mock.ANY, requests_mock.ANY, response_list=plan,
+                                additional_matcher=checkpoint)
             result, text = _invoke(function, args, kwargs)
+            seal()
             result["requests"] = [_request_view(r) for r in mocker.request_history]
+        if _reattach(listener) or detached:
+            result["log_detached"] = True
         result["log"] = "\n".join(heard)[:_OUTPUT_CAP]
         result["sleep_total"] = _SLEPT[0]
         result["label"] = scenario["label"]
@@ -375,7 +410,7 @@ def _exit_status(code):
     return 1
 
 
-def mode_script(request, record):
+def mode_script(request, record, seal=_unsealed):
     import runpy
 
     if request.get("stdin") is not None:
@@ -386,7 +421,8 @@ def mode_script(request, record):
     sys.argv = [path, *request.get("argv", [])]
     sys.path.insert(0, os.path.dirname(path))
     code = 0
-    started = _thread_time()  # the script's own CPU time (imports included), from the kernel
+    clock = _thread_time  # taken before the script runs: a replaced global is not this
+    started = clock()  # the script's own CPU time (imports included), from the kernel
     try:
         runpy.run_path(path, run_name="__main__")
     except SystemExit as exc:
@@ -395,7 +431,8 @@ def mode_script(request, record):
         record["exception"] = _exc_info(exc)
         traceback.print_exc()
         code = 1
-    record["cpu_s"] = _thread_time() - started
+    record["cpu_s"] = clock() - started
+    seal()
     record["exit_code"] = code
     if request.get("record_sleep") is True:
         record["sleep_total"] = _SLEPT[0]

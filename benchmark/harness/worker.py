@@ -83,7 +83,8 @@ def _forget_native_functions():
 
 def _arm(request, report_fd):
     """Install the no-new-process seccomp filter (kernel layer), then the guard (the audit
-    hook). The harness's own libraries are imported first, so their set-up is never reported."""
+    hook); return the run's seal (``seal.py``), made last, before any submission code. The
+    harness's own libraries are imported first, so their set-up is never reported."""
     if request["mode"] == "http":
         import requests  # noqa: F401
         import requests_mock  # noqa: F401
@@ -94,6 +95,7 @@ def _arm(request, report_fd):
     if guard:
         load_by_path("guard").install(guard["sandbox"], guard["read_roots"],
                                       guard["allow_network"], report_fd)
+    return load_by_path("seal").make(report_fd)
 
 
 def _run_exit_handlers():
@@ -116,12 +118,13 @@ def worker(request, report_fd):
     output_file = request.get("output_file") if request["mode"] == "script" else None
     try:
         home = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC) if output_file else None
-        _arm(request, report_fd)
-        MODES[request["mode"]](request, record)
+        seal = _arm(request, report_fd)
+        MODES[request["mode"]](request, record, seal)
         code = record.pop("exit_code", 0)
         _run_exit_handlers()
         if output_file:  # read here, in the sandbox, after the program and its exit handlers
             record["output_file"] = _output_record(home, output_file)
+        seal()  # a change it finds is reported on the pipe: the supervisor refuses the result
         line = _record_line(record)
     except BaseException as exc:  # our own failure: reported, never a pass
         line = '{"harness_error": ' + _encode(_exc_info(exc)) + "}\n"

@@ -230,13 +230,21 @@ def no_token_leak(ctx: CheckContext) -> Outcome:
     Looked for in every call's output (print, logging), escaping exception messages and return
     values, in every request's URL and query string and body, in headers sent to any other
     host, and in the process's own stdout and stderr. One leak anywhere earns nothing (a
-    secret is out once it is out); the rationale names every place (ten, then a count)."""
+    secret is out once it is out); the rationale names every place (ten, then a count). A
+    call that took the harness's log listener off the root logger (``log_detached``) earns
+    nothing either: its logs could not be read."""
     blocked = judge.request_blocker(ctx)
     if blocked:
         return blocked
     places = judge.leak_places(ctx.facts)
     if places:
         return Outcome.fail(f"the token leaked in {len(places)} place(s): {listed(places)}")
+    unheard = [s["label"] for s in judge.scenarios_of(ctx.facts)
+               if (judge.result_of(ctx.facts, s) or {}).get("log_detached") is True]
+    if unheard:  # the harness put its log listener back: what was logged meanwhile is unknown
+        return Outcome.fail(f"the code took the root logger's handlers off during {len(unheard)} "
+                            f"call(s) ({listed(unheard)}), so what it logged there could not be "
+                            "read: no leak can be ruled out")
     return Outcome.ok(f"the token appeared only in the Authorization header of the "
                       f"{len(judge.requests_of(ctx.facts))} requests to {judge.API_HOST}: not in "
                       "output, exceptions, return values, URLs, bodies or other hosts' headers")

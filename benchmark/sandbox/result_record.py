@@ -116,7 +116,7 @@ RESULT_TYPES: dict[str, tuple[Any, ...]] = {
     "label": (str,), "returned": (bool,), "value_type": (str, None), "unserializable": (str, None),
     "exception": (_ERROR, None), "mutated": (bool,), "output": (str,), "cpu_s": _NUMBER,
     "sleep_total": _NUMBER, "length": (int,), "requests": (list,), "log": (str,),
-    "digests": (list, None),
+    "digests": (list, None), "log_detached": (bool,),
 }
 
 
