@@ -360,16 +360,18 @@ def test_p3_slow_work_hidden_from_the_calls_timing_is_still_paid(tmp_path, how):
         text = text.replace(P3_DEF, wrapper + P3_DEF.replace("transform_and_enrich_users", "_work"), 1)
     else:
         forge = ("    frame = sys._getframe(1)\n"
-                 "    if '_thread_time' in frame.f_globals:\n"
-                 "        frame.f_globals['_thread_time'] = lambda: 0.0\n")
+                 "    if '_cpu_time' in frame.f_globals:\n"
+                 "        frame.f_globals['_cpu_time'] = lambda: 0.0\n")
         text = text.replace(P3_DEF, P3_DEF + forge, 1)
     path.write_text(text, encoding="utf-8")
     result = _grade(p3, folder)
     check = _check(result)
-    assert _check(result, "function_runs").earned == _check(result, "function_runs").points
     assert check.earned <= 0.5 * check.points, check.rationale
-    if how == "forged_timer":
-        assert "the kernel counted CPU time outside the timed code" in check.rationale
+    if how == "thread":  # every thread's CPU is the call's (time.process_time)
+        assert _check(result, "function_runs").earned == _check(result, "function_runs").points
+    else:  # the worker's seal sees the replaced timer: the run's result is refused
+        assert check.earned == 0 and _check(result, "function_runs").earned == 0
+        assert "harness changed" in str(_check(result, "sandbox_violations").evidence)
 
 
 def test_p3_a_timed_call_past_its_budget_is_stopped_and_costs_only_the_timing(tmp_path, monkeypatch):

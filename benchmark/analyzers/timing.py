@@ -2,9 +2,9 @@
 reference solution's, measured the same way in the same run, as ratios (never absolute times,
 so a score does not depend on the machine).
 
-A *cost* is CPU seconds from the kernel: per call (``time.thread_time()`` around the call, in
-the child) or per script run (``time.thread_time()`` around the whole script, its imports
-included). Two ratios are scored, each full up to its FULL bound, nothing from
+A *cost* is CPU seconds from the kernel, every thread of the process counted: per call
+(``getrusage(RUSAGE_SELF)`` around the call, in the child) or per script run (around the whole
+script, its imports included). Two ratios are scored, each full up to its FULL bound, nothing from
 its ZERO bound, log-linear between:
 
 - cost: the answer's cost on the larger input over the reference's (full up to 2x, none from

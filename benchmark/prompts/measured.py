@@ -5,10 +5,11 @@ and its reference solution (``benchmark/packs/core/<prompt>/reference/``) the sa
 ``run(..., reference=True)``, memoised per process by (reference bytes, requests, inputs, seed).
 Prompt 3 times two calls added at the end of its one call run, on 4x and 16x ``SCALE_BASE``
 (64 and 256) generated users, each stopped at ``BUDGET_S``; a cost is the call's CPU
-time from the kernel (``time.thread_time()`` around the call in the child), trusted only while
+time from the kernel (``getrusage(RUSAGE_SELF)`` around the call in the child: every thread's),
+trusted only while
 the calls' sum stays within the child's own rusage. Prompt 1 (``script`` mode) adds one run on
 256 generated records: its cost is the whole script's CPU time in that run
-(``time.thread_time()`` around it in the child, its imports included), judged by the cost
+(``getrusage(RUSAGE_SELF)`` around it in the child, its imports included), judged by the cost
 ratio alone. An answer short of full credit is timed once more (the least time counts).
 Either way the kernel's total for the run bounds what the child reports (``unaccounted``),
 and the credit is scaled by the share of records like the timed ones that the answer got right.
@@ -79,7 +80,7 @@ def script_costs(timed: dict[str, ExecResult], labels: tuple[str, ...] = tuple(L
                  ) -> tuple[list[float] | None, str | None]:
     """(cost per scale, None) or (None, why not): a cost is the least CPU time of a scale's timed
     runs (``<label>`` and optionally ``<label>_again``), the script's own (``cpu_s``:
-    ``time.thread_time()`` around it in the child, its imports and start included), so the
+    ``getrusage(RUSAGE_SELF)`` around it in the child, its imports and start included), so the
     interpreter's and the harness's start do not add their noise. The whole script, not its
     time less a small run's: a difference of two runs of a few milliseconds each moved by
     more than the band under load, a ratio of whole runs by a fraction of it. Least, since
