@@ -516,3 +516,33 @@ def test_parse_keys(tmp_path):
     outcome = check("parse.keys", ctx, file="config.json", required=["/server/port", "/server/host"])
     assert outcome.fraction == 0.5 and "/server/host" in outcome.rationale
     assert check("parse.keys", ctx, required=["/server"]).fraction == 0.0  # config.yaml: not parsed
+
+
+def test_cases_raises_takes_a_builtin_name_for_what_really_derives_from_it(tmp_path):
+    """A built-in exception's name matches its subclasses (as ``except`` does) and nothing that
+    is merely named so: the harness reports each exception's real built-in ancestry."""
+    spoof = {"type": "ValueError", "message": "x", "builtin": ["Exception", "BaseException", "object"]}
+    subclass = {"type": "BadAmount", "message": "x",
+                "builtin": ["ValueError", "Exception", "BaseException", "object"]}
+    cases = [a_case("spoof", None, spoof), a_case("subclass", None, subclass)]
+    ctx = call_context(tmp_path, cases, {"spoof": {"raises": ["ValueError"]},
+                                         "subclass": {"raises": ["ValueError"]}})
+    assert check("cases.raises", ctx, labels=["spoof"]).fraction == 0.0
+    assert "no built-in ValueError" in check("cases.raises", ctx, labels=["spoof"]).rationale
+    assert check("cases.raises", ctx, labels=["subclass"]).fraction == 1.0
+
+
+def test_the_harness_reports_the_builtin_ancestry_of_what_a_call_raises():
+    from benchmark.secure_runner import SecureRunner
+
+    source = (b"Fake = type('ValueError', (Exception,), {})\n"
+              b"Claimed = type('TypeError', (Exception,), {'__module__': 'builtins'})\n"
+              b"class Real(ValueError):\n    pass\n"
+              b"def f(kind):\n    raise {'fake': Fake, 'claimed': Claimed, 'real': Real}[kind]('no')\n")
+    calls = [{"label": kind, "args": [kind]} for kind in ("fake", "claimed", "real")]
+    result = SecureRunner("t").run_harness(
+        {"mode": "call", "module": "m.py", "function": "f", "calls": calls}, {"m.py": source}, timeout=20)
+    raised = {r["label"]: r["exception"] for r in result.observation["results"]}
+    assert raised["fake"]["type"] == "ValueError" and "ValueError" not in raised["fake"]["builtin"]
+    assert raised["claimed"]["builtin"] == ["Exception", "BaseException", "object"]
+    assert raised["real"]["builtin"] == ["ValueError", "Exception", "BaseException", "object"]

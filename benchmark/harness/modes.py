@@ -44,6 +44,25 @@ _sha256 = hashlib.sha256
 MAX_DIGESTS = 10_000  # items of a measure call's list that get a digest (the rest: None)
 
 
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made at run time, not one built into Python
+_mro_of, _name_of, _flags_of = (type.__dict__["__mro__"].__get__, type.__dict__["__name__"].__get__,
+                                type.__dict__["__flags__"].__get__)
+
+
+def _raised(exc):
+    """An exception a call or script raised: its type's name and message, and ``builtin``,
+    the names of the built-in exception classes it really derives from (read through
+    ``type``'s own descriptors, and only classes built into Python: a class named
+    ``ValueError`` made with ``type()``, or one that claims ``__module__ = "builtins"``, is no
+    ValueError, and ``except ValueError`` would not catch it)."""
+    info = _exc_info(exc)
+    try:
+        info["builtin"] = [_name_of(c) for c in _mro_of(_type(exc)) if not _flags_of(c) & _HEAP_TYPE]
+    except Exception:
+        info["builtin"] = []
+    return info
+
+
 def _import_submission(module_file):
     name = os.path.splitext(os.path.basename(module_file))[0]
     spec = importlib.util.spec_from_file_location(name, os.path.abspath(module_file))
@@ -159,7 +178,7 @@ def _invoke(function, args, kwargs, measure=False, budget=None, before=None):
         if budget:
             _setitimer(_ITIMER_REAL, 0)
         result["cpu_s"] = _cpu_time() - started
-        result["exception"] = _exc_info(exc)
+        result["exception"] = _raised(exc)
     finally:
         capture.__exit__(None, None, None)
     if not measure:
@@ -440,7 +459,7 @@ def mode_script(request, record, seal=_unsealed):
     except SystemExit as exc:
         code = _exit_status(exc.code)
     except BaseException as exc:
-        record["exception"] = _exc_info(exc)
+        record["exception"] = _raised(exc)
         traceback.print_exc()
         code = 1
     record["cpu_s"] = clock() - started

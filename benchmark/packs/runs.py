@@ -18,10 +18,15 @@ from .outputs import parse_text
 DEFAULT_OUTPUT = {"from": "stdout", "parse": "text"}
 
 
-def exception_info(value: Any) -> dict[str, str] | None:
-    """{"type", "message"} when ``value`` is exactly that shape with str fields, else None."""
+def exception_info(value: Any) -> dict[str, Any] | None:
+    """{"type", "message"} (and ``builtin``, the names of the built-in classes it derives
+    from, when the harness gave them) when ``value`` is that shape with str fields, else None."""
     if type(value) is dict and type(value.get("type")) is str and type(value.get("message")) is str:
-        return {"type": value["type"], "message": value["message"]}
+        info: dict[str, Any] = {"type": value["type"], "message": value["message"]}
+        builtin = value.get("builtin")
+        if type(builtin) is list and all(type(name) is str for name in builtin):
+            info["builtin"] = list(builtin)
+        return info
     return None
 
 

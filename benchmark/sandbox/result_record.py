@@ -104,7 +104,7 @@ def lost(problem: str) -> dict[str, Any]:
 
 
 _NUMBER = (int, float)
-_ERROR = "error"  # {"type": str, "message": str}: an exception as the harness writes it
+_ERROR = "error"  # {"type": str, "message": str, "builtin"?: [str]}: an exception as the harness writes it
 # The worker-owned keys a record may hold, each with the exact types its value may have (None
 # only where listed); a record that breaks one was forged, and is refused as a whole.
 RECORD_TYPES: dict[str, tuple[Any, ...]] = {
@@ -124,8 +124,11 @@ def _typed(value: Any, kinds: tuple[Any, ...]) -> bool:
     for kind in kinds:
         if kind is None and value is None:
             return True
-        if kind == _ERROR and (type(value) is dict and value.keys() == {"type", "message"}
-                               and type(value["type"]) is str and type(value["message"]) is str):
+        if kind == _ERROR and (type(value) is dict and value.keys() in ({"type", "message"},
+                                                                        {"type", "message", "builtin"})
+                               and type(value["type"]) is str and type(value["message"]) is str
+                               and (type(value.get("builtin", [])) is list
+                                    and all(type(n) is str for n in value.get("builtin", [])))):
             return True
         if kind not in (None, _ERROR) and type(value) is kind:
             return True

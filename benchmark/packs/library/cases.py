@@ -8,6 +8,7 @@ A check selecting a case the reference solution failed on is ``error`` (not judg
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -87,6 +88,12 @@ def equal(ctx: CheckContext, labels: Sequence[str] | None = None, compare: str =
     return _judge_cases(ctx, labels, "value", judge)
 
 
+def _builtin_exception(name: str) -> bool:
+    """Whether ``name`` names an exception class built into Python (``ValueError``)."""
+    value = getattr(builtins, name, None)
+    return isinstance(value, type) and issubclass(value, BaseException)
+
+
 def _names(rule: Any) -> list[str]:
     return [rule] if isinstance(rule, str) else [str(name) for name in rule or ()]
 
@@ -96,16 +103,29 @@ def raises(ctx: CheckContext, labels: Sequence[str] | None = None) -> Outcome:
     """The function raises the expected exception on each selected case.
 
     The raised type matches by name (``ValueError``), a dotted name matching by its last
-    part, or by any name when the expectation lists several. Parameters: ``labels``
+    part, or by any name when the expectation lists several. A built-in exception's name
+    matches what really derives from it, as ``except`` does: a subclass of ``ValueError``
+    counts, a class merely named ``ValueError`` does not (the harness reports the built-in
+    classes an exception derives from, read through ``type``). Parameters: ``labels``
     (default every case that expects an exception). Partial credit: the share of right cases.
     """
     def judge(case: Mapping[str, Any], rule: Any) -> tuple[float, str]:
         names = _names(rule)
         if case.get("returned"):
             return 0.0, f"returned instead of raising {' or '.join(names)}"
-        kind = str((case.get("exception") or {}).get("type") or "")
-        if kind in names or kind.rsplit(".", 1)[-1] in names:
-            return 1.0, f"raised {kind}"
+        exception = case.get("exception") or {}
+        kind = str(exception.get("type") or "")
+        ancestry = exception.get("builtin") if isinstance(exception.get("builtin"), list) else None
+        for name in names:
+            short = name.rsplit(".", 1)[-1]
+            if _builtin_exception(short) and ancestry is not None:
+                if short in ancestry:
+                    return 1.0, f"raised {kind}" + ("" if kind == short else f" (a {short})")
+            elif kind == name or kind.rsplit(".", 1)[-1] == short:
+                return 1.0, f"raised {kind}"
+        if kind in names and ancestry is not None:
+            return 0.0, (f"raised a class named {kind} that is no built-in {kind} "
+                         f"(it derives from {', '.join(map(str, ancestry[:3])) or 'nothing built in'})")
         return 0.0, f"raised {exception_note(case.get('exception'))}, not {' or '.join(names)}"
 
     return _judge_cases(ctx, labels, "raises", judge)
