@@ -8,6 +8,7 @@ A folder is a model when its name can be one (the results schema's ``display_nam
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +43,27 @@ class RejectedModel:
 
 
 LINKED = "it is a symbolic link (not followed)"
+# Characters a reader cannot see, beyond the format characters (category Cf: zero-width
+# spaces and joiners, U+FEFF, the soft hyphen) and every space but U+0020: the combining
+# grapheme joiner, the Hangul fillers, the Khmer inherent vowels, the Mongolian variation
+# selectors and free variation selectors (Unicode's Default_Ignorable_Code_Point, in part)
+INVISIBLE = frozenset({0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0,
+                       *range(0x180B, 0x1810), *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)})
+
+
+def invisible(name: str) -> str | None:
+    """The first character of ``name`` a reader cannot see (as U+XXXX), or None: a model named
+    like another plus a zero-width space looks the same in every report."""
+    for char in name:
+        category = unicodedata.category(char)
+        if category == "Cf" or (category[0] == "Z" and char != " ") or ord(char) in INVISIBLE:
+            return f"U+{ord(char):04X}"
+    return None
+
+
+def folded(name: str) -> str:
+    """The form two names that read alike share (NFKC, case folded)."""
+    return unicodedata.normalize("NFKC", name).casefold()
 
 
 def model_name_problem(name: str) -> str | None:
@@ -53,6 +75,9 @@ def model_name_problem(name: str) -> str | None:
         return f"it is {len(name)} characters long; a model name has at most {MAX_NAME}"
     if not untrusted.is_clean(name):
         return "it contains control, bidirectional or non-UTF-8 characters"
+    hidden = invisible(name)
+    if hidden:
+        return f"it contains a character no report shows ({hidden}), so it would read as another name"
     if not re.fullmatch(load_schema()["$defs"]["display_name"]["pattern"], name):
         return "it is not a model name the results schema accepts (no / or \\, 1 to 128 characters)"
     return None
@@ -60,10 +85,12 @@ def model_name_problem(name: str) -> str | None:
 
 def scan_models(submissions_dir: Path) -> tuple[dict[str, ModelEntry], list[RejectedModel]]:
     """Every model folder under the graded tiers (templates are never graded), and the folders
-    that are not graded: a name that cannot name a model (see :func:`model_name_problem`), or a
-    symbolic link to a folder (not followed, as no submission path is). Files are ignored."""
+    that are not graded: a name that cannot name a model (see :func:`model_name_problem`), one
+    that reads as a model already found (``folded``: the reference tier first, then by name),
+    or a symbolic link to a folder (not followed, as no submission path is). Files are ignored."""
     found: dict[str, ModelEntry] = {}
     rejected: list[RejectedModel] = []
+    seen: dict[str, str] = {}  # folded name -> the name graded under it
     for tier in TIERS:
         tier_dir = Path(submissions_dir) / tier
         if not tier_dir.is_dir():
@@ -77,8 +104,13 @@ def scan_models(submissions_dir: Path) -> tuple[dict[str, ModelEntry], list[Reje
             elif path.name in found:
                 raise DiscoveryError(
                     f"model name '{path.name}' appears twice: {found[path.name].path} and {path}")
+            elif folded(path.name) in seen:
+                rejected.append(RejectedModel(path.name, tier, path, (
+                    f"it reads as the model '{seen[folded(path.name)]}' (the same name once "
+                    "Unicode-normalised and case-folded): the reports could not tell them apart")))
             else:
                 found[path.name] = ModelEntry(path.name, tier, path)
+                seen[folded(path.name)] = path.name
     return found, rejected
 
 

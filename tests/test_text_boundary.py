@@ -210,7 +210,9 @@ def test_a_name_discovery_accepts_is_one_every_writer_accepts_unchanged(name):
 
 @pytest.mark.parametrize("name, why", [("m" * 129, "129 characters"), ("a\x1bb", "control"),
                                        ("caf\udce9", "non-UTF-8"), ("a\u202eb", "bidirectional"),
-                                       ("back\\slash", "schema")])
+                                       ("back\\slash", "schema"),
+                                       *((f"example_model{c}", "no report shows") for c in
+                                         ("\u200b", "\u2060", "\ufeff", "\u00ad", "\u00a0", "\u3164", "\u180e"))])
 def test_discovery_says_why_a_folder_name_cannot_name_a_model(name, why):
     assert why in model_name_problem(name)
 
@@ -240,3 +242,13 @@ def test_the_per_model_check_uses_the_shipped_fast_code():
     from benchmark.reporting.conformance import fast
 
     assert all(fast(name) is not None for name in ("model", "display_name", "excerpt"))
+
+
+def test_discovery_grades_one_of_two_names_that_read_alike_and_says_why_not_the_other(tmp_path):
+    (tmp_path / "reference_implementations" / "example_model").mkdir(parents=True)
+    for name in ("Example_Model", "ｅxample_model", "other model"):  # case, a full-width letter
+        (tmp_path / "user_submissions" / name).mkdir(parents=True)
+    found, rejected = scan_models(tmp_path)
+    assert sorted(found) == ["example_model", "other model"]
+    assert sorted(r.name for r in rejected) == ["Example_Model", "ｅxample_model"]
+    assert all("reads as the model 'example_model'" in r.reason for r in rejected)
