@@ -15,14 +15,14 @@ import signal
 import socket
 from collections.abc import Callable
 from concurrent.futures import as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .discovery import (LINKED, MAX_NAME, TEMPLATE_TIER, TIERS, DiscoveryError,  # noqa: F401 (re-exported)
                         ModelEntry, RejectedModel, discover_models, model_name_problem, scan_models)
 from .sandbox import bandit_process, isolation, limits, pids_cgroup, spawner
-from .engine.cache import ResultCache, base_context, model_key, run_context
+from .engine.cache import ResultCache, base_context, file_hashes, graded_as_keyed, model_key, run_context
 from .engine.options import GradeOptions, cacheable, default_test_data
 from .rubric import RUBRIC
 from .types import ModelResult
@@ -96,6 +96,7 @@ class Plan:
     keys: dict[str, str]  # model name -> cache key (empty without a cache)
     hits: dict[str, ModelResult]  # the models served from the cache
     todo: list[ModelEntry]  # the models to grade
+    hashes: dict[str, dict[str, str | None]] = field(default_factory=dict)  # model -> its keyed files
 
 
 class BenchmarkRunner:
@@ -148,10 +149,14 @@ class BenchmarkRunner:
             context = run_context(self.test_data, self.options, kernel=kernel,
                                   base=base if base is not None else self.context_base())
             files = suite.model_files() if suite is not None else _all_files()
-            keys = {e.name: model_key(context, e.name, e.tier, e.path, files) for e in entries}
+            hashes = {e.name: file_hashes(e.path, files) for e in entries}
+            keys = {e.name: model_key(context, e.name, e.tier, e.path, files, hashes[e.name])
+                    for e in entries}
+        else:
+            hashes = {}
         reading = cache if not refresh else None
         hits = {e.name: hit for e in entries if reading and (hit := reading.get(keys[e.name], e.name))}
-        return Plan(keys, hits, [e for e in entries if e.name not in hits])
+        return Plan(keys, hits, [e for e in entries if e.name not in hits], hashes)
 
     def grade(self, entries: list[ModelEntry], workers: int = 1,
               on_done: Callable[[ModelResult], None] | None = None,
@@ -180,7 +185,8 @@ class BenchmarkRunner:
 
         def finish(result: ModelResult) -> None:
             results.append(result)
-            if cache is not None and cacheable(result):
+            if (cache is not None and cacheable(result)
+                    and graded_as_keyed(result, plan.hashes.get(result.model))):
                 cache.put(keys[result.model], result)
             if on_done:
                 on_done(result)

@@ -187,3 +187,23 @@ def test_a_library_runner_with_a_timeout_that_is_not_positive_raises_instead_of_
         with pytest.raises(ValueError, match="time-out is a number of seconds over 0"):
             BenchmarkRunner("example_model", submissions_dir=tree / "submissions", timeout=timeout)
     assert GradeOptions(timeout_s=86400, memory_mb=2048, seed=-2**63).timeout_s == 86400
+
+
+def test_a_file_changed_between_keying_and_grading_is_not_stored_under_the_old_key(tree):
+    """The key is made from a model's files before it is graded; a file edited in between (a
+    submission folder changed during a run) must not leave a result for the new bytes under
+    the old bytes' key, replayed by every later run (red team B, F4)."""
+    bench = _runner(tree)
+    cache = ResultCache(tree / "results")
+    entries = [e for e in bench.discover().values() if e.name == "example_model"]
+    plan = bench.plan(entries, cache)
+    target = tree / "submissions/user_submissions/example_model/prompt_3_transform.py"
+    original = target.read_bytes()
+    target.write_bytes(original + b"\n# edited after keying\n")
+    graded, cached = bench.grade(entries, cache=cache, plan=plan)
+    assert cached == set() and graded[0].model == "example_model"
+    target.write_bytes(original)  # the bytes the key was made from, back
+    assert cache.get(plan.keys["example_model"], "example_model") is None
+    _, cached = bench.grade(entries, cache=cache)  # graded from those bytes now: stored
+    assert cached == set()
+    assert cache.get(plan.keys["example_model"], "example_model") is not None

@@ -88,9 +88,29 @@ def context_hash(base: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(base, sort_keys=True).encode()).hexdigest()
 
 
-def model_key(context: dict[str, Any], name: str, tier: str, model_dir: Path, files: list[str]) -> str:
-    payload = {**context, "model": name, "tier": tier, "files": _file_hashes(model_dir, files)}
+def file_hashes(model_dir: Path, files: list[str]) -> dict[str, str | None]:
+    """The sha256 of each of a model's files as they are now (None: missing, or a link)."""
+    return _file_hashes(model_dir, files)
+
+
+def model_key(context: dict[str, Any], name: str, tier: str, model_dir: Path, files: list[str],
+              hashes: dict[str, str | None] | None = None) -> str:
+    """The cache key of a model: the run's context, its name and tier, and its files' hashes
+    (``hashes``, when :func:`file_hashes` was taken already)."""
+    hashes = hashes if hashes is not None else _file_hashes(model_dir, files)
+    payload = {**context, "model": name, "tier": tier, "files": hashes}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def graded_as_keyed(result: ModelResult, hashes: dict[str, str | None] | None) -> bool:
+    """Whether every file the result was graded from has bytes its key was made from: a file
+    changed between the keying and its reading (a submission folder edited during a run) would
+    otherwise store a result for other code under the key (red team B, F4). No hashes: True."""
+    if hashes is None:
+        return True
+    keyed = {digest for digest in hashes.values() if digest}
+    return all(digest is None or digest in keyed
+               for prompt in result.prompts for digest in (prompt.files or {}).values())
 
 
 # ---- (de)serialising a ModelResult --------------------------------------------------------
