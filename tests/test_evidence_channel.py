@@ -8,12 +8,14 @@ partial lines, huge lines, NUL, invalid UTF-8 and valid-looking forged records.
 
 The properties: nothing raises; what comes out is bounded and of the one shape its reader
 accepts; a forged result line beside the harness's own is never credited; a prompt judged on
-arbitrary output is never an internal error of the grader.
+arbitrary output is never an internal error of the grader. ``RUBRICBENCH_EXAMPLES=N`` runs N
+examples of each (the suite's default is 60 and 50; 1500 each passed when this was written).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import secrets
 from pathlib import Path
 
@@ -30,7 +32,7 @@ from benchmark.types import ExecResult
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "submissions" / "reference_implementations" / "example_model"
 TEST_DATA = ROOT / "test_data"
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+SETTINGS = settings(max_examples=int(os.environ.get("RUBRICBENCH_EXAMPLES", "60")), deadline=None, suppress_health_check=list(HealthCheck))
 
 # ---- what a submission can write ----------------------------------------------------------
 
@@ -84,7 +86,7 @@ def test_the_supervisor_takes_any_report_and_writes_a_bounded_record_of_its_one_
     assert len(line) <= child.RECORD_LIMIT
     decoded = json.loads(line)
     assert decoded["blocked_events"] == events and decoded["nonce"] == "n"
-    forged = sum(1 for item in text if _is_result_line(item))
+    forged = sum(1 for item in body.split("\n") if _is_result_line(item)) - genuine
     if genuine and forged:  # the harness's line and a forged one: no result is credited
         assert record["integrity"] and not record["reported"]
 
@@ -196,14 +198,14 @@ def _made(observation, stdout, stderr, timed_out):
     return make
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=int(os.environ.get("RUBRICBENCH_EXAMPLES", "50")), deadline=None, suppress_health_check=list(HealthCheck))
 @given(observations, outputs, outputs, st.booleans())
 def test_a_script_prompt_judged_on_arbitrary_runs_is_never_the_graders_error(
         monkeypatch, observation, stdout, stderr, timed_out):
     _assert_judged(_grade(p1_refactoring, monkeypatch, _made(observation, stdout, stderr, timed_out)))
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=int(os.environ.get("RUBRICBENCH_EXAMPLES", "50")), deadline=None, suppress_health_check=list(HealthCheck))
 @given(observations, outputs, st.booleans())
 def test_call_and_http_prompts_judged_on_arbitrary_records_are_never_the_graders_error(
         monkeypatch, observation, stdout, timed_out):

@@ -13,6 +13,7 @@ _encode = load_by_path("strict_json")._encode
 _worker_io, _modes = load_by_path("worker_io"), load_by_path("modes")
 _Capture, _exc_info, _output_record = _worker_io._Capture, _worker_io._exc_info, _worker_io._output_record
 _send_line = _worker_io._send_line
+_make_seal = load_by_path("seal").make  # loaded with the worker (the zygote: before any run forks)
 MODES, _Results = _modes.MODES, _modes._Results
 _exit = os._exit
 _type = type
@@ -95,7 +96,7 @@ def _arm(request, report_fd):
     if guard:
         load_by_path("guard").install(guard["sandbox"], guard["read_roots"],
                                       guard["allow_network"], report_fd)
-    return load_by_path("seal").make(report_fd)
+    return _make_seal(report_fd)
 
 
 def _run_exit_handlers():
