@@ -94,3 +94,24 @@ def test_a_pinned_descriptor_cannot_be_replaced_or_closed_and_every_other_one_ca
     assert call(calls["close"], 6) == call(calls["close"], 4) == seccomp.RET_ALLOW
     assert [call(calls["close_range"], first, last) for first, last in ((6, 255), (0, 4))] == [seccomp.RET_ALLOW] * 2
     assert seccomp.program(True, machine).count(struct.pack("=HBBI", seccomp.JGT_K, 3, 0, fd)) == 0
+
+
+@pytest.mark.parametrize("machine", sorted(seccomp.ARCHES))
+def test_the_pinned_descriptor_stays_blocking_and_only_the_callers_scheduling_can_change(machine):
+    """fcntl(F_SETFL) and ioctl(FIONBIO) on the pinned descriptor are refused (not on others, and
+    other commands on it are allowed); the scheduling, affinity, priority and limits calls are
+    allowed on 0 and the worker's own pid only (setpriority: PRIO_PROCESS only)."""
+    table, fd, pid = seccomp.arch(machine), 5, 2
+    code = seccomp.program(True, machine, pinned_fd=fd, own_pid=pid)
+    call = lambda nr, *args: run(code, nr, table.audit, *args)  # noqa: E731
+    fcntl, ioctl = table.fd_calls["fcntl"], table.fd_calls["ioctl"]
+    assert call(fcntl, fd, seccomp.F_SETFL, 0x800) == call(ioctl, fd, seccomp.FIONBIO) == EPERM
+    assert call(fcntl, fd, 3) == call(fcntl, 6, seccomp.F_SETFL, 0x800) == call(ioctl, 6, seccomp.FIONBIO) \
+        == seccomp.RET_ALLOW
+    for name, number in table.targeted.items():
+        if name == "setpriority":
+            assert call(number, 0, 0, 5) == call(number, 0, pid, 5) == seccomp.RET_ALLOW, name
+            assert call(number, 0, 1, 5) == call(number, 2, 0, 5) == call(number, 1, 0, 5) == EPERM, name
+        else:
+            assert call(number, 0) == call(number, pid) == seccomp.RET_ALLOW, name
+            assert call(number, 1) == call(number, 7) == EPERM, name

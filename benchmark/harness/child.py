@@ -32,6 +32,13 @@ _monotonic = time.monotonic
 WORKER_CAP = 16 * 1024 * 1024
 RECORD_LIMIT = WORKER_CAP - 256 * 1024  # a record this long fits the grader's channel cap (16 MiB)
 OVERFLOW = b"\x00overflow"  # the last line of a report past WORKER_CAP (no line of JSON starts so)
+# How every line the harness writes begins (the guard's, the seal's, the worker's): a line
+# that begins otherwise is malformed without being decoded, one of at most MAX_LINES read.
+RECORD_PREFIXES = ('{"blocked": ', '{"result": ', '{"harness_error": ', '{"call": ', '{"request": ',
+                   '{"log": ')
+OUTPUT_CAP = 64 * 1024  # one call's log, joined (worker_io.OUTPUT_CAP)
+MAX_LINES = 100_000
+REPORT_LINE_CAP = 4000  # a denied attempt's line (guard_events.RECORD_CAP)
 MAX_EVENTS = 64  # distinct denied attempts a record lists; any others are only counted
 # What the supervisor ignores while it supervises (the worker gets back what it had): every
 # signal but the ones it cannot ignore, SIGCHLD (it waits for the worker) and the ones the
@@ -178,6 +185,39 @@ def _one_key(item, key):
     return _type(item) is dict and _len(item) == 1 and _type(item.get(key)) is dict
 
 
+def _labelled(item, key, field, kind):
+    """Whether a decoded line is exactly ``{key: {"label": str, field: <kind>}}``."""
+    if not _one_key(item, key):
+        return False
+    inner = item[key]
+    return _len(inner) == 2 and _type(inner.get("label")) is str and _type(inner.get(field)) is kind
+
+
+def _assemble(result, calls, requests, logs):
+    """Put the streamed lines into the worker's result: ``results`` from the call lines, each
+    http call's ``requests`` and ``log`` from the lines of its label. Each count the worker
+    gave must match what arrived, every label be a call's and no call appear twice: a line
+    the submission wrote itself shows as a mismatch. Returns the problem, or None."""
+    expected = result.pop("calls")
+    if _type(expected) is not int or expected != _len(calls):
+        return f"{_len(calls)} call lines reached the supervisor, the worker sent {expected} (a forgery)"
+    labels = [call.get("label") if _type(call) is dict else None for call in calls]
+    if any(_type(label) is not str for label in labels) or _len(set(labels)) != _len(labels):
+        return "the call lines' labels are missing or repeated (a forgery)"
+    if not set(requests) <= set(labels) or not set(logs) <= set(labels):
+        return "request or log lines name no call (a forgery)"
+    for call in calls:
+        for count, key, lines in (("request_count", "requests", requests), ("log_count", "log", logs)):
+            if count not in call:
+                continue
+            mine = lines.get(call["label"], [])
+            if call.pop(count) != _len(mine):
+                return f"the {key} lines of call {call['label'][:50]!r} do not match its count (a forgery)"
+            call[key] = mine if key == "requests" else "\n".join(mine)[:OUTPUT_CAP]
+    result["results"] = calls
+    return None
+
+
 def _error_shaped(value):
     """A harness error as the worker writes it (``worker_io._exc_info``): {type, message}, str."""
     return (_len(value) == 2 and _type(value.get("type")) is str and _type(value.get("message")) is str
@@ -199,17 +239,25 @@ def _compose(request, text, status, timed_out=False):
     record = {"mode": request["mode"], "blocked_events": [], "blocked_unlisted": 0, "reported": False,
               "harness_error": None, "malformed_lines": 0, "integrity": None,
               "worker_timed_out": timed_out}
-    counts, results, overflow = {}, [], False
+    counts, results, overflow, read = {}, [], False, 0
+    calls, requests, logs = [], {}, {}  # streamed by the worker (modes._Results), in order
     for line in text.split("\n"):
         if not line:
             continue  # every record is written between newlines
         if line == "\x00overflow":
             overflow = True
             continue
-        try:
-            item = _decode(line)
-        except Exception:  # (RecursionError, MemoryError, ...): a line no record is
-            item = None
+        item = None
+        if line.startswith(RECORD_PREFIXES) and read < MAX_LINES and (
+                _len(line) <= REPORT_LINE_CAP or not line.startswith('{"blocked": ')):
+            read += 1
+            try:
+                item = _decode(line)
+            except Exception:  # (RecursionError, MemoryError, ...): a line no record is
+                item = None
+        elif read >= MAX_LINES:
+            overflow = True  # past what the supervisor reads: the rest is unknown
+            continue
         attempt = _denied_attempt(item)
         if attempt is not None:
             if attempt in counts:
@@ -220,6 +268,12 @@ def _compose(request, text, status, timed_out=False):
                 record["blocked_unlisted"] += 1
         elif _one_key(item, "result"):
             results.append(item["result"])
+        elif _one_key(item, "call"):
+            calls.append(item["call"])
+        elif _labelled(item, "request", "view", dict):
+            requests.setdefault(item["request"]["label"], []).append(item["request"]["view"])
+        elif _labelled(item, "log", "line", str):
+            logs.setdefault(item["log"]["label"], []).append(item["log"]["line"])
         elif _one_key(item, "harness_error") and _error_shaped(item["harness_error"]):
             record["harness_error"] = item["harness_error"]
         else:
@@ -232,12 +286,21 @@ def _compose(request, text, status, timed_out=False):
         record["integrity"] = "the harness was changed while the submission ran: " + changed[:200]
     if overflow:  # the worker (or the submission) wrote past the cap: the rest is unknown
         record["blocked_events"].insert(0, _lost(
-            f"the report pipe carried more than {WORKER_CAP} bytes; what came after was not read"))
-        record["integrity"] = f"the report pipe carried more than {WORKER_CAP} bytes"
+            f"the report pipe carried more than {WORKER_CAP} bytes or {MAX_LINES} records; what "
+            "came after was not read"))
+        record["integrity"] = f"the report pipe carried more than {WORKER_CAP} bytes or {MAX_LINES} records"
     if record["malformed_lines"]:  # something else wrote to the report pipe: a violation
         record["blocked_events"].append({
             "blocked": "integrity", "event": "report channel", "count": 1,
             "detail": f"{record['malformed_lines']} line(s) on the report pipe were not records"})
+    if _len(results) == 1 and "calls" in results[0]:
+        problem = _assemble(results[0], calls, requests, logs)
+        if problem:
+            record["integrity"] = problem
+            results = []
+    elif calls or requests or logs:
+        record["integrity"] = "call lines reached the supervisor without the worker's count (a forgery)"
+        results = []
     if _len(results) == 1:
         # The worker's result never holds a key the supervisor owns: one that does was written
         # by the submission (its own line, the only one when it exits before the harness

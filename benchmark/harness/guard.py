@@ -366,6 +366,11 @@ def install(sandbox, read_roots, allow_network, report_fd):
             wrapped[id(original)] = _fspath_first(original, keyword)
         replaced.append((module, function, wrapped[id(original)]))
 
-    sys.addaudithook(_make_hook(write_roots, reads, bool(allow_network), report_fd, os.getpid()))
+    # Registered through its method-wrapper: Python traces inside an audit hook only when the
+    # registered object has a ``__cantrace__`` attribute, and a function takes any attribute
+    # (a submission that found the hook with gc.get_objects() set one, then rewrote the hook's
+    # report_fd from a sys.settrace tracer, so every denial went unreported:
+    # tests/hostile/guard_traced). A method-wrapper takes none.
+    sys.addaudithook(_make_hook(write_roots, reads, bool(allow_network), report_fd, os.getpid()).__call__)
     for module, function, stand_in in replaced:
         setattr(module, function, stand_in)

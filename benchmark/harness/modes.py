@@ -134,16 +134,18 @@ def _digests(value):
     return digests
 
 
-def _invoke(function, args, kwargs, measure=False, budget=None, before=None):
+def _invoke(function, args, kwargs, measure=False, budget=None, before=None, cpu_time=_cpu_time):
     """Call function(*args, **kwargs) with its output captured; ``mutated`` compares the
     arguments' encoding before and after. Returns (result, the value's JSON text or None):
     the text, taken at once (a later call may change the object), is written into the
     record's line as it is (``_record_line``), never decoded and encoded again. ``cpu_s`` is
-    the CPU time of the process in the call, every thread's, from the kernel (``_cpu_time``:
-    work a call hands to threads of its own is counted; bound at
-    load). A ``measure`` call (timed on a large input) reports the value's type and the
-    digests of its items (``_digests``, taken after the clock stopped) instead of the value,
-    and no mutation check, so the harness's own work stays small beside the call. With
+    the CPU time of the process from the call to its value's text or digests, every thread's,
+    from the kernel (``_cpu_time``, bound as a default when the harness loads: work a call
+    hands to threads of its own is counted, and so is work it leaves to run inside the
+    harness's encoding, a gc callback's say: tests/hostile/p3_gc_deferred_work). A ``measure``
+    call (timed on a large input) reports the value's type and the digests of its items
+    (``_digests``) instead of the value, and no mutation check, so the harness's own work
+    stays small beside the call. With
     ``budget`` (seconds), a timer stops the call there (``TimingBudgetExceeded``, reported as
     the call's exception): a call that is merely slow on a large input must not take the
     run's deadline, and with it the results of every call before it. ``before``: the
@@ -155,14 +157,13 @@ def _invoke(function, args, kwargs, measure=False, budget=None, before=None):
     text = None
     capture = _Capture()
     capture.__enter__()
-    started = _cpu_time()
+    started = cpu_time()
     try:
         if budget:
             _setitimer(_ITIMER_REAL, budget)
         value = function(*args, **kwargs)
         if budget:
             _setitimer(_ITIMER_REAL, 0)
-        result["cpu_s"] = _cpu_time() - started
         result["returned"] = True
         result["value_type"] = _type(value).__name__
         if _type(value) is list:
@@ -174,10 +175,11 @@ def _invoke(function, args, kwargs, measure=False, budget=None, before=None):
                 text = _encode(value, VALUE_DEPTH)
             except (TypeError, ValueError, RecursionError) as exc:
                 result["unserializable"] = f"{_type(value).__name__}: {exc}"
+        result["cpu_s"] = cpu_time() - started
     except BaseException as exc:  # SystemExit included: the function must not exit
         if budget:
             _setitimer(_ITIMER_REAL, 0)
-        result["cpu_s"] = _cpu_time() - started
+        result["cpu_s"] = cpu_time() - started
         result["exception"] = _raised(exc)
     finally:
         capture.__exit__(None, None, None)
@@ -203,28 +205,41 @@ def _prepared(items):
     return prepared
 
 
-class _Results:
-    """The results of a call or http run: each result's fields and its value's JSON text,
-    kept apart until ``_record_line`` writes them."""
+def _with_value(text, value_text):
+    """A result's JSON object text with ``"value"`` added (null when there is no text)."""
+    member = '"value":' + ("null" if value_text is None else value_text)
+    return "{" + member + "}" if text == "{}" else text[:-1] + "," + member + "}"
 
-    def __init__(self):
-        self.items = []
+
+class _Results:
+    """The results of a call or http run, each sent to the supervisor the moment it is taken,
+    as a line ``{"call": {...}}`` (its fields, with its value's JSON text as it was taken):
+    what submission code runs later (the next call, an exit handler) cannot change it. The
+    worker's final line says how many it sent (``calls``); without ``send`` (a caller of its
+    own), they are kept in ``items``."""
+
+    def __init__(self, send=None):
+        self.items, self.send, self.count = [], send, 0
 
     def add(self, result, text):
-        self.items.append((result, text))
+        self.count += 1
+        if self.send is None:
+            self.items.append((result, text))
+        else:
+            self.send('\n{"call": ' + _with_value(_encode(result, 2), text) + "}\n")
 
 
 def _unsealed():
     return ()
 
 
-def mode_call(request, record, seal=_unsealed):
+def mode_call(request, record, seal=_unsealed, send=None):
     calls = _prepared(request["calls"])
     if request.get("record_sleep") is True:  # time.sleep is recorded per call, not slept
         time.sleep = _record_sleep
     function = _load(request, record)
     seal()
-    record["results"] = _Results()
+    record["results"] = _Results(send)
     if function is None:
         return
     for call, (args, kwargs) in calls:
@@ -339,7 +354,10 @@ def _verify_view(verify):
     return "ca_bundle" if type(verify) is str else True
 
 
-def _operator_logging():
+LOG_LINES = 2000  # log records of one call sent to the supervisor (the rest are not)
+
+
+def _operator_logging(send=None, label=None):
     """Logging as the operator's application configures it before it calls the function.
     When the module configured no handler on the root logger: one that writes WARNING and
     above to stderr (Python's last-resort handler's level and target, in its basic format),
@@ -348,8 +366,10 @@ def _operator_logging():
     root level DEBUG, so that every record is made. A module's own ``basicConfig`` at
     import, or a handler of its own on the root logger, is left as it is. Either way a
     handler that writes nothing collects every record the root logger gets, at any level
-    (returned: a list of their messages), so a secret logged at INFO or DEBUG is found too:
-    an operator who turns the level down must not read the token."""
+    (returned: a list of their messages; with ``send``, each also sent to the supervisor at
+    once as ``{"log": {"label", "line"}}``, the label ``label[0]``'s, up to LOG_LINES a call),
+    so a secret logged at INFO or DEBUG is found too: an operator who turns the level down
+    must not read the token."""
     import logging
 
     root = logging.getLogger()
@@ -362,11 +382,17 @@ def _operator_logging():
     heard = []
 
     class Heard(logging.Handler):
-        def emit(self, log_record):
+        def emit(self, log_record, heard=heard, send=send, label=label, encode=_encode,
+                 cap=_OUTPUT_CAP, most=LOG_LINES, len=len, str=str):
             try:
-                heard.append(f"{log_record.levelname}:{log_record.name}:{log_record.getMessage()}")
+                line = f"{log_record.levelname}:{log_record.name}:{log_record.getMessage()}"
             except Exception:  # a message whose arguments do not format: nothing was said
-                pass
+                return
+            if send is None:
+                heard.append(line)
+            elif len(heard) < most:
+                heard.append(None)
+                send('\n{"log": ' + encode({"label": label[0], "line": str(line)[:cap]}) + "}\n")
 
     listener = Heard(logging.DEBUG)
     root.addHandler(listener)
@@ -385,7 +411,7 @@ def _reattach(listener):
     return True
 
 
-def mode_http(request, record, seal=_unsealed):
+def mode_http(request, record, seal=_unsealed, send=None):
     import requests
     import requests_mock
 
@@ -398,18 +424,30 @@ def mode_http(request, record, seal=_unsealed):
         function = _load(request, record)
         record["import_requests"] = len(mocker.request_history)
     seal()
-    record["results"] = _Results()
+    record["results"] = _Results(send)
     if function is None:
         return
-    heard, listener = _operator_logging()
+    label = [None]  # the scenario whose call is running (the log listener's)
+    heard, listener = _operator_logging(send, label)
+    view, encode = _request_view, _encode  # (bound before any call runs)
     for (scenario, (args, kwargs)), plan in zip(scenarios, plans):
         _SLEPT[0] = 0.0
         del heard[:]
-        detached = []
+        label[0] = scenario["label"]
+        detached, sent_views = [], []
 
-        def checkpoint(sent, seal=seal, listener=listener, detached=detached):
-            """At each request: the seal, and the log listener still on the root logger
-            (put back when it is not, and said: what was logged meanwhile is unknown)."""
+        def checkpoint(sent, seal=seal, listener=listener, detached=detached, views=sent_views,
+                       send=send, name=scenario["label"], view=view, encode=encode):
+            """At each request: its view, taken as it is sent (and sent to the supervisor at
+            once, so nothing the call does later changes it); the seal; and the log listener
+            still on the root logger (put back when it is not, and said: what was logged
+            meanwhile is unknown)."""
+            taken = view(sent)
+            if send is None:
+                views.append(taken)
+            else:
+                views.append(None)
+                send('\n{"request": ' + encode({"label": name, "view": taken}) + "}\n")
             seal()
             if _reattach(listener):
                 detached.append(True)
@@ -420,10 +458,12 @@ def mode_http(request, record, seal=_unsealed):
                                 additional_matcher=checkpoint)
             result, text = _invoke(function, args, kwargs)
             seal()
-            result["requests"] = [_request_view(r) for r in mocker.request_history]
+        if send is None:
+            result["requests"], result["log"] = sent_views, "\n".join(heard)[:_OUTPUT_CAP]
+        else:  # the supervisor has them: the counts let it tell its lines from forged ones
+            result["request_count"], result["log_count"] = _len(sent_views), _len(heard)
         if _reattach(listener) or detached:
             result["log_detached"] = True
-        result["log"] = "\n".join(heard)[:_OUTPUT_CAP]
         result["sleep_total"] = _SLEPT[0]
         result["label"] = scenario["label"]
         record["results"].add(result, text)
@@ -441,7 +481,7 @@ def _exit_status(code):
     return 1
 
 
-def mode_script(request, record, seal=_unsealed):
+def mode_script(request, record, seal=_unsealed, send=None):
     import runpy
 
     if request.get("stdin") is not None:

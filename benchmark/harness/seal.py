@@ -59,7 +59,7 @@ def _snapshot():
     function with its code, defaults and keyword defaults."""
     spaces, functions = [], []
     for name, module in list(sys.modules.items()):
-        if not name.startswith("_rubricbench_") or name == "_rubricbench_seal":
+        if not name.startswith("_rubricbench_"):
             continue
         namespace = vars(module)
         spaces.append((name, namespace, _items(namespace), True))

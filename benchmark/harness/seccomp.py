@@ -22,8 +22,10 @@ same numbers from 424 on); ``arch()`` picks the machine's, and none elsewhere.
 ``clone`` with any namespace flag is denied; ``clone3`` answers ENOSYS (its flags cannot be
 inspected, and the C library then falls back to ``clone``). With ``no_new_processes``, also
 fork, vfork, execve, execveat and any ``clone`` that does not create a thread; with
-``pinned_fd`` (the worker's report pipe), dup2/dup3 onto that descriptor, its close and a
-close_range over it, so the guard's reports cannot be sent elsewhere.
+``pinned_fd`` (the worker's report pipe), dup2/dup3 onto that descriptor, its close, a
+close_range over it and making it non-blocking (fcntl F_SETFL, ioctl FIONBIO), so the guard's
+reports cannot be sent elsewhere or dropped; with ``own_pid``, changing another process's
+scheduling, affinity, priority or limits (the supervisor's: it must read those reports).
 """
 
 import ctypes
@@ -80,8 +82,16 @@ DENIED_AARCH64 = {  # include/uapi/asm-generic/unistd.h
 
 # The calls that could take a descriptor away from its holder: dup2/dup3 onto it (newfd), close
 # of it, close_range over it (aarch64 has no dup2)
-FD_CALLS_X86_64 = {"dup2": 33, "dup3": 292, "close": 3, "close_range": 436}
-FD_CALLS_AARCH64 = {"dup2": None, "dup3": 24, "close": 57, "close_range": 436}
+FD_CALLS_X86_64 = {"dup2": 33, "dup3": 292, "close": 3, "close_range": 436, "fcntl": 72, "ioctl": 16}
+FD_CALLS_AARCH64 = {"dup2": None, "dup3": 24, "close": 57, "close_range": 436, "fcntl": 25, "ioctl": 29}
+F_SETFL, FIONBIO = 4, 0x5421  # (the pinned descriptor's flags, O_NONBLOCK among them, stay as set)
+# The calls that change another process's scheduling or limits: with ``own_pid`` (the
+# worker's), allowed on 0 (the caller) and on that pid only, so the worker cannot starve or
+# cripple the supervisor that reads its reports (setpriority: PRIO_PROCESS only)
+TARGETED_X86_64 = {"sched_setparam": 142, "sched_setscheduler": 144, "sched_setaffinity": 203,
+                   "sched_setattr": 314, "prlimit64": 302, "setpriority": 141}
+TARGETED_AARCH64 = {"sched_setparam": 118, "sched_setscheduler": 119, "sched_setaffinity": 122,
+                    "sched_setattr": 274, "prlimit64": 261, "setpriority": 140}
 
 
 class Arch:
@@ -89,17 +99,18 @@ class Arch:
     program or a process (denied with ``no_new_processes``), clone, clone3, socket and
     socketpair, and whether it has an x32 ABI to shut out."""
 
-    def __init__(self, audit, denied, process_calls, clone, clone3, socket, socketpair, x32, fd_calls):
+    def __init__(self, audit, denied, process_calls, clone, clone3, socket, socketpair, x32, fd_calls,
+                 targeted):
         self.audit, self.denied, self.process_calls = audit, denied, process_calls
         self.clone, self.clone3, self.socket, self.socketpair, self.x32 = clone, clone3, socket, socketpair, x32
-        self.fd_calls = fd_calls
+        self.fd_calls, self.targeted = fd_calls, targeted
 
 
 ARCHES = {
     "x86_64": Arch(0xC000003E, DENIED_X86_64, {"fork": 57, "vfork": 58, "execve": 59, "execveat": 322},
-                   56, 435, 41, 53, True, FD_CALLS_X86_64),
+                   56, 435, 41, 53, True, FD_CALLS_X86_64, TARGETED_X86_64),
     "aarch64": Arch(0xC00000B7, DENIED_AARCH64, {"execve": 221, "execveat": 281},
-                    220, 435, 198, 199, False, FD_CALLS_AARCH64),
+                    220, 435, 198, 199, False, FD_CALLS_AARCH64, TARGETED_AARCH64),
 }
 
 
@@ -146,13 +157,32 @@ def _pinned(deny, table, fd):
     insns += [_insn(JEQ_K, 0, 5, table.fd_calls["close_range"]), _insn(LD_W_ABS, 0, 0, 16),
               _insn(JGT_K, 3, 0, fd), _insn(LD_W_ABS, 0, 0, 24), _insn(JGE_K, 0, 1, fd),
               _insn(RET_K, 0, 0, deny), _insn(LD_W_ABS, 0, 0, 0)]
+    for name, command in (("fcntl", F_SETFL), ("ioctl", FIONBIO)):  # its flags (O_NONBLOCK)
+        insns += [_insn(JEQ_K, 0, 5, table.fd_calls[name]), _insn(LD_W_ABS, 0, 0, 16),
+                  _insn(JEQ_K, 0, 3, fd), _insn(LD_W_ABS, 0, 0, 24), _insn(JEQ_K, 0, 1, command),
+                  _insn(RET_K, 0, 0, deny), _insn(LD_W_ABS, 0, 0, 0)]
     return insns
 
 
-def program(no_new_processes=False, machine=None, pinned_fd=None):
+def _own_only(deny, table, pid):
+    """Scheduling and limits of the caller only (0 or ``pid``); setpriority of PRIO_PROCESS only."""
+    insns = []
+    for name, number in table.targeted.items():
+        if name == "setpriority":
+            insns += [_insn(JEQ_K, 0, 6, number), _insn(LD_W_ABS, 0, 0, 16), _insn(JEQ_K, 0, 3, 0),
+                      _insn(LD_W_ABS, 0, 0, 24), _insn(JEQ_K, 2, 0, 0), _insn(JEQ_K, 1, 0, pid),
+                      _insn(RET_K, 0, 0, deny), _insn(LD_W_ABS, 0, 0, 0)]
+        else:
+            insns += [_insn(JEQ_K, 0, 4, number), _insn(LD_W_ABS, 0, 0, 16), _insn(JEQ_K, 2, 0, 0),
+                      _insn(JEQ_K, 1, 0, pid), _insn(RET_K, 0, 0, deny), _insn(LD_W_ABS, 0, 0, 0)]
+    return insns
+
+
+def program(no_new_processes=False, machine=None, pinned_fd=None, own_pid=None):
     """The filter for ``machine`` (default: this one); KeyError where there is no table.
-    With ``pinned_fd`` (the worker's report pipe), that descriptor cannot be replaced or
-    closed (``_pinned``)."""
+    With ``pinned_fd`` (the worker's report pipe), that descriptor cannot be replaced, closed
+    or made non-blocking (``_pinned``); with ``own_pid``, no other process's scheduling or
+    limits can be changed (``_own_only``)."""
     table = ARCHES[machine or platform.machine()]
     deny = RET_ERRNO | errno.EPERM
     insns = [_insn(LD_W_ABS, 0, 0, 4), _insn(JEQ_K, 1, 0, table.audit),
@@ -168,6 +198,8 @@ def program(no_new_processes=False, machine=None, pinned_fd=None):
     insns += _sockets(deny, table)
     if pinned_fd is not None:
         insns += _pinned(deny, table, pinned_fd)
+    if own_pid is not None:
+        insns += _own_only(deny, table, own_pid)
     # clone: deny namespace flags; with no_new_processes, also anything but a new thread
     insns += [_insn(JEQ_K, 0, 5 if no_new_processes else 3, table.clone), _insn(LD_W_ABS, 0, 0, 16),
               _insn(JSET_K, 0, 1, NAMESPACE_FLAGS), _insn(RET_K, 0, 0, deny)]
@@ -181,10 +213,10 @@ def supported():
     return arch() is not None
 
 
-def install_deny_list(no_new_processes=False, pinned_fd=None):
+def install_deny_list(no_new_processes=False, pinned_fd=None, own_pid=None):
     if not supported():
         raise OSError(f"no seccomp filter is written for {platform.machine()} (x86_64 and aarch64 only)")
-    code = program(no_new_processes, pinned_fd=pinned_fd)
+    code = program(no_new_processes, pinned_fd=pinned_fd, own_pid=own_pid)
     buf = ctypes.create_string_buffer(code, len(code))
     prog = _SockFprog(len(code) // 8, ctypes.cast(buf, ctypes.c_void_p))
     if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:

@@ -152,10 +152,17 @@ def _int_text(value):
     return sign + _int_repr(head) + "".join(_int_repr(c).rjust(_INT_CHUNK_DIGITS, "0") for c in rest)
 
 
+MAX_INT_DIGITS = 21_100  # MAX_INT_BITS in digits (and under the parent's 21,500)
+
+
 def _long_int(text):
-    """A JSON integer's text as an int, 1000 digits at a time past ``int()``'s digit limit."""
+    """A JSON integer's text as an int, 1000 digits at a time past ``int()``'s digit limit;
+    one longer than MAX_INT_DIGITS (an int no record carries: reading it is quadratic) is
+    refused (ValueError)."""
     if _len(text) <= _INT_CHUNK_DIGITS:
         return _int(text)
+    if _len(text) > MAX_INT_DIGITS + 1:
+        raise ValueError(f"a JSON integer of {_len(text)} characters")
     sign, digits = (-1, text[1:]) if text[0] == "-" else (1, text)
     value = 0
     for start in _range(0, _len(digits), _INT_CHUNK_DIGITS):

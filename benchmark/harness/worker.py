@@ -19,23 +19,30 @@ _exit = os._exit
 _type = type
 
 
-def _with_value(text, value_text):
-    """A result's JSON object text with ``"value"`` added (null when there is no text)."""
-    member = '"value":' + ("null" if value_text is None else value_text)
-    return "{" + member + "}" if text == "{}" else text[:-1] + "," + member + "}"
+_with_value = _modes._with_value
 
 
 def _record_line(record):
-    """The worker's result line. A record's results are written with each value's text as
-    it was taken; the supervisor decodes the line, so the order of keys is free."""
+    """The worker's result line. A record's results went to the supervisor call by call
+    (``modes._Results``): the line says how many (``calls``); results kept here instead are
+    written with each value's text as it was taken. The supervisor decodes the line, so the
+    order of keys is free."""
     results = record.get("results")
     if _type(results) is not _Results:
         return '{"result": ' + _encode(record) + "}\n"
     rest = {key: value for key, value in record.items() if key != "results"}
+    if results.send is not None:
+        return '{"result": ' + _encode({**rest, "calls": results.count}) + "}\n"
     items = ",".join(_with_value(_encode(result, 2), text) for result, text in results.items)
     head = _encode(rest)
     head = "{" if head == "{}" else head[:-1] + ","
     return '{"result": ' + head + '"results":[' + items + "]}}\n"
+
+
+def _with_output(line, output):
+    """The result line with ``output_file`` added (the line's object is never empty: it holds
+    ``import_error`` at least)."""
+    return line[:-3] + ',"output_file":' + _encode(output) + "}}\n"
 
 
 _HANDLES = None  # the harness's ctypes library handles, listed once by the zygote (note_handles)
@@ -90,7 +97,8 @@ def _arm(request, report_fd):
         import requests  # noqa: F401
         import requests_mock  # noqa: F401
     if request.get("no_new_processes"):  # kernel layer: holds with the guard off too
-        load_by_path("seccomp").install_deny_list(no_new_processes=True, pinned_fd=report_fd)
+        load_by_path("seccomp").install_deny_list(no_new_processes=True, pinned_fd=report_fd,
+                                                  own_pid=os.getpid())
     _forget_native_functions()
     guard = request.get("guard")
     if guard:
@@ -110,7 +118,7 @@ def _run_exit_handlers():
         pass
 
 
-def worker(request, report_fd):
+def worker(request, report_fd, write=os.write):
     """Runs the submission; never returns."""
     record = {"import_error": None, "function_found": None, "signature": None}
     sys.argv = [request["module"]]
@@ -120,13 +128,17 @@ def worker(request, report_fd):
     try:
         home = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC) if output_file else None
         seal = _arm(request, report_fd)
-        MODES[request["mode"]](request, record, seal)
+        sealed = (seal.__code__, seal.__defaults__)  # (a local: the seal is checked in turn)
+        MODES[request["mode"]](request, record, seal, lambda text: _send_line(report_fd, text))
         code = record.pop("exit_code", 0)
+        line = _record_line(record)  # taken before the exit handlers run (they may not change it)
         _run_exit_handlers()
         if output_file:  # read here, in the sandbox, after the program and its exit handlers
-            record["output_file"] = _output_record(home, output_file)
+            line = _with_output(line, _output_record(home, output_file))
         seal()  # a change it finds is reported on the pipe: the supervisor refuses the result
-        line = _record_line(record)
+        if seal.__code__ is not sealed[0] or seal.__defaults__ is not sealed[1]:
+            write(report_fd, b'\n{"blocked": "integrity", "event": "harness changed", '
+                             b'"detail": "the seal itself"}\n')
     except BaseException as exc:  # our own failure: reported, never a pass
         line = '{"harness_error": ' + _encode(_exc_info(exc)) + "}\n"
         code = 70

@@ -120,6 +120,27 @@ RESULT_TYPES: dict[str, tuple[Any, ...]] = {
 }
 
 
+REQUEST_TYPES: dict[str, tuple[Any, ...]] = {  # one request as the harness's _request_view writes it
+    "method": (str,), "url": (str,), "headers": (dict,), "body": (str, None),
+    "timeout": (int, float, list, None), "verify": (bool, str, None),
+}
+
+
+def _request_problem(request: Any) -> str | None:
+    if type(request) is not dict:
+        return "results.requests"
+    for key, kinds in REQUEST_TYPES.items():
+        if key in request and not _typed(request[key], kinds):
+            return f"results.requests.{key}"
+    headers = request.get("headers", {})
+    if type(headers) is dict and not all(type(k) is str and type(v) is str for k, v in headers.items()):
+        return "results.requests.headers"
+    if type(request.get("timeout")) is list and not all(
+            type(t) in (int, float) or t is None for t in request["timeout"]):
+        return "results.requests.timeout"
+    return None
+
+
 def _typed(value: Any, kinds: tuple[Any, ...]) -> bool:
     for kind in kinds:
         if kind is None and value is None:
@@ -148,8 +169,18 @@ def shape_problem(record: dict[str, Any]) -> str | None:
         for key, kinds in RESULT_TYPES.items():
             if key in item and not _typed(item[key], kinds):
                 return f"results.{key}"
-        if type(item.get("requests")) is list and not all(type(r) is dict for r in item["requests"]):
-            return "results.requests"
+        for request in item.get("requests", ()) if type(item.get("requests")) is list else ():
+            if (bad := _request_problem(request)) is not None:
+                return bad
+        for key, kinds in (("digests", (str, None)), ("builtin", (str,))):
+            inner = item.get(key) if key == "digests" else (item.get("exception") or {}).get(key)
+            if type(inner) is list and not all(_typed(d, kinds) for d in inner):
+                return f"results.{key}"
+    signature = record.get("signature")
+    if type(signature) is dict and not (type(signature.get("params")) is list and all(
+            type(p) is dict and type(p.get("name")) is str and type(p.get("kind")) is str
+            and type(p.get("has_default")) is bool for p in signature["params"])):
+        return "signature"
     return None
 
 
