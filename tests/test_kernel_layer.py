@@ -685,3 +685,59 @@ def test_the_guard_sees_through_directory_descriptors_and_refuses_listings_outsi
     assert len(records) == list(cases.values()).count("denied")
     assert {r["blocked"] for r in records} == {"filesystem", "native"}
     assert any("directory descriptor outside the sandbox" in r["detail"] for r in records)
+
+
+def test_the_supervisor_assembles_streamed_calls_and_refuses_lines_the_worker_did_not_count():
+    """The worker streams each call's result (and an http call's requests and log lines) and
+    ends with the counts: the supervisor builds ``results`` from those lines, and a line the
+    submission wrote itself (one more call, request or log line, a repeated label) is an
+    integrity violation; a worker that died before its final line is no forgery."""
+    def line(key, value):
+        return json.dumps({key: value})
+
+    calls = [line("call", {"label": "a", "returned": True, "request_count": 1, "log_count": 1}),
+             line("call", {"label": "b", "returned": True, "request_count": 0, "log_count": 0})]
+    request = line("request", {"label": "a", "view": {"url": "https://x"}})
+    log = line("log", {"label": "a", "line": "INFO:m:hello"})
+    final = line("result", {"import_error": None, "calls": 2})
+    record = child._compose({"mode": "http"}, "\n".join([request, log, *calls, final]), 0)
+    assert record["integrity"] is None and record["reported"]
+    assert [r["label"] for r in record["results"]] == ["a", "b"]
+    assert record["results"][0]["requests"] == [{"url": "https://x"}]
+    assert record["results"][0]["log"] == "INFO:m:hello" and record["results"][1]["requests"] == []
+    forged = line("request", {"label": "a", "view": {"url": "https://y"}})
+    for extra in (forged, calls[1], line("log", {"label": "zz", "line": "x"})):
+        text = "\n".join([request, log, *calls, extra, final])
+        assert "forgery" in child._compose({"mode": "http"}, text, 0)["integrity"], extra
+    died = child._compose({"mode": "call"}, "\n".join(calls), 0)
+    assert died["integrity"] is None and not died["reported"]
+
+
+def test_the_seal_reports_a_changed_harness_name_or_code_once_and_ignores_the_warnings_registry():
+    seal_module = child._load_by_path("seal")
+    read_fd, write_fd = os.pipe()
+    try:
+        check = seal_module.make(write_fd)
+        assert check() == ()
+        vars(modes)["__warningregistry__"] = {}  # what a warning with stacklevel=2 adds
+        assert check() == ()
+        original = modes._cpu_time
+        modes._cpu_time = lambda: 0.0
+        try:
+            assert check() == ("_rubricbench_modes._cpu_time",)
+            assert check() == ("_rubricbench_modes._cpu_time",)  # reported once
+        finally:
+            modes._cpu_time = original
+        code = modes._digests.__code__
+        modes._digests.__code__ = (lambda value: None).__code__
+        try:
+            assert any("_digests (code or defaults)" in name for name in check())
+        finally:
+            modes._digests.__code__ = code
+        assert check() == ()
+        os.close(write_fd)
+        lines = [json.loads(text) for text in os.read(read_fd, 65536).decode().split("\n") if text]
+        assert [(e["blocked"], e["event"]) for e in lines] == [("integrity", "harness changed")] * 2
+    finally:
+        vars(modes).pop("__warningregistry__", None)
+        os.close(read_fd)

@@ -298,7 +298,7 @@ def _compose(request, text, status, timed_out=False):
         if problem:
             record["integrity"] = problem
             results = []
-    elif calls or requests or logs:
+    elif results and (calls or requests or logs):  # (with no result line: the worker died)
         record["integrity"] = "call lines reached the supervisor without the worker's count (a forgery)"
         results = []
     if _len(results) == 1:
