@@ -271,6 +271,7 @@ def main():
             pass
     sys.stdout.flush()
     child._load_by_path("worker").note_handles()  # (each run forgets their functions)
+    child._load_by_path("seal").prepare()  # (each run checks what the harness is now against it)
     # Everything loaded so far is shared, read-mostly state: freezing it keeps the children's
     # garbage collector from walking (and so copying, page by page) the zygote's whole heap.
     gc.collect()
