@@ -7,14 +7,15 @@ functions and library objects the submission can reach: a module global of
 ``_rubricbench_modes`` replaced (the timer, the per-call function, the view of a request), a
 function's code or defaults swapped, or requests_mock's request proxy rewritten would forge
 the observation (``tests/hostile/harness_global_patch``, ``mock_history_forgery``,
-``timer_forged``). The worker makes one seal (``make``) after its filters and the guard are
-installed and before the submission loads: a snapshot of every name of every harness module
-and class, of each harness function's code and defaults, and of the classes of the libraries
-it observes through (requests_mock's request proxy, adapter, matcher and mocker; the
-dispatch methods of ``logging.Logger`` and ``logging.Handler``). The modes check it after the
-import, after each call and at each mocked request, and the worker before it reports; a
-change is written to the report pipe at once, as an ``integrity`` attempt ("harness
-changed"), which makes the supervisor refuse the run's result. The check costs about 50 us.
+``timer_forged``). The zygote takes one snapshot (``prepare``) when every harness module is
+loaded: every name of every harness module and class, each harness function's code and
+defaults, and the classes of the libraries it observes through (requests_mock's request
+proxy, adapter, matcher and mocker; the dispatch methods of ``logging.Logger`` and
+``logging.Handler``). Each run's worker makes its seal (``make``) after its filters and the
+guard are installed and before the submission loads; the modes check it after the import,
+after each call and at each mocked request, and the worker before it reports; a change is
+written to the report pipe at once, as an ``integrity`` attempt ("harness changed"), which
+makes the supervisor refuse the run's result. A check costs about 0.2 ms in a run.
 
 What it cannot see: a change made and undone between two checks (within one call, with no
 mocked request between). The kernel layer contains the run either way; this guards the
