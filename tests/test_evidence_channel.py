@@ -211,3 +211,12 @@ def test_call_and_http_prompts_judged_on_arbitrary_records_are_never_the_graders
         monkeypatch, observation, stdout, timed_out):
     for module in (p3_transform, p4_api_sync):
         _assert_judged(_grade(module, monkeypatch, _made(observation, stdout, "", timed_out)))
+
+
+def test_past_the_lines_the_supervisor_reads_the_rest_is_lost_evidence():
+    line = json.dumps({"blocked": "network", "event": "socket.connect", "detail": "x"})
+    record = child._compose({"mode": "script"}, "\n".join([line] * (child.MAX_LINES + 5)), 0)
+    assert record["integrity"] and record["blocked_events"][0]["event"] == result_record.LOST_EVENT
+    assert record["blocked_events"][1]["count"] == child.MAX_LINES
+    few = child._compose({"mode": "script"}, "\n".join(["1"] * 1000 + [line]), 0)
+    assert few["malformed_lines"] == 1000 and few["integrity"] is None

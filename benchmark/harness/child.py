@@ -244,20 +244,22 @@ def _compose(request, text, status, timed_out=False):
     for line in text.split("\n"):
         if not line:
             continue  # every record is written between newlines
-        if line == "\x00overflow":
-            overflow = True
+        if line[0] != "{" or not line.startswith(RECORD_PREFIXES):  # (no decoding, no calls:
+            if line == "\x00overflow":  # a flood of such lines costs the supervisor little)
+                overflow = True
+            else:
+                record["malformed_lines"] += 1
+            continue
+        if read >= MAX_LINES:
+            overflow = True  # past what the supervisor reads: the rest is unknown
             continue
         item = None
-        if line.startswith(RECORD_PREFIXES) and read < MAX_LINES and (
-                _len(line) <= REPORT_LINE_CAP or not line.startswith('{"blocked": ')):
+        if _len(line) <= REPORT_LINE_CAP or not line.startswith('{"blocked": '):
             read += 1
             try:
                 item = _decode(line)
             except Exception:  # (RecursionError, MemoryError, ...): a line no record is
                 item = None
-        elif read >= MAX_LINES:
-            overflow = True  # past what the supervisor reads: the rest is unknown
-            continue
         attempt = _denied_attempt(item)
         if attempt is not None:
             if attempt in counts:
