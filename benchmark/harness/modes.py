@@ -399,16 +399,34 @@ def _operator_logging(send=None, label=None):
     return heard, listener
 
 
-def _reattach(listener):
-    """Put the log listener back on the root logger when the submission took it off (as
-    ``logging.basicConfig(force=True)`` does, or code that means to log unheard); True then."""
+def _reattach(listener, made):
+    """Put the log listener back as it was made when the submission changed it: back on the
+    root logger when taken off (as ``logging.basicConfig(force=True)`` does, or code that
+    means to log unheard), its level DEBUG, no filter, its class's ``emit`` and ``handle``
+    its own and nothing of the instance's standing in for them. True when anything was put
+    back: what was logged meanwhile is unknown."""
     import logging
 
+    kind, changed = type(listener), False
+    emit, handle = made  # (the class's own emit and Handler.handle, taken when it was made)
+    if kind.__dict__.get("emit") is not emit or kind.handle is not handle:
+        kind.emit, changed = emit, True
+        if kind.handle is not handle:
+            kind.handle = handle
+    own = vars(listener)
+    for name in ("emit", "handle", "filter", "handleError"):
+        if name in own:
+            del own[name]
+            changed = True
+    if listener.level != logging.DEBUG or listener.filters:
+        listener.setLevel(logging.DEBUG)
+        listener.filters.clear()
+        changed = True
     root = logging.getLogger()
-    if listener in root.handlers:
-        return False
-    root.addHandler(listener)
-    return True
+    if listener not in root.handlers:
+        root.addHandler(listener)
+        changed = True
+    return changed
 
 
 def mode_http(request, record, seal=_unsealed, send=None):
@@ -429,6 +447,9 @@ def mode_http(request, record, seal=_unsealed, send=None):
         return
     label = [None]  # the scenario whose call is running (the log listener's)
     heard, listener = _operator_logging(send, label)
+    import logging
+
+    made = (type(listener).__dict__["emit"], logging.Handler.handle)  # (before any call runs)
     view, encode = _request_view, _encode  # (bound before any call runs)
     for (scenario, (args, kwargs)), plan in zip(scenarios, plans):
         _SLEPT[0] = 0.0
@@ -436,7 +457,7 @@ def mode_http(request, record, seal=_unsealed, send=None):
         label[0] = scenario["label"]
         detached, sent_views = [], []
 
-        def checkpoint(sent, seal=seal, listener=listener, detached=detached, views=sent_views,
+        def checkpoint(sent, seal=seal, listener=listener, made=made, detached=detached, views=sent_views,
                        send=send, name=scenario["label"], view=view, encode=encode):
             """At each request: its view, taken as it is sent (and sent to the supervisor at
             once, so nothing the call does later changes it); the seal; and the log listener
@@ -449,7 +470,7 @@ def mode_http(request, record, seal=_unsealed, send=None):
                 views.append(None)
                 send('\n{"request": ' + encode({"label": name, "view": taken}) + "}\n")
             seal()
-            if _reattach(listener):
+            if _reattach(listener, made):
                 detached.append(True)
             return True
 
@@ -462,7 +483,7 @@ def mode_http(request, record, seal=_unsealed, send=None):
             result["requests"], result["log"] = sent_views, "\n".join(heard)[:_OUTPUT_CAP]
         else:  # the supervisor has them: the counts let it tell its lines from forged ones
             result["request_count"], result["log_count"] = _len(sent_views), _len(heard)
-        if _reattach(listener) or detached:
+        if _reattach(listener, made) or detached:
             result["log_detached"] = True
         result["sleep_total"] = _SLEPT[0]
         result["label"] = scenario["label"]
