@@ -596,21 +596,23 @@ def test_a_call_takes_its_value_text_at_once_and_refuses_one_too_deep_for_the_re
     assert text is None and "too deep" in result["unserializable"] and result["returned"]
 
 
-def test_the_record_line_writes_each_value_text_as_taken():
-    record = {"import_error": None, "function_found": True, "results": modes._Results()}
+def test_each_call_line_carries_its_value_text_as_taken_and_the_record_line_the_count():
+    sent = []
+    record = {"import_error": None, "function_found": True, "results": modes._Results(sent.append)}
     values = [{"b": [1, 2.5, None], "a": "\u00e9"}, 10 ** 5000, None, [], {}]
     for index, value in enumerate(values):
         record["results"].add({"label": f"c{index}", "returned": True}, strict_json._encode(value, 3))
     record["results"].add({}, None)  # a value that could not be written
-    line = worker._record_line(record)
-    decoded = strict_json._decode(line)["result"]
-    assert decoded["import_error"] is None and decoded["function_found"] is True
-    assert [r.get("value") for r in decoded["results"]] == values + [None]
-    assert decoded["results"][0] == {"label": "c0", "returned": True, "value": values[0]}
-    assert decoded["results"][-1] == {"value": None}
+    calls = [strict_json._decode(line.strip())["call"] for line in sent]
+    assert [r.get("value") for r in calls] == values + [None]
+    assert calls[0] == {"label": "c0", "returned": True, "value": values[0]}
+    assert calls[-1] == {"value": None}
+    decoded = strict_json._decode(worker._record_line(record))["result"]
+    assert decoded == {"import_error": None, "function_found": True, "calls": len(values) + 1}
     plain = {"import_error": None, "results": []}
     assert worker._record_line(dict(plain)) == '{"result": ' + strict_json._encode(plain) + "}\n"
-    assert strict_json._decode(worker._record_line({"results": modes._Results()})) == {"result": {"results": []}}
+    assert strict_json._decode(worker._record_line({"results": modes._Results(sent.append)})) == {
+        "result": {"calls": 0}}
 
 
 def test_the_fast_encoder_follows_a_lowered_int_digit_limit_back_to_the_checked_one():
@@ -717,7 +719,7 @@ def test_the_seal_reports_a_changed_harness_name_or_code_once_and_ignores_the_wa
     seal_module = child._load_by_path("seal")
     read_fd, write_fd = os.pipe()
     try:
-        check = seal_module.make(write_fd)
+        check = seal_module.make(write_fd, "harness changed")
         assert check() == ()
         vars(modes)["__warningregistry__"] = {}  # what a warning with stacklevel=2 adds
         assert check() == ()

@@ -39,7 +39,6 @@ RECORD_PREFIXES = ('{"blocked": ', '{"result": ', '{"harness_error": ', '{"call"
 OUTPUT_CAP = 64 * 1024  # one call's log, joined (worker_io.OUTPUT_CAP)
 MAX_LINES = 100_000
 REPORT_LINE_CAP = 4000  # a denied attempt's line (guard_events.RECORD_CAP)
-MAX_EVENTS = 64  # distinct denied attempts a record lists; any others are only counted
 # What the supervisor ignores while it supervises (the worker gets back what it had): every
 # signal but the ones it cannot ignore, SIGCHLD (it waits for the worker) and the ones the
 # kernel raises for a fault of its own. As pid 1 of a pid namespace, an ignored signal sent
@@ -72,6 +71,7 @@ worker = _load_by_path("worker").worker
 _events = _load_by_path("guard_events")
 EVENT_KINDS, EVENT_NAME_CAP, REPORT_DETAIL_CAP = (_events.EVENT_KINDS, _events.EVENT_NAME_CAP,
                                                   _events.REPORT_DETAIL_CAP)
+MAX_EVENTS, LOST_EVENT, CHANGED_EVENT = _events.MAX_EVENTS, _events.LOST_EVENT, _events.CHANGED_EVENT
 _signal, _SIG_IGN, _SIG_DFL, _SIGKILL = signal.signal, signal.SIG_IGN, signal.SIG_DFL, signal.SIGKILL
 
 
@@ -227,7 +227,7 @@ def _error_shaped(value):
 def _lost(detail):
     """The event that fails the prompt's ``sandbox_violations``: what the sandbox denied in
     this run cannot be known (``result_record.LOST_EVENT`` in the grader)."""
-    return {"blocked": "integrity", "event": "record lost", "count": 1, "detail": detail}
+    return {"blocked": "integrity", "event": LOST_EVENT, "count": 1, "detail": detail}
 
 
 def _compose(request, text, status, timed_out=False):
@@ -283,7 +283,7 @@ def _compose(request, text, status, timed_out=False):
     record["blocked_events"] = [{"blocked": kind, "event": event, "detail": detail, "count": count}
                                 for (kind, event, detail), count in counts.items()]
     changed = next((detail for (kind, event, detail) in counts
-                    if kind == "integrity" and event == "harness changed"), None)
+                    if kind == "integrity" and event == CHANGED_EVENT), None)
     if changed is not None:  # the worker's seal saw the harness changed: its observations are not
         record["integrity"] = "the harness was changed while the submission ran: " + changed[:200]
     if overflow:  # the worker (or the submission) wrote past the cap: the rest is unknown

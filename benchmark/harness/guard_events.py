@@ -94,4 +94,9 @@ RECORD_CAP = 4000
 EVENT_KINDS = frozenset({"filesystem", "integrity", "introspection", "native", "network", "process"})
 EVENT_NAME_CAP = 64
 REPORT_DETAIL_CAP = DETAIL_CAP + 64
+MAX_EVENTS = 64  # distinct denied attempts a record lists; any others are only counted
+# The harness's own integrity events: a run whose evidence could not be read (the supervisor's
+# or the grader's), and a change to the harness while the submission ran (the worker's seal)
+LOST_EVENT = "record lost"
+CHANGED_EVENT = "harness changed"
 MAX_LINKS = 40

@@ -215,25 +215,17 @@ class _Results:
     """The results of a call or http run, each sent to the supervisor the moment it is taken,
     as a line ``{"call": {...}}`` (its fields, with its value's JSON text as it was taken):
     what submission code runs later (the next call, an exit handler) cannot change it. The
-    worker's final line says how many it sent (``calls``); without ``send`` (a caller of its
-    own), they are kept in ``items``."""
+    worker's final line says how many it sent (``count``, written as ``calls``)."""
 
-    def __init__(self, send=None):
-        self.items, self.send, self.count = [], send, 0
+    def __init__(self, send):
+        self.send, self.count = send, 0
 
     def add(self, result, text):
         self.count += 1
-        if self.send is None:
-            self.items.append((result, text))
-        else:
-            self.send('\n{"call": ' + _with_value(_encode(result, 2), text) + "}\n")
+        self.send('\n{"call": ' + _with_value(_encode(result, 2), text) + "}\n")
 
 
-def _unsealed():
-    return ()
-
-
-def mode_call(request, record, seal=_unsealed, send=None):
+def mode_call(request, record, seal, send):
     calls = _prepared(request["calls"])
     if request.get("record_sleep") is True:  # time.sleep is recorded per call, not slept
         time.sleep = _record_sleep
@@ -357,7 +349,7 @@ def _verify_view(verify):
 LOG_LINES = 2000  # log records of one call sent to the supervisor (the rest are not)
 
 
-def _operator_logging(send=None, label=None):
+def _operator_logging(send, label):
     """Logging as the operator's application configures it before it calls the function.
     When the module configured no handler on the root logger: one that writes WARNING and
     above to stderr (Python's last-resort handler's level and target, in its basic format),
@@ -366,10 +358,9 @@ def _operator_logging(send=None, label=None):
     root level DEBUG, so that every record is made. A module's own ``basicConfig`` at
     import, or a handler of its own on the root logger, is left as it is. Either way a
     handler that writes nothing collects every record the root logger gets, at any level
-    (returned: a list of their messages; with ``send``, each also sent to the supervisor at
-    once as ``{"log": {"label", "line"}}``, the label ``label[0]``'s, up to LOG_LINES a call),
-    so a secret logged at INFO or DEBUG is found too: an operator who turns the level down
-    must not read the token."""
+    (each sent to the supervisor at once as ``{"log": {"label", "line"}}``, the label
+    ``label[0]``'s, up to LOG_LINES a call; returned: ``[how many were sent]``), so a secret logged at INFO or DEBUG is found too: an operator who turns the level
+    down must not read the token."""
     import logging
 
     root = logging.getLogger()
@@ -379,19 +370,17 @@ def _operator_logging(send=None, label=None):
         handler.setFormatter(logging.Formatter(logging.BASIC_FORMAT))
         root.addHandler(handler)
         root.setLevel(logging.DEBUG)
-    heard = []
+    heard = [0]
 
     class Heard(logging.Handler):
         def emit(self, log_record, heard=heard, send=send, label=label, encode=_encode,
-                 cap=_OUTPUT_CAP, most=LOG_LINES, len=len, str=str):
+                 cap=_OUTPUT_CAP, most=LOG_LINES, str=str):
             try:
                 line = f"{log_record.levelname}:{log_record.name}:{log_record.getMessage()}"
             except Exception:  # a message whose arguments do not format: nothing was said
                 return
-            if send is None:
-                heard.append(line)
-            elif len(heard) < most:
-                heard.append(None)
+            if heard[0] < most:
+                heard[0] += 1
                 send('\n{"log": ' + encode({"label": label[0], "line": str(line)[:cap]}) + "}\n")
 
     listener = Heard(logging.DEBUG)
@@ -429,7 +418,7 @@ def _reattach(listener, made):
     return changed
 
 
-def mode_http(request, record, seal=_unsealed, send=None):
+def mode_http(request, record, seal, send):
     import requests
     import requests_mock
 
@@ -453,9 +442,9 @@ def mode_http(request, record, seal=_unsealed, send=None):
     view, encode = _request_view, _encode  # (bound before any call runs)
     for (scenario, (args, kwargs)), plan in zip(scenarios, plans):
         _SLEPT[0] = 0.0
-        del heard[:]
+        heard[0] = 0
         label[0] = scenario["label"]
-        detached, sent_views = [], []
+        detached, sent_views = [], [0]
 
         def checkpoint(sent, seal=seal, listener=listener, made=made, detached=detached, views=sent_views,
                        send=send, name=scenario["label"], view=view, encode=encode):
@@ -463,12 +452,8 @@ def mode_http(request, record, seal=_unsealed, send=None):
             once, so nothing the call does later changes it); the seal; and the log listener
             still on the root logger (put back when it is not, and said: what was logged
             meanwhile is unknown)."""
-            taken = view(sent)
-            if send is None:
-                views.append(taken)
-            else:
-                views.append(None)
-                send('\n{"request": ' + encode({"label": name, "view": taken}) + "}\n")
+            views[0] += 1
+            send('\n{"request": ' + encode({"label": name, "view": view(sent)}) + "}\n")
             seal()
             if _reattach(listener, made):
                 detached.append(True)
@@ -479,10 +464,8 @@ def mode_http(request, record, seal=_unsealed, send=None):
                                 additional_matcher=checkpoint)
             result, text = _invoke(function, args, kwargs)
             seal()
-        if send is None:
-            result["requests"], result["log"] = sent_views, "\n".join(heard)[:_OUTPUT_CAP]
-        else:  # the supervisor has them: the counts let it tell its lines from forged ones
-            result["request_count"], result["log_count"] = _len(sent_views), _len(heard)
+        # the supervisor has them: the counts let it tell its lines from forged ones
+        result["request_count"], result["log_count"] = sent_views[0], heard[0]
         if _reattach(listener, made) or detached:
             result["log_detached"] = True
         result["sleep_total"] = _SLEPT[0]
@@ -502,7 +485,7 @@ def _exit_status(code):
     return 1
 
 
-def mode_script(request, record, seal=_unsealed, send=None):
+def mode_script(request, record, seal, send):
     import runpy
 
     if request.get("stdin") is not None:

@@ -92,10 +92,11 @@ def prepare():
         _PREPARED.append(_snapshot())
 
 
-def make(report_fd, write=None):
+def make(report_fd, event, write=None):
     """The run's seal: ``check()`` returns the names changed since the snapshot (the zygote's,
     or taken now) (an empty tuple when nothing did) and, the first time a given change is
-    seen, reports it on ``report_fd``."""
+    seen, reports it on ``report_fd`` as an integrity attempt named ``event``
+    (``guard_events.CHANGED_EVENT``)."""
     import json
     import os
 
@@ -104,7 +105,8 @@ def make(report_fd, write=None):
 
     def check(spaces=spaces, frozen=frozen, reported=reported, report_fd=report_fd,
               write=write or os.write, dumps=json.dumps, missing=_MISSING, len=len,
-              tuple=tuple, sorted=sorted, base=BaseException, cap=MAX_NAMES, ignored=IGNORED):
+              tuple=tuple, sorted=sorted, base=BaseException, cap=MAX_NAMES, ignored=IGNORED,
+              event=event):
         changed = []
         try:
             for label, namespace, items, whole in spaces:
@@ -124,7 +126,7 @@ def make(report_fd, write=None):
         if found and found not in reported:
             reported.add(found)
             detail = ", ".join(found[:cap]) + (f" and {len(found) - cap} more" if len(found) > cap else "")
-            line = dumps({"blocked": "integrity", "event": "harness changed", "detail": detail[:300]})
+            line = dumps({"blocked": "integrity", "event": event, "detail": detail[:300]})
             try:
                 write(report_fd, ("\n" + line + "\n").encode("ascii"))
             except base:

@@ -14,29 +14,23 @@ _worker_io, _modes = load_by_path("worker_io"), load_by_path("modes")
 _Capture, _exc_info, _output_record = _worker_io._Capture, _worker_io._exc_info, _worker_io._output_record
 _send_line = _worker_io._send_line
 _make_seal = load_by_path("seal").make  # loaded with the worker (the zygote: before any run forks)
+_CHANGED = load_by_path("guard_events").CHANGED_EVENT
+_SEAL_BROKEN = ('\n{"blocked": "integrity", "event": "' + _CHANGED + '", "detail": "the seal itself"}\n'
+                ).encode("ascii")
 MODES, _Results = _modes.MODES, _modes._Results
 _exit = os._exit
 _type = type
 
 
-_with_value = _modes._with_value
-
-
 def _record_line(record):
-    """The worker's result line. A record's results went to the supervisor call by call
-    (``modes._Results``): the line says how many (``calls``); results kept here instead are
-    written with each value's text as it was taken. The supervisor decodes the line, so the
-    order of keys is free."""
+    """The worker's result line. A call or http run's results went to the supervisor call by
+    call (``modes._Results``): the line says how many (``calls``). The supervisor decodes the
+    line, so the order of keys is free."""
     results = record.get("results")
     if _type(results) is not _Results:
         return '{"result": ' + _encode(record) + "}\n"
     rest = {key: value for key, value in record.items() if key != "results"}
-    if results.send is not None:
-        return '{"result": ' + _encode({**rest, "calls": results.count}) + "}\n"
-    items = ",".join(_with_value(_encode(result, 2), text) for result, text in results.items)
-    head = _encode(rest)
-    head = "{" if head == "{}" else head[:-1] + ","
-    return '{"result": ' + head + '"results":[' + items + "]}}\n"
+    return '{"result": ' + _encode({**rest, "calls": results.count}) + "}\n"
 
 
 def _with_output(line, output):
@@ -104,7 +98,7 @@ def _arm(request, report_fd):
     if guard:
         load_by_path("guard").install(guard["sandbox"], guard["read_roots"],
                                       guard["allow_network"], report_fd)
-    return _make_seal(report_fd)
+    return _make_seal(report_fd, _CHANGED)
 
 
 def _run_exit_handlers():
@@ -137,8 +131,7 @@ def worker(request, report_fd, write=os.write):
             line = _with_output(line, _output_record(home, output_file))
         seal()  # a change it finds is reported on the pipe: the supervisor refuses the result
         if seal.__code__ is not sealed[0] or seal.__defaults__ is not sealed[1]:
-            write(report_fd, b'\n{"blocked": "integrity", "event": "harness changed", '
-                             b'"detail": "the seal itself"}\n')
+            write(report_fd, _SEAL_BROKEN)
     except BaseException as exc:  # our own failure: reported, never a pass
         line = '{"harness_error": ' + _encode(_exc_info(exc)) + "}\n"
         code = 70

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..harness.guard_events import LOST_EVENT
 from ..submission import SourceFile
 from ..types import Evidence, ExecResult
 from ..untrusted import NAME_LIMIT, NOTE_LIMIT, text
@@ -142,7 +143,6 @@ def compiles(ctx: CheckContext, name: str) -> Outcome:
 SANDBOX_EVENTS = "_sandbox_events"  # facts key the engine fills with every distinct blocked attempt
 SANDBOX_UNLISTED = "_sandbox_unlisted"  # ... and with how many more attempts the records counted
 COST_PER_ATTEMPT = 0.5
-LOST_EVENT = "record lost"  # (sandbox.result_record.LOST_EVENT: a run whose record never came)
 
 
 def _integrity_first(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -160,8 +160,8 @@ def sandbox_violations(ctx: CheckContext) -> Outcome:
     events = list(ctx.facts.get(SANDBOX_EVENTS, ()))
     unlisted = ctx.facts.get(SANDBOX_UNLISTED, 0)
     lost = [e for e in events if e.get("blocked") == "integrity" and e.get("event") == LOST_EVENT]
+    kinds = sorted({str(e.get("blocked")) for e in events})
     if lost:
-        kinds = sorted({str(e.get("blocked")) for e in events})
         return Outcome.fail(
             f"the evidence of {len(lost)} run(s) was lost, so what the sandbox denied there is "
             f"unknown ({lost[0].get('detail', '')}); kinds seen: {', '.join(kinds)}",
@@ -170,7 +170,6 @@ def sandbox_violations(ctx: CheckContext) -> Outcome:
     attempts = sum(e.get("count", 1) for e in events) + unlisted
     if not attempts:
         return Outcome.ok("the sandbox denied nothing during the behaviour runs")
-    kinds = sorted({str(e.get("blocked")) for e in events})
     evidence = tuple(Evidence(str(e.get("file", "")), None,
                               f"{e.get('blocked')}: {e.get('event')} {e.get('detail', '')}"
                               f"{'' if e.get('count', 1) == 1 else ' (x' + str(e.get('count')) + ')'}"[:200])

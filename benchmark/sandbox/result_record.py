@@ -19,7 +19,8 @@ import json
 from typing import Any
 
 from .. import bigint
-from ..harness.guard_events import EVENT_KINDS, EVENT_NAME_CAP, REPORT_DETAIL_CAP
+from ..harness.guard_events import EVENT_KINDS, EVENT_NAME_CAP, LOST_EVENT, REPORT_DETAIL_CAP
+from ..harness.guard_events import MAX_EVENTS as LISTED
 from ..types import ExecResult
 
 MAX_INT_DIGITS = 21_500  # the longest JSON integer read from a child (harness: MAX_INT_BITS)
@@ -70,9 +71,8 @@ def _output_file_ok(value: Any) -> bool:
             and (value["decode_error"] is None or type(value["decode_error"]) is str))
 
 
-MAX_EVENTS = 64 + 2  # the supervisor lists at most 64 distinct attempts, plus its own two
+MAX_EVENTS = LISTED + 2  # the supervisor lists at most LISTED distinct attempts, plus its own two
 EVENT_KEYS = frozenset(("blocked", "event", "detail", "count"))
-LOST_EVENT = "record lost"  # the event of a run whose supervisor wrote no valid record
 
 
 def _event_ok(event: Any) -> bool:
@@ -172,10 +172,9 @@ def shape_problem(record: dict[str, Any]) -> str | None:
         for request in item.get("requests", ()) if type(item.get("requests")) is list else ():
             if (bad := _request_problem(request)) is not None:
                 return bad
-        for key, kinds in (("digests", (str, None)), ("builtin", (str,))):
-            inner = item.get(key) if key == "digests" else (item.get("exception") or {}).get(key)
-            if type(inner) is list and not all(_typed(d, kinds) for d in inner):
-                return f"results.{key}"
+        digests = item.get("digests")  # (an exception's builtin list: checked with the exception)
+        if type(digests) is list and not all(d is None or type(d) is str for d in digests):
+            return "results.digests"
     signature = record.get("signature")
     if type(signature) is dict and not (type(signature.get("params")) is list and all(
             type(p) is dict and type(p.get("name")) is str and type(p.get("kind")) is str
