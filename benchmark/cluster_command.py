@@ -6,14 +6,18 @@ the engine side is ``benchmark.cluster`` (which never prints).
 
 from __future__ import annotations
 
+import sys
 from contextlib import ExitStack
 from typing import Any
 
 from .console import EXIT_ERROR, _error, _say
 from .types import RunConfig
-from .untrusted import text
+from .untrusted import for_stream, text
 
 PER_WORKER = ("address", "hostname", "admitted", "reason", "idle_child_mb")
+# Present only when they apply: units graded and failed there, a quarantine's reason, a worker
+# that joined after admission, a worker that left during the run.
+PER_WORKER_IF_ANY = ("graded", "failed", "quarantined", "joined_late", "left")
 
 
 def spec_of(config: RunConfig):
@@ -37,15 +41,34 @@ def refused_options(config: RunConfig) -> str | None:
     return None
 
 
+def _state(row: dict[str, Any]) -> tuple[str, str]:
+    """(the mark, the words) of one worker: admitted, refused or quarantined, with why."""
+    where = f"{text(str(row['address']))} ({text(str(row.get('hostname') or '?'))})"
+    where += " (joined during the run)" if row.get("joined_late") else ""
+    if row.get("quarantined"):
+        return "⛔", f"quarantined {where}: {text(str(row['quarantined']))}"
+    if row["admitted"]:
+        return "✅", f"admitted {where}"
+    return "❌", f"refused  {where}: {text(str(row.get('reason')))}"
+
+
 def format_admission(rows: list[dict[str, Any]]) -> str:
     """One line per worker: admitted, or refused with the reason."""
     lines = [f"🖧 Cluster workers: {sum(r['admitted'] for r in rows)} admitted, "
              f"{sum(not r['admitted'] for r in rows)} refused"]
-    for row in rows:
-        where = f"{row['address']} ({row.get('hostname') or '?'})"
-        lines.append(f"  ✅ admitted {where}" if row["admitted"]
-                     else f"  ❌ refused  {where}: {text(str(row.get('reason')))}")
-    return "\n".join(lines)
+    return "\n".join(lines + ["  {} {}".format(*_state(row)) for row in rows])
+
+
+def show_worker(config: RunConfig, row: dict[str, Any]) -> None:
+    """One worker's state, said during the run (a joiner, a quarantine) or with -q: a refusal
+    or a quarantine goes to stderr even with -q (it changes who grades); an admission is
+    printed only without -q."""
+    mark, words = _state(row)
+    if row["admitted"] and not row.get("quarantined"):
+        _say(config, f"{mark} cluster worker {words}")
+    else:
+        print(for_stream(f"warning: cluster worker {' '.join(words.split('  ', 1))}",
+                         getattr(sys.stderr, "encoding", None)), file=sys.stderr, flush=True)
 
 
 def open_admitted(config: RunConfig, spec, runner, stack: ExitStack):
@@ -70,12 +93,14 @@ def open_admitted(config: RunConfig, spec, runner, stack: ExitStack):
         return EXIT_ERROR
     _say(config, format_admission(rows))
     _, problem = shared_profile(rows)
-    if problem:
+    if problem or config.quiet:  # (with -q, the refusals are all that is said)
         for row in rows:
             if not row["admitted"]:
-                _error(f"worker {row['address']} refused: {row.get('reason')}")
+                show_worker(config, row)
+    if problem:
         _error(f"{problem}; nothing was graded")
         return EXIT_ERROR
+    session.on_worker = lambda row: show_worker(config, row)
     return session
 
 
@@ -86,6 +111,19 @@ def isolation_of(session) -> dict[str, Any]:
 
 
 def metadata(session) -> dict[str, Any]:
-    """``_metadata`` additions: the kernel profile the workers share, and per-worker facts."""
+    """``_metadata`` additions: the kernel profile the workers share, and the facts of every
+    worker that took part (present at the start or joined later; admitted, refused or
+    quarantined; the units it graded and failed)."""
     return {"kernel_profile": session.kernel_profile,
-            "workers": [{name: row.get(name) for name in PER_WORKER} for row in session.rows]}
+            "workers": [{**{name: row.get(name) for name in PER_WORKER},
+                         **{name: row[name] for name in PER_WORKER_IF_ANY if row.get(name)}}
+                        for row in session.rows]}
+
+
+def mark_graded_by(doc: dict[str, Any], session) -> None:
+    """Each model record graded in this run says which worker graded it (``graded_by``)."""
+    for name, where in session.graded_by.items():
+        record = doc["models"].get(name)
+        if record is not None:
+            record["graded_by"] = {"address": text(str(where.get("address")), 200),
+                                   "hostname": text(str(where.get("hostname")), 200)}

@@ -29,10 +29,10 @@ from .engine.cache import Measured, ResultCache
 from .sandbox.isolation import detect
 from .reporting.progress import Progress
 from .preparing import prepare
-from .runner import BenchmarkRunner, PoolBroken
+from .runner import BenchmarkRunner
 from .sandbox.sandbox_report import measured_isolation, missing_layers
 from .secure_runner import SecureRunner
-from .types import ModelResult, RunConfig, RunResult
+from .types import GradingStopped, ModelResult, RunConfig, RunResult
 from .untrusted import NAME_LIMIT, for_stream, text
 from .console import EXIT_ERROR, EXIT_OK, EXIT_REGRESSION, SCHEMA_VERSION, _error, _say, signals_held
 from .exit_status import exit_code as _exit_code, gate as _gate, name_causes as _name_causes
@@ -172,9 +172,9 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
     header = _Header(config, progress, probe, grading_line)
     probe.add_done_callback(lambda done: done.exception() is None and header.show())
     if session is not None:
-        admitted = sum(row["admitted"] for row in session.rows)
         session.on_status = lambda flying, waiting: progress.note(
-            f"{admitted} worker(s) admitted, {flying} in flight, {waiting} waiting")
+            f"{session.admitted_now()} worker(s) admitted, {flying} in flight, {waiting} waiting"
+            + ("" if session.admitted_now() else f" (the run ends after {session.wait_s:g} s without one)"))
 
     def on_done(result: ModelResult) -> None:
         progress.done(result.model)
@@ -192,7 +192,7 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
                                       on_plan=lambda fresh: warming.grading(fresh > 0),
                                       refresh=config.no_cache, cluster=session,
                                       plan=local.plan if local is not None else None)
-    except PoolBroken as exc:
+    except GradingStopped as exc:  # (a pool that lost a worker; a cluster that lost its scheduler)
         progress.close()
         _error(f"{exc}: nothing of this run was written; models graded before it stay in the cache")
         return EXIT_ERROR
@@ -204,9 +204,10 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
                           {entry.name: entry.path for entry in entries}, in_place=True)
     doc["_metadata"]["isolation"] = probe.result()
     if session is not None:  # (a local run's kernel profile is the isolation report's)
-        from .cluster_command import metadata
+        from .cluster_command import mark_graded_by, metadata
 
         doc["_metadata"].update(metadata(session))
+        mark_graded_by(doc, session)
     elif local.measured is not None:
         doc["_metadata"]["isolation_source"] = local.measured.source()
     elif local.kernel is not None:  # measured by this run: what a run served from the cache reports

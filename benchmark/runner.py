@@ -25,10 +25,10 @@ from .sandbox import bandit_process, isolation, limits, pids_cgroup, spawner
 from .engine.cache import ResultCache, base_context, file_hashes, graded_as_keyed, model_key, run_context
 from .engine.options import GradeOptions, cacheable, default_test_data
 from .rubric import RUBRIC
-from .types import ModelResult
+from .types import GradingStopped, ModelResult
 
 
-class PoolBroken(RuntimeError):
+class PoolBroken(GradingStopped):
     """A ``--workers N`` pool lost a worker mid-run (killed from outside): the grader's
     failure; the models it finished before are in the cache."""
 
@@ -253,14 +253,14 @@ class BenchmarkRunner:
         """The misses as units on the cluster's admitted workers (see ``benchmark.cluster``)."""
         if not entries:
             return
-        from .cluster.units import make_unit, to_result
+        from .cluster.units import make_unit
 
         suite = self.suite() if self.extended else None
         files = suite.model_files() if suite is not None else _all_files()
         described = suite.describe() if suite is not None else None
         units = [make_unit(e.name, e.tier, keys[e.name], e.path, files) for e in entries]
-        cluster.grade(units, deadline_s=self.unit_deadline_s(),
-                      on_result=lambda unit, outcome: finish(to_result(unit, outcome, described)))
+        cluster.grade(units, deadline_s=self.unit_deadline_s(), suite=described,
+                      on_result=lambda unit, result: finish(result))
 
     # ---- the spec's convenience API ------------------------------------------------------
     def _entry(self) -> ModelEntry:

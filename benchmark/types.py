@@ -29,6 +29,12 @@ Status = Literal["pass", "partial", "fail", "error", "skipped"]
 Method = Literal["ast", "bandit", "radon", "exec", "behaviour", "parse"]
 # How a reason starts when the grader, not the submission, is at fault (the CLI exits 1).
 INTERNAL_ERROR = "internal error"
+
+
+class GradingStopped(RuntimeError):
+    """Grading cannot go on for a reason of the grader's, not of any model (a ``--workers N``
+    pool lost a worker; a cluster lost its scheduler or every worker): the run writes nothing,
+    the models graded before it stay in the cache, and it exits 1 saying what was lost."""
 # How a check's reason starts when it was not judged because the task's reference solution
 # failed (the pack's fault, not the model's: the check is `error`, the CLI exits 3). UNFINISHED
 # is a failure the machine may have caused (timed out, skipped, killed, no record): a model

@@ -38,7 +38,7 @@ TIMING_KEYS = {"timestamp", "wall_s", "cpu_s", "peak_rss_mb", "run_id", "finishe
 # start-up measurement that varies by a MB from run to run (an idle child's VmPeak, and the
 # address-space limit built on it).
 RUN_KEYS = {"workers", "results_dir", "no_cache", "idle_child_mb", "address_space_mb", "cluster", "kernel_profile",
-            "isolation_source"}
+            "isolation_source", "graded_by"}
 VOLATILE_KEYS = TIMING_KEYS | RUN_KEYS
 
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,6 @@ import psutil  # noqa: E402
 from benchmark.cluster.preflight import REFUSE_ENV  # noqa: E402
 from benchmark.cluster.session import ClusterSession  # noqa: E402
 from benchmark.cluster.spec import ClusterSpec, address_problem, is_loopback  # noqa: E402
-from benchmark.cluster.units import to_result  # noqa: E402
 from benchmark.cluster.worker import grade_unit  # noqa: E402
 from benchmark.engine.cache import ResultCache  # noqa: E402
 from benchmark.engine.options import GradeOptions, has_internal_error  # noqa: E402
@@ -104,12 +104,6 @@ def _runner(submissions, results, **kwargs) -> BenchmarkRunner:
 
 def _docs(models) -> list:
     return normalise([model_to_dict(m) for m in models])
-
-
-def _graded_where(unit, expected):
-    """A test task: grade as usual, then say which worker graded it."""
-    result = grade_unit(unit, expected)
-    return {"model": result["model_name"], "worker": distributed.get_worker().address}
 
 
 def _kills_its_worker(unit, expected):
@@ -199,11 +193,11 @@ def test_a_refused_worker_gets_no_units_and_says_why(cluster, session, submissio
                            [n for p in __import__("benchmark.rubric").rubric.RUBRIC for n in p.files])
                  for e in entries]
         seen = {}
-        session.grade(units, deadline_s=120, task=_graded_where,
-                      on_result=lambda unit, outcome: seen.__setitem__(unit["name"], outcome))
-        assert sorted(seen) == [e.name for e in entries]
-        assert all(isinstance(o, dict) for o in seen.values()), seen
-        assert refused[0]["address"] not in {o["worker"] for o in seen.values()}
+        session.grade(units, deadline_s=120,
+                      on_result=lambda unit, result: seen.__setitem__(unit["name"], result))
+        assert sorted(seen) == sorted(session.graded_by) == [e.name for e in entries]
+        assert not any(has_internal_error(result) for result in seen.values()), seen
+        assert refused[0]["address"] not in {w["address"] for w in session.graded_by.values()}
     finally:
         cluster.scale(2)  # removes the worker added last: the refused one
         deadline = time.monotonic() + 30
@@ -220,8 +214,10 @@ def test_a_worker_whose_profile_no_longer_matches_refuses_the_unit(session, subm
 
     seen = []
     session.grade([make_unit(entry.name, entry.tier, f"guard-{time.time_ns()}", entry.path, ["x.py"])],
-                  deadline_s=60, on_result=lambda unit, outcome: seen.append(outcome))
-    assert len(seen) == 1 and "refused on the worker" in seen[0] and "kernel profile" in seen[0]
+                  deadline_s=60, on_result=lambda unit, result: seen.append(_reason(result)))
+    assert len(seen) == 1 and "failed on 2 worker(s)" in seen[0], seen  # (tried on both: each refused)
+    assert seen[0].count("refused on the worker") == 2 and "kernel profile" in seen[0], seen
+    assert session.retried == 1 and not session.graded_by
 
 
 def _grade_beside_example(session, submissions, tmp_path, name: str, task, deadline_s: float):
@@ -237,16 +233,22 @@ def _grade_beside_example(session, submissions, tmp_path, name: str, task, deadl
              for unit in (name, "example_model")]
     seen = {}
     session.grade(units, deadline_s=deadline_s, task=task,
-                  on_result=lambda unit, outcome: seen.__setitem__(unit["name"], outcome))
+                  on_result=lambda unit, result: seen.__setitem__(unit["name"], result))
     return units, seen
+
+
+def _reason(result) -> str:
+    """The reason an error record gives (every task of it says the same)."""
+    assert all(p.status == "error" for p in result.prompts), result
+    return result.prompts[0].error
 
 
 def test_a_unit_that_keeps_killing_its_worker_is_recorded_and_the_others_are_graded(session, submissions, tmp_path):
     units, seen = _grade_beside_example(session, submissions, tmp_path, "killer", _kills_its_worker, 120)
-    assert isinstance(seen["example_model"], dict), seen["example_model"]
-    assert "worker lost" in seen["killer"]
-    recorded = to_result(units[0], seen["killer"], None)
-    assert has_internal_error(recorded) and recorded.score == 0
+    assert not has_internal_error(seen["example_model"]), seen["example_model"]
+    assert "worker lost" in _reason(seen["killer"])
+    assert has_internal_error(seen["killer"]) and seen["killer"].score == 0
+    assert session.retried == 0  # (Dask moved it after each death: not tried again on top)
     session.client.wait_for_workers(2, timeout=60)  # the nanny restarts the killed worker
 
 
@@ -264,6 +266,10 @@ def test_the_cli_on_an_owned_local_cluster_matches_a_local_run(submissions, tmp_
     docs = [json.loads((tmp_path / d / "latest_results.json").read_text()) for d in ("pool", "cluster")]
     assert docs[1]["_metadata"]["config"]["cluster"] == {"cluster": "local:2"}
     assert [w["admitted"] for w in docs[1]["_metadata"]["workers"]] == [True, True]
+    workers = {w["address"] for w in docs[1]["_metadata"]["workers"]}
+    assert all(a.startswith("tls://127.0.0.1:") for a in workers), workers  # (local:N is TLS)
+    assert {m["graded_by"]["address"] for m in docs[1]["models"].values()} <= workers
+    assert sum(w.get("graded", 0) for w in docs[1]["_metadata"]["workers"]) == len(docs[1]["models"])
     assert "kernel_profile" not in docs[0]["_metadata"]  # a local run's record is unchanged
     profile = docs[1]["_metadata"].pop("kernel_profile")
     assert profile["user_namespaces"] is True  # what the admitted workers share
@@ -345,10 +351,10 @@ def test_fixture_folders_of_dead_workers_are_swept_at_the_next_admission(tmp_pat
 def test_a_unit_past_its_deadline_is_cancelled_and_recorded_and_the_others_are_graded(session, submissions,
                                                                                       tmp_path):
     units, seen = _grade_beside_example(session, submissions, tmp_path, "hung", _hangs_past_its_deadline, 1.5)
-    assert isinstance(seen["example_model"], dict), seen["example_model"]
-    assert "no result within 1.5 s of starting on a worker (cancelled)" in seen["hung"]
-    recorded = to_result(units[0], seen["hung"], None)
-    assert has_internal_error(recorded) and recorded.score == 0
+    assert not has_internal_error(seen["example_model"]), seen["example_model"]
+    reason = _reason(seen["hung"])  # tried on both workers, late on each
+    assert reason.count("no result within 1.5 s of starting on a worker (cancelled)") == 2, reason
+    assert has_internal_error(seen["hung"]) and seen["hung"].score == 0
     deadline = time.monotonic() + HANG_S + 30  # the hung task's worker frees up for the next test
     while any(session.client.processing().values()) and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -432,3 +438,226 @@ def test_the_cli_grades_over_mutual_tls_and_a_client_of_another_ca_is_refused(su
             if not left:
                 break
             time.sleep(0.2)
+
+
+# ---- faults: workers that fail after admission, drift, late joiners, losing the cluster ----
+
+@contextmanager
+def _extra_worker(cluster, session, first_on_path: Path | None = None, **env):
+    """One more worker process, started with ``env`` added to its environment (and
+    ``first_on_path`` first on its sys.path, which multiprocessing copies from this
+    process's at the start); yields its address and removes it again (the worker added last
+    goes first)."""
+    before = set(session.client.scheduler_info(n_workers=-1)["workers"])
+    saved = {name: os.environ.get(name) for name in env}
+    os.environ.update(env)
+    if first_on_path is not None:
+        sys.path.insert(0, str(first_on_path))
+    try:
+        cluster.scale(len(before) + 1)
+        session.client.wait_for_workers(len(before) + 1, timeout=60)
+    finally:
+        if first_on_path is not None:
+            sys.path.remove(str(first_on_path))
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    try:
+        (added,) = set(session.client.scheduler_info(n_workers=-1)["workers"]) - before
+        yield added
+    finally:
+        cluster.scale(len(before))
+        deadline = time.monotonic() + 30
+        while len(session.client.scheduler_info(n_workers=-1)["workers"]) > len(before) \
+                and time.monotonic() < deadline:
+            time.sleep(0.2)
+
+
+def _copies(runner, count: int) -> list[dict]:
+    """``count`` units, each the example model's files under its own name and key."""
+    from benchmark.cluster.units import make_unit
+
+    entry = runner.discover()["example_model"]
+    files = [n for p in __import__("benchmark.rubric").rubric.RUBRIC for n in p.files]
+    return [make_unit(f"copy{i}", entry.tier, f"copy{i}-{time.time_ns()}", entry.path, files)
+            for i in range(count)]
+
+
+def test_a_worker_that_fails_every_unit_after_admission_is_quarantined_and_nothing_is_lost(
+        cluster, session, submissions, tmp_path):
+    """A worker whose temporary folder disappears after its admission (as a full or
+    removed /tmp would) fails every unit it is sent: each is tried again on a healthy
+    worker, none becomes an error, and the worker is quarantined and named."""
+    scratch = Path(tempfile.mkdtemp(prefix="rbw-", dir="/tmp"))  # (short: the zygote's socket is in it)
+    with _extra_worker(cluster, session, TMPDIR=str(scratch)) as broken:
+        runner = _runner(submissions, tmp_path / "results")
+        rows = session.admit(runner.test_data, runner.options)
+        assert [row["admitted"] for row in rows] == [True, True, True], rows
+        shutil.rmtree(scratch)
+        scratch.write_text("no longer a folder\n")
+        heard, seen = [], {}
+        session.on_worker = heard.append
+        session.grade(_copies(runner, 8), deadline_s=120,
+                      on_result=lambda unit, result: seen.__setitem__(unit["name"], result))
+        assert len(seen) == 8 and not any(has_internal_error(r) for r in seen.values()), seen
+        assert broken not in {where["address"] for where in session.graded_by.values()}
+        row = next(row for row in session.rows if row["address"] == broken)
+        assert row["failed"] >= 2 and "then passed on another worker" in row["quarantined"], row
+        assert "NotADirectoryError" in row["quarantined"] or "FileNotFoundError" in row["quarantined"], row
+        assert heard == [row] and session.retried >= 2
+        from benchmark.cluster.worker import worker_facts
+
+        there = session.client.run(worker_facts, resource=session.expected["resource"], workers=[broken])
+        assert there[broken]["admitted"] is False  # (its resource is 0 and grade_unit refuses there)
+    scratch.unlink()
+
+
+def test_a_worker_with_other_dependency_versions_is_refused_and_named_even_with_q(
+        cluster, session, submissions, tmp_path, capsys):
+    """A worker whose bandit is another version (another bandit's metadata first on its
+    sys.path) is refused,
+    the refusal names the package and both versions, and -q still prints it."""
+    from importlib import metadata
+
+    from benchmark.cluster_command import show_worker
+    from benchmark.types import RunConfig
+
+    fake = tmp_path / "site" / "bandit-1.0.0.dist-info"
+    fake.mkdir(parents=True)
+    (fake / "METADATA").write_text("Metadata-Version: 2.1\nName: bandit\nVersion: 1.0.0\n")
+    with _extra_worker(cluster, session, first_on_path=fake.parent) as drifted:
+        runner = _runner(submissions, tmp_path / "results")
+        rows = session.admit(runner.test_data, runner.options)
+        row = next(row for row in rows if row["address"] == drifted)
+        assert [r["admitted"] for r in rows if r is not row] == [True, True]
+        assert not row["admitted"], row
+        assert f"bandit {metadata.version('bandit')} on the client, 1.0.0 here" in row["reason"], row
+        capsys.readouterr()
+        show_worker(RunConfig(quiet=True), row)
+        out, err = capsys.readouterr()
+        assert out == "" and err.startswith("warning: cluster worker refused") and "bandit" in err, err
+
+
+def test_a_late_joiner_on_another_kernel_profile_is_refused_reported_and_given_nothing(
+        cluster, session, submissions, tmp_path):
+    from benchmark.cluster.preflight import PROFILE_ENV
+    from benchmark.cluster.worker import worker_facts
+
+    runner = _runner(submissions, tmp_path / "results")
+    session.admit(runner.test_data, runner.options)  # publishes the profile the two share
+    with _extra_worker(cluster, session, **{PROFILE_ENV: "another-kernel"}) as late:
+        deadline = time.monotonic() + 60
+        while session.client.run(worker_facts, resource=session.expected["resource"],
+                                 workers=[late])[late] is None:
+            assert time.monotonic() < deadline, "the joiner's preflight did not finish"
+            time.sleep(0.2)
+        heard, seen = [], []
+        session.on_worker = heard.append
+        session.grade(_copies(runner, 3), deadline_s=120, on_result=lambda unit, result: seen.append(result))
+        assert len(seen) == 3 and not any(has_internal_error(r) for r in seen)
+        assert [row["address"] for row in heard] == [late]
+        assert heard[0]["joined_late"] and not heard[0]["admitted"]
+        assert "kernel profile differs from the one the run's workers share (test_tag)" in heard[0]["reason"]
+        assert late not in {where["address"] for where in session.graded_by.values()}
+        assert heard[0] in session.rows  # (the manifest lists it)
+
+
+def test_an_owned_local_cluster_is_tls_on_loopback_and_a_run_with_no_worker_left_ends(submissions, tmp_path):
+    """``local:N`` listens on 127.0.0.1 with TLS only, with a key made for it: a plain client
+    and a client with another key are refused, and its HTTP server answers nothing. When every worker goes, the run ends after
+    ``wait_s`` with ClusterLost, the results already back having been handed over."""
+    from distributed.security import Security
+
+    from benchmark.cluster.session import ClusterLost
+
+    with ClusterSession(ClusterSpec(local_workers=1), wait_s=2) as owned:
+        address = owned.cluster.scheduler_address
+        assert address.startswith("tls://127.0.0.1:")
+        assert all(w.startswith("tls://127.0.0.1:") for w in owned.client.scheduler_info(n_workers=-1)["workers"])
+        import urllib.error
+        import urllib.parse
+        import urllib.request
+
+        http = urllib.parse.urlsplit(owned.cluster.dashboard_link)
+        assert http.hostname == "127.0.0.1"
+        for path in ("/info/main/workers.html", "/metrics", "/json/counts.json", "/health"):
+            with pytest.raises(urllib.error.HTTPError, match="404"):  # (Dask's HTTP server serves nothing)
+                urllib.request.urlopen(f"http://127.0.0.1:{http.port}{path}", timeout=5)
+        for intruder in ({"address": "tcp://" + address[len("tls://"):]},
+                         {"address": address, "security": Security.temporary()}):
+            with pytest.raises((OSError, TimeoutError)):
+                distributed.Client(**intruder, timeout=3, set_as_default=False)
+        runner = _runner(submissions, tmp_path / "results")
+        owned.admit(runner.test_data, runner.options)
+        seen = []
+
+        def first_then_no_workers(unit, result):
+            seen.append(result)
+            owned.cluster.scale(0)
+
+        with pytest.raises(ClusterLost, match=r"no admitted worker for 2 s .* after 1 of 3 model"):
+            owned.grade(_copies(runner, 3), deadline_s=60, on_result=first_then_no_workers)
+        assert len(seen) == 1 and not has_internal_error(seen[0])
+
+
+def _start(*args: str, log: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "dask", *args], stdout=log.open("wb"),
+                            stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def _stop(*procs: subprocess.Popen) -> None:
+    for proc in procs:
+        with suppress(ProcessLookupError):
+            os.killpg(proc.pid, 9)
+        proc.wait(timeout=30)
+
+
+def test_losing_the_scheduler_mid_run_writes_nothing_exits_1_and_a_rerun_resumes(tmp_path):
+    """A ``dask scheduler`` killed while the grader waits on it: the run ends at once with
+    exit 1 and a message saying what was lost; the previous latest_results.json and the
+    results folder are as they were; the models graded before are in the cache, and a re-run
+    grades only the others."""
+    subs = tmp_path / "submissions"
+    for i in range(6):
+        shutil.copytree(SOURCES[0], subs / "user_submissions" / f"copy{i}")
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "latest_results.json").write_text('{"an earlier run": true}\n')
+    file = tmp_path / "scheduler.json"
+    scheduler = _start("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                       "--scheduler-file", str(file), log=tmp_path / "scheduler.log")
+    worker = None
+    try:
+        deadline = time.monotonic() + 60
+        while not file.exists():
+            assert time.monotonic() < deadline and scheduler.poll() is None, (tmp_path / "scheduler.log").read_text()
+            time.sleep(0.1)
+        worker = _start("worker", "--scheduler-file", str(file), "--nthreads", "1", "--host", "127.0.0.1",
+                        "--no-dashboard", log=tmp_path / "worker.log")
+        run = subprocess.Popen([sys.executable, str(ROOT / "run_benchmark.py"), "-q", "--all-models",
+                                "--scheduler-file", str(file), "--submissions-dir", str(subs),
+                                "--results-dir", str(results)], cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        cache = ResultCache(results).directory
+        while not (cache.is_dir() and any(cache.glob("*.json"))):
+            assert time.monotonic() < deadline + 60 and run.poll() is None, run.communicate()
+            time.sleep(0.05)
+        _stop(scheduler)
+        killed = time.monotonic()
+        out, err = run.communicate(timeout=60)
+    finally:
+        _stop(*(p for p in (scheduler, worker) if p is not None))
+    assert run.returncode == 1, err
+    assert time.monotonic() - killed < 30
+    assert "the connection to the scheduler" in err and "was lost" in err, err
+    assert "nothing of this run was written; models graded before it stay in the cache" in err
+    assert (results / "latest_results.json").read_text() == '{"an earlier run": true}\n'
+    assert sorted(p.name for p in results.iterdir()) == sorted(["latest_results.json", cache.relative_to(results).parts[0]])
+    graded = len(list(cache.glob("*.json")))
+    assert 1 <= graded < 6
+    again = _cli("-q", "--all-models", "--submissions-dir", str(subs), "--results-dir", str(results))
+    doc = json.loads((results / "latest_results.json").read_text())
+    assert sorted(doc["models"]) == [f"copy{i}" for i in range(6)], again.stderr
+    assert sum(bool(m.get("cached")) for m in doc["models"].values()) == graded

@@ -2,7 +2,8 @@
 
 Run once per worker (``worker.Admission.setup``), never on the client. It checks, in order:
 the test-only refusal switch; the grader identity (version, source hash, rubric hash, the
-fixtures and packs as materialised on this worker); the in-child guard; every kernel layer
+fixtures and packs as materialised on this worker, the versions of Python and of every package
+the grader needs); the in-child guard; every kernel layer
 (``isolation.detect()`` and the layer report, as ``--require-isolation`` reads it); the
 loopback network probe made from inside a sandbox; and a few canaries. The first failure is
 the reason the worker is refused. No Dask import here.
@@ -22,12 +23,16 @@ from ..sandbox import isolation, limits
 from ..sandbox.sandbox_report import measured_isolation, missing_layers
 from ..sandbox.self_check import quick_check
 from ..secure_runner import GUARD_OFF_ENV
-from .units import identity
+from .units import identity, identity_differences
 
 # Test-only: a worker whose environment sets this to 1 refuses itself (tests/test_cluster.py
 # proves that a refused worker gets no units). Like RUBRICBENCH_TEST_GUARD_OFF, never set it
 # in production: it can only make a worker refuse, never admit one.
 REFUSE_ENV = "RUBRICBENCH_TEST_REFUSE_WORKER"
+# Test-only: a worker whose environment sets this reports a kernel profile no honest worker
+# has (the value is added to it as ``test_tag``), as a host with another kernel would; it can
+# only make the worker differ from the others, never admit one.
+PROFILE_ENV = "RUBRICBENCH_TEST_PROFILE_TAG"
 
 USERNS_SYSCTLS = (  # (file, sysctl name, the value that blocks unprivileged user namespaces)
     ("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "kernel.apparmor_restrict_unprivileged_userns", "1"),
@@ -58,13 +63,20 @@ def _kernel_reason(support: isolation.KernelSupport, missing: list[str]) -> str:
     return reason
 
 
+def kernel_profile() -> dict[str, Any]:
+    """This worker's kernel profile: ``asdict(isolation.detect())`` (see ``PROFILE_ENV``)."""
+    profile = asdict(isolation.detect())
+    if os.environ.get(PROFILE_ENV):
+        profile["test_tag"] = os.environ[PROFILE_ENV]
+    return profile
+
+
 def _identity_problem(want: dict[str, Any], fixtures: Path, packs: list[Path], core: bool) -> str | None:
     suite = load_suite([str(p) for p in packs], core=core).describe() if packs or not core else None
-    here = identity(fixtures, suite)
-    different = [name for name in ("grader", "source", "rubric", "fixtures", "suite") if here[name] != want[name]]
+    different = identity_differences(want, identity(fixtures, suite))
     if different:
-        return (f"grader identity differs from the client's: {', '.join(different)} (install the "
-                f"same rubricbench wheel on every worker)")
+        return (f"grader identity differs from the client's: {'; '.join(different)} (install the "
+                f"same rubricbench wheel, with the same pinned dependencies, on every worker)")
     return None
 
 
@@ -90,7 +102,7 @@ def _check(facts: dict[str, Any], want: dict[str, Any], fixtures: Path, packs: l
     if problem:
         return problem
     support = isolation.detect()
-    facts["kernel"] = asdict(support)
+    facts["kernel"] = kernel_profile()
     facts["idle_child_mb"] = limits.idle_child_mb()
     report = measured_isolation(GradeOptions(memory_mb=memory_mb).runner("preflight"))
     facts["isolation"] = report

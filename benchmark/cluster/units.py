@@ -4,7 +4,9 @@ fixtures and pack files every worker receives once (no Dask import here).
 - A unit is one model: ``{name, tier, key, files: {relative path: bytes}}``, the files being
   the suite's ``model_files()`` that are regular files in the model's folder (KBs).
 - The identity is what a worker's grader must equal before it grades anything: version,
-  source hash, rubric hash, fixtures hash, each pack's id, version and content hash.
+  source hash, rubric hash, fixtures hash, each pack's id, version and content hash, and the
+  installed version of Python and of every package the grader needs (bandit, radon and the
+  rest of its requirements, theirs, and so on: ``dependency_versions``).
   ``expected`` is the identity plus the options (seed included), whether the core pack is
   graded, the kernel profile the admitted workers share, and the admission resource.
 - The bundle holds the fixtures (``fixtures/<path>``) and each pack folder's files
@@ -17,7 +19,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import platform
 import tempfile
+from importlib import metadata
 from dataclasses import asdict
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -36,10 +40,63 @@ def fixtures_hash(test_data: Path) -> str:
     return hashlib.sha256(json.dumps(fixture_hashes(test_data), sort_keys=True).encode()).hexdigest()
 
 
+DISTRIBUTION = "rubricbench"
+# When the grader runs from a checkout that is not installed (no metadata of its own): the
+# packages its analyses run on, whose requirements are then followed.
+ANALYSERS = ("bandit", "radon", "PyYAML", "jsonschema", "fastjsonschema", "requests-mock", "psutil",
+             "Jinja2", "orjson", "markdown-it-py", "packaging")
+
+
+def _canonical(name: str) -> str:
+    return name.lower().replace("_", "-").replace(".", "-")
+
+
+def dependency_versions() -> dict[str, str | None]:
+    """``{package: installed version}`` for every package the installed grader requires, what
+    those require, and so on (optional extras left out), plus ``python`` (implementation and
+    version): two workers that analyse code alike report the same mapping. A requirement that
+    is not installed maps to None."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        todo = list(metadata.requires(DISTRIBUTION) or [])
+    except metadata.PackageNotFoundError:
+        todo = list(ANALYSERS)
+    found: dict[str, str | None] = {}
+    while todo:
+        try:
+            requirement = Requirement(todo.pop())
+        except InvalidRequirement:
+            continue
+        name = _canonical(requirement.name)
+        if name in found or (requirement.marker is not None
+                             and not requirement.marker.evaluate({"extra": ""})):
+            continue
+        try:
+            found[name] = metadata.version(requirement.name)
+        except metadata.PackageNotFoundError:
+            found[name] = None
+            continue
+        todo.extend(metadata.requires(requirement.name) or [])
+    found["python"] = f"{platform.python_implementation()} {platform.python_version()}"
+    return dict(sorted(found.items()))
+
+
 def identity(test_data: Path, suite: list[dict[str, Any]] | None) -> dict[str, Any]:
     """What a worker's grader must equal: ``suite`` is ``Suite.describe()`` (None: core only)."""
     return {"grader": __version__, "source": grader_source_hash(), "rubric": rubric_hash(),
-            "fixtures": fixtures_hash(test_data), "suite": suite}
+            "fixtures": fixtures_hash(test_data), "suite": suite, "dependencies": dependency_versions()}
+
+
+def identity_differences(want: dict[str, Any], here: dict[str, Any]) -> list[str]:
+    """What differs between two identities, in words: a part's name, and for the dependencies
+    each package as ``name client-version/worker-version``."""
+    found = [name for name in ("grader", "source", "rubric", "fixtures", "suite")
+             if here.get(name) != want.get(name)]
+    theirs, ours = want.get("dependencies") or {}, here.get("dependencies") or {}
+    found += [f"{name} {theirs.get(name)} on the client, {ours.get(name)} here"
+              for name in sorted(set(theirs) | set(ours)) if theirs.get(name) != ours.get(name)]
+    return found
 
 
 def identity_digest(ident: dict[str, Any]) -> str:

@@ -1,18 +1,21 @@
-"""What runs on a Dask worker: the admission plugin and ``grade_unit``.
+"""What runs on a Dask worker: the admission plugin, ``grade_unit`` and ``quarantine``.
 
 Dask runs tasks on a worker even when a plugin's ``setup`` raised (it is only logged), so
 admission is explicit: ``Admission`` materialises the fixtures and packs, runs the preflight
-(``preflight.run_preflight``) and only when it passes grants the worker the resource every
-unit requires. ``grade_unit`` checks again that this worker was admitted for this grader
-identity and kernel profile, and raises ``IsolationRefused`` (never retried) otherwise.
+(``preflight.run_preflight``), compares the worker's kernel profile with the one the run's
+workers share once the client has published it (a late joiner on another kernel is refused
+there), and only when all of that passes grants the worker the resource every unit requires.
+``grade_unit`` checks again that this worker was admitted for this grader identity and kernel
+profile; it never raises: what went wrong on this worker comes back as a ``failure`` naming
+the worker, so that the client can try the unit on another one (``session``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import shutil
+import socket
 import tempfile
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +26,19 @@ from ..engine.grading import grade_model
 from ..engine.options import GradeOptions
 from ..packs.suite import load_suite
 from ..reporting.results_json import model_to_dict
-from ..sandbox import isolation
 from ..sandbox.cleanup import owned_name, sweep_dead_owners
-from .preflight import run_preflight
+from .preflight import kernel_profile, run_preflight
 from .units import materialise, safe_relative, write_tree
 
 STATE = "rubricbench_admission"  # the worker attribute: {resource: facts}
 UNIT_HEAD = "rb-unit-p"  # a unit's private folder: rb-unit-p<pid>-...
+FAILURE_LIMIT = 500  # characters of a failure's text sent back
+
+
+def profile_key(resource: str) -> list[str]:
+    """The scheduler metadata key under which the client publishes the kernel profile the
+    run's admitted workers share (``Client.set_metadata``)."""
+    return ["rubricbench", resource, "kernel_profile"]
 
 
 class IsolationRefused(Exception):
@@ -82,6 +91,8 @@ class Admission(WorkerPlugin):
             loop = asyncio.get_running_loop()
             facts = await loop.run_in_executor(None, _admit_here, self.identity, self.files,
                                                self.resource, self.core, self.memory_mb)
+            if facts["admitted"]:
+                await _compare_profile(worker, self.resource, facts)
             if not hasattr(worker, STATE):
                 setattr(worker, STATE, {})
             getattr(worker, STATE)[self.resource] = facts
@@ -97,6 +108,30 @@ class Admission(WorkerPlugin):
             shutil.rmtree(facts["root"], ignore_errors=True)
 
 
+async def _compare_profile(worker, resource: str, facts: dict[str, Any]) -> None:
+    """Refuse (in ``facts``) a worker whose kernel profile differs from the one the client
+    published for this run; nothing is compared before the client has published one."""
+    try:
+        wanted = await worker.scheduler.get_metadata(keys=profile_key(resource), default=None)
+    except Exception as exc:  # (the scheduler could not be asked): refused, saying why
+        facts.update(admitted=False, reason=f"could not read the run's kernel profile: {type(exc).__name__}")
+        return
+    if wanted is not None and wanted != facts["kernel"]:
+        changed = sorted(k for k in set(wanted) | set(facts["kernel"]) if wanted.get(k) != facts["kernel"].get(k))
+        facts.update(admitted=False, reason=f"kernel profile differs from the one the run's workers "
+                                            f"share ({', '.join(changed)})")
+
+
+async def quarantine(dask_worker, resource: str, reason: str) -> bool:
+    """For ``client.run``: take this worker's admission for ``resource`` back (its resource
+    goes to 0, so the scheduler sends it no more units, and ``grade_unit`` refuses here)."""
+    facts = getattr(dask_worker, STATE, {}).get(resource)
+    if facts is not None:
+        facts.update(admitted=False, reason=f"quarantined: {reason}")
+    await dask_worker.set_resources(**{resource: 0})
+    return True
+
+
 def worker_facts(dask_worker, resource: str) -> dict[str, Any] | None:
     """For ``client.run``: this worker's admission facts for ``resource`` (None: no preflight ran)."""
     facts = getattr(dask_worker, STATE, {}).get(resource)
@@ -107,23 +142,31 @@ def _admitted_facts(expected: dict[str, Any]) -> dict[str, Any]:
     facts = getattr(get_worker(), STATE, {}).get(expected["resource"])
     if not facts or not facts.get("admitted"):
         raise IsolationRefused("this worker was not admitted for this grader identity")
-    if facts["kernel"] != expected["kernel_profile"] or asdict(isolation.detect()) != facts["kernel"]:
+    if facts["kernel"] != expected["kernel_profile"] or kernel_profile() != facts["kernel"]:
         raise IsolationRefused("this worker's kernel profile differs from the one the run expects")
     return facts
 
 
 def grade_unit(unit: dict[str, Any], expected: dict[str, Any]) -> dict[str, Any]:
     """Grade one model on this worker, in a private temporary folder, with the same engine as
-    a local run (``grade_model``: threads and this process's zygote, no process pool);
-    returns ``model_to_dict`` of the result (plain JSON data)."""
-    facts = _admitted_facts(expected)
-    packs = facts["packs"]
-    suite = load_suite(packs, core=expected["core"]) if packs or not expected["core"] else None
-    sweep_dead_owners(UNIT_HEAD)  # the submissions of units whose worker was killed
-    with tempfile.TemporaryDirectory(prefix=owned_name(UNIT_HEAD)) as folder:
-        model_dir = Path(folder, *safe_relative(f"{unit['tier']}/{unit['name']}").parts)
-        model_dir.mkdir(parents=True)
-        write_tree(model_dir, unit["files"])
-        result = grade_model(model_dir, unit["tier"], test_data=Path(facts["fixtures"]),
-                             options=GradeOptions(**expected["options"]), suite=suite)
-    return model_to_dict(result)
+    a local run (``grade_model``: threads and this process's zygote, no process pool).
+    Returns ``{"worker": {"address", "hostname"}, "result": model_to_dict(...)}`` (plain JSON
+    data), or ``{"worker": ..., "failure": why}`` when anything here raised (not admitted, a
+    full disk, a sandbox that could not start): never raises, so the client knows where it
+    failed."""
+    where = {"address": get_worker().address, "hostname": socket.gethostname()}
+    try:
+        facts = _admitted_facts(expected)
+        packs = facts["packs"]
+        suite = load_suite(packs, core=expected["core"]) if packs or not expected["core"] else None
+        sweep_dead_owners(UNIT_HEAD)  # the submissions of units whose worker was killed
+        with tempfile.TemporaryDirectory(prefix=owned_name(UNIT_HEAD)) as folder:
+            model_dir = Path(folder, *safe_relative(f"{unit['tier']}/{unit['name']}").parts)
+            model_dir.mkdir(parents=True)
+            write_tree(model_dir, unit["files"])
+            result = grade_model(model_dir, unit["tier"], test_data=Path(facts["fixtures"]),
+                                 options=GradeOptions(**expected["options"]), suite=suite)
+        return {"worker": where, "result": model_to_dict(result)}
+    except Exception as exc:  # this worker's failure: the client tries another worker
+        kind = "refused on the worker" if isinstance(exc, IsolationRefused) else "raised on the worker"
+        return {"worker": where, "failure": f"{kind}: {type(exc).__name__}: {exc}"[:FAILURE_LIMIT]}
