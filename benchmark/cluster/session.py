@@ -233,96 +233,23 @@ class ClusterSession:
         ``grade_unit`` (tests substitute one that, say, kills its worker)."""
         if self.expected is None:
             raise RuntimeError("no admitted workers: call admit() first")
-        live: dict[Any, _Job] = {}
-        started: dict[str, float] = {}
-        total, done = len(units), [0]
-
-        def submit(job: _Job, workers: list[str] | None) -> None:
-            key = f"rubricbench-{job.unit['key']}" + (f"-try{len(job.failed)}" if job.failed else "")
-            job.allowed = workers
-            job.future = self.client.submit(task, job.unit, self.expected, key=key,
-                                            resources={self.expected["resource"]: 1}, retries=0,
-                                            pure=False, workers=workers, allow_other_workers=False)
-            live[job.future] = job
-
-        def finish(job: _Job, result: ModelResult, where: dict[str, Any] | None) -> None:
-            done[0] += 1
-            if where is not None:
-                self.graded_by[job.unit["name"]] = where
-            on_result(job.unit, result)
-
-        def failed(job: _Job, address: str | None, reason: str, result: ModelResult | None = None) -> None:
-            job.failed.append((address, reason[:REASON_LIMIT]))
-            job.last = result
-            if address and (row := self._row_of(address)):
-                row["failed"] = row.get("failed", 0) + 1
-            healthy = self._healthy()
-            fresh = [a for a in healthy if a not in job.tried()]
-            if len(job.failed) >= MAX_TRIES or (healthy and not fresh):
-                finish(job, job.last or self._error(job, suite), None)  # it followed the unit
-                return
-            self.retried += 1
-            submit(job, fresh or None)  # (no admitted worker now: whichever is admitted next)
-
-        def passed(job: _Job, result: ModelResult, where: dict[str, Any]) -> None:
-            if row := self._row_of(where.get("address")):
-                row["graded"] = row.get("graded", 0) + 1
-            for address, reason in job.failed:  # those failures were their workers'
-                if address:
-                    self._strike(address, reason)
-            finish(job, result, where)
-
+        run = _Grading(self, task, on_result, suite, len(units))
         for unit in units:
-            submit(_Job(unit), None)
+            run.submit(_Job(unit), None)
             self.submitted += 1
-        while live:
-            self._check_connected(done[0], total)
-            for future, job in list(live.items()):
+        while run.live:
+            self._check_connected(run.done, run.total)
+            for future, job in list(run.live.items()):
                 if future.status in ("finished", "error", "cancelled"):
-                    del live[future]
-                    self._settle(job, future, suite, done[0], total, failed, passed, finish)
-            for job in self._watch(live, done[0], total):
-                submit(job, [a for a in self._healthy() if a not in job.tried()] or None)
-            self._expire(live, started, deadline_s, failed)
+                    del run.live[future]
+                    run.settle(job, future)
+            for job in self._watch(run.live, run.done, run.total):
+                run.submit(job, [a for a in self._healthy() if a not in job.tried()] or None)
+            self._expire(run, deadline_s)
             if self.on_status:
-                self.on_status(sum(1 for f in live if f.key in started), len(live))
-            if live:
+                self.on_status(sum(1 for f in run.live if f.key in run.started), len(run.live))
+            if run.live:
                 time.sleep(POLL_S)
-
-    def _settle(self, job, future, suite, done, total, failed, passed, finish) -> None:
-        """What one finished try means: a result, a failure of its worker's, or the unit's own."""
-        if future.status == "cancelled":
-            self._check_connected(done, total)  # (the client cancels every future when it loses the scheduler)
-            finish(job, to_result(job.unit, f"{INTERNAL_ERROR}: cluster: unit cancelled", suite), None)
-            return
-        if future.status == "error":
-            exc = future.exception()
-            if isinstance(exc, KilledWorker):  # Dask already moved it after each death
-                finish(job, to_result(job.unit, f"{INTERNAL_ERROR}: cluster: worker lost: {exc}", suite), None)
-            else:
-                failed(job, None, f"the task raised {type(exc).__name__}: {exc}")
-            return
-        try:
-            value = future.result()
-        except Exception as exc:  # (lost between states): tried again
-            failed(job, None, f"result unavailable: {type(exc).__name__}: {exc}")
-            return
-        where = value.get("worker") if isinstance(value, dict) else None
-        if not isinstance(where, dict) or not isinstance(where.get("address"), str):
-            failed(job, None, "the worker sent back no result of the grader's shape")
-        elif "failure" in value:
-            failed(job, where["address"], str(value["failure"]))
-        else:
-            result = to_result(job.unit, value.get("result"), suite)
-            if has_internal_error(result):
-                failed(job, where["address"], "its grading had an internal error", result)
-            else:
-                passed(job, result, where)
-
-    def _error(self, job: _Job, suite) -> ModelResult:
-        tries = "; ".join(f"{address or 'a worker'}: {reason}" for address, reason in job.failed)
-        return to_result(job.unit, f"{INTERNAL_ERROR}: cluster: failed on {len(job.tried())} "
-                                   f"worker(s): {tries}", suite)
 
     def _strike(self, address: str, reason: str) -> None:
         self._strikes[address] = self._strikes.get(address, 0) + 1
@@ -398,7 +325,7 @@ class ClusterSession:
                 if self.on_worker:
                     self.on_worker(row)
 
-    def _expire(self, live, started, deadline_s, failed) -> None:
+    def _expire(self, run: _Grading, deadline_s: float) -> None:
         """Start each try's clock when the scheduler first shows it processing; cancel a try
         past its deadline and count it its worker's failure (a wedged worker cannot hang the
         run; the unit is tried on another)."""
@@ -406,15 +333,100 @@ class ClusterSession:
         where: dict[str, str] = {}
         with suppress(Exception):
             where = {key: worker for worker, keys in self.client.processing().items() for key in keys}
-        for future in live:
+        for future in run.live:
             if future.key in where:
-                started.setdefault(future.key, now)
-        late = [f for f in live if f.key in started and now - started[f.key] > deadline_s]
+                run.started.setdefault(future.key, now)
+        late = [f for f in run.live if f.key in run.started and now - run.started[f.key] > deadline_s]
         for future in late:
-            job = live.pop(future)
+            job = run.live.pop(future)
             future.cancel(force=True)
-            failed(job, where.get(future.key), f"no result within {deadline_s:g} s of starting on a "
-                                               f"worker (cancelled)")
+            run.failed(job, where.get(future.key), f"no result within {deadline_s:g} s of starting on a "
+                                                   f"worker (cancelled)")
+
+
+class _Grading:
+    """One ``ClusterSession.grade`` call: the tries in flight, and what each outcome means."""
+
+    def __init__(self, session: ClusterSession, task, on_result, suite, total: int) -> None:
+        self.session, self.task, self.on_result, self.suite = session, task, on_result, suite
+        self.live: dict[Any, _Job] = {}  # future -> its unit
+        self.started: dict[str, float] = {}  # task key -> when it was first seen processing
+        self.total, self.done = total, 0
+
+    def submit(self, job: _Job, workers: list[str] | None) -> None:
+        """A try of ``job`` on ``workers`` (None: any admitted worker)."""
+        expected = self.session.expected
+        key = f"rubricbench-{job.unit['key']}" + (f"-try{len(job.failed)}" if job.failed else "")
+        job.allowed = workers
+        job.future = self.session.client.submit(self.task, job.unit, expected, key=key,
+                                                resources={expected["resource"]: 1}, retries=0,
+                                                pure=False, workers=workers, allow_other_workers=False)
+        self.live[job.future] = job
+
+    def finish(self, job: _Job, result: ModelResult, where: dict[str, Any] | None) -> None:
+        self.done += 1
+        if where is not None:
+            self.session.graded_by[job.unit["name"]] = where
+        self.on_result(job.unit, result)
+
+    def failed(self, job: _Job, address: str | None, reason: str, result: ModelResult | None = None) -> None:
+        """A try failed on its worker (``address``, when known): try another, or, when the
+        failure followed the unit to ``MAX_TRIES`` workers or every admitted one, finish it
+        with the last result (it had an internal error) or an error record."""
+        session = self.session
+        job.failed.append((address, reason[:REASON_LIMIT]))
+        job.last = result
+        if address and (row := session._row_of(address)):
+            row["failed"] = row.get("failed", 0) + 1
+        healthy = session._healthy()
+        fresh = [a for a in healthy if a not in job.tried()]
+        if len(job.failed) >= MAX_TRIES or (healthy and not fresh):
+            tries = "; ".join(f"{where or 'a worker'}: {why}" for where, why in job.failed)
+            self.finish(job, job.last or to_result(job.unit, f"{INTERNAL_ERROR}: cluster: failed on "
+                                                             f"{len(job.failed)} worker(s): {tries}",
+                                                   self.suite), None)
+            return
+        session.retried += 1
+        self.submit(job, fresh or None)  # (no admitted worker now: whichever is admitted next)
+
+    def passed(self, job: _Job, result: ModelResult, where: dict[str, Any]) -> None:
+        if row := self.session._row_of(where["address"]):
+            row["graded"] = row.get("graded", 0) + 1
+        for address, reason in job.failed:  # those failures were their workers'
+            if address:
+                self.session._strike(address, reason)
+        self.finish(job, result, where)
+
+    def settle(self, job: _Job, future) -> None:
+        """What one finished try means: a result, a failure of its worker's, or the unit's own."""
+        if future.status == "cancelled":
+            self.session._check_connected(self.done, self.total)  # (the client cancels every future when it loses the scheduler)
+            self.finish(job, to_result(job.unit, f"{INTERNAL_ERROR}: cluster: unit cancelled", self.suite), None)
+            return
+        if future.status == "error":
+            exc = future.exception()
+            if isinstance(exc, KilledWorker):  # Dask already moved it after each death
+                self.finish(job, to_result(job.unit, f"{INTERNAL_ERROR}: cluster: worker lost: {exc}",
+                                           self.suite), None)
+            else:
+                self.failed(job, None, f"the task raised {type(exc).__name__}: {exc}")
+            return
+        try:
+            value = future.result()
+        except Exception as exc:  # (lost between states): tried again
+            self.failed(job, None, f"result unavailable: {type(exc).__name__}: {exc}")
+            return
+        where = value.get("worker") if isinstance(value, dict) else None
+        if not isinstance(where, dict) or not isinstance(where.get("address"), str):
+            self.failed(job, None, "the worker sent back no result of the grader's shape")
+        elif "failure" in value:
+            self.failed(job, where["address"], str(value["failure"]))
+        else:
+            result = to_result(job.unit, value.get("result"), self.suite)
+            if has_internal_error(result):
+                self.failed(job, where["address"], "its grading had an internal error", result)
+            else:
+                self.passed(job, result, where)
 
 
 def _row(address: str, found: dict[str, Any] | None, *, joined: bool = False) -> dict[str, Any]:
