@@ -1,6 +1,7 @@
 # Two entry points: `make run` grades the reference model, `make test` runs the suite
 # (after installing Debian's chromium for the report browser test when root and missing).
-# The venv has the [dask] extra too: tests/test_cluster.py grades on a local Dask cluster; and
+# The venv has the [dask] extra too: tests/test_cluster.py grades on a local Dask cluster; the
+# [recipes] extra (dask-jobqueue): tests/test_cluster_recipes.py builds the Slurm recipe; and
 # the [transparency] extra: tests/test_transparency.py runs other projects' own test suites in
 # the sandbox (their sdists are fetched into .cache/transparency/ on first use).
 # `make setup` also writes the bytecode of the whole `benchmark` package (the editable install
@@ -15,7 +16,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,dask,transparency]'
+	$(PY) -m pip install --quiet -e '.[test,dask,transparency,recipes]'
 	touch $(STAMP)
 
 setup: $(STAMP) bytecode

@@ -360,40 +360,13 @@ def test_a_unit_past_its_deadline_is_cancelled_and_recorded_and_the_others_are_g
         time.sleep(0.2)
 
 
-def _tls_files(folder: Path, name: str = "rubricbench-test") -> tuple[Path, Path, Path]:
-    """A fresh CA and one certificate it signed for 127.0.0.1 (server and client use), as PEM
-    files (ca, cert, key): mutual TLS as an operator would set it up, made here."""
-    import datetime
-    import ipaddress
+def _tls_files(folder: Path) -> Path:
+    """A fresh CA and its scheduler, worker and client certificates for 127.0.0.1, made by the
+    recipes' own script (scripts/make_cluster_certs.py), as an operator would make them."""
+    import make_cluster_certs
 
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-
-    now = datetime.datetime.now(datetime.timezone.utc)
-    ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
-    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"{name} CA")])
-    ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name)
-          .public_key(ca_key.public_key()).serial_number(x509.random_serial_number())
-          .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
-          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-          .sign(ca_key, hashes.SHA256()))
-    leaf = (x509.CertificateBuilder()
-            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)]))
-            .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
-                                                        x509.DNSName("localhost")]), critical=False)
-            .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH,
-                                                  ExtendedKeyUsageOID.CLIENT_AUTH]), critical=False)
-            .sign(ca_key, hashes.SHA256()))
-    paths = folder / f"{name}-ca.pem", folder / f"{name}-cert.pem", folder / f"{name}-key.pem"
-    paths[0].write_bytes(ca.public_bytes(serialization.Encoding.PEM))
-    paths[1].write_bytes(leaf.public_bytes(serialization.Encoding.PEM))
-    paths[2].write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
-    return paths
+    make_cluster_certs.write_cluster_certs(folder, ["127.0.0.1", "localhost"])
+    return folder
 
 
 def test_the_cli_grades_over_mutual_tls_and_a_client_of_another_ca_is_refused(submissions, tmp_path):
@@ -401,19 +374,20 @@ def test_the_cli_grades_over_mutual_tls_and_a_client_of_another_ca_is_refused(su
     command line, given that CA and a certificate it signed, grades exactly as a local run;
     given a certificate of another CA, the handshake fails and the run exits 1, grading nothing."""
     pytest.importorskip("cryptography")
-    ca, cert, key = _tls_files(tmp_path)
-    _, other_cert, other_key = _tls_files(tmp_path, "stranger")
+    certs, other = _tls_files(tmp_path / "certs"), _tls_files(tmp_path / "stranger")
     security = distributed.security.Security(
-        tls_ca_file=str(ca), tls_scheduler_cert=str(cert), tls_scheduler_key=str(key),
-        tls_worker_cert=str(cert), tls_worker_key=str(key), tls_client_cert=str(cert),
-        tls_client_key=str(key), require_encryption=True)
+        tls_ca_file=str(certs / "ca.pem"), tls_scheduler_cert=str(certs / "scheduler.pem"),
+        tls_scheduler_key=str(certs / "scheduler.key"), tls_worker_cert=str(certs / "worker.pem"),
+        tls_worker_key=str(certs / "worker.key"), tls_client_cert=str(certs / "client.pem"),
+        tls_client_key=str(certs / "client.key"), require_encryption=True)
     before = {p.pid for p in psutil.Process().children(recursive=True)}
     local = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
                                      protocol="tls://", security=security, dashboard_address=":0")
     try:
         address = local.scheduler_address
         assert address.startswith("tls://127.0.0.1:")
-        tls = ["--tls-ca", str(ca), "--tls-cert", str(cert), "--tls-key", str(key)]
+        tls = ["--tls-ca", str(certs / "ca.pem"), "--tls-cert", str(certs / "client.pem"),
+               "--tls-key", str(certs / "client.key")]
         clustered = _cli("-q", "--scheduler", address, *tls, "--submissions-dir", str(submissions),
                          "--results-dir", str(tmp_path / "tls"))
         local_run = _cli("-q", "--workers", "1", "--submissions-dir", str(submissions),
@@ -424,7 +398,8 @@ def test_the_cli_grades_over_mutual_tls_and_a_client_of_another_ca_is_refused(su
         docs[1]["_metadata"].pop("kernel_profile")
         assert differences(normalise(docs[0]), normalise(docs[1])) == []
 
-        stranger = ["--tls-ca", str(ca), "--tls-cert", str(other_cert), "--tls-key", str(other_key)]
+        stranger = ["--tls-ca", str(certs / "ca.pem"), "--tls-cert", str(other / "client.pem"),
+                    "--tls-key", str(other / "client.key")]
         refused = _cli("-q", "--scheduler", address, *stranger, "--submissions-dir", str(submissions),
                        "--results-dir", str(tmp_path / "stranger"))
         assert refused.returncode == 1, refused.stderr[-2000:]
