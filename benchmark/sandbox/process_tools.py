@@ -184,12 +184,15 @@ def become_subreaper() -> bool:
 
 def current_children() -> set[int]:
     """This process's children: from each thread's ``/proc/self/task/<tid>/children`` (a
-    few small reads), or where the kernel lacks those files, psutil's scan of every process."""
+    few small reads), or where the kernel lacks those files, psutil's scan of every process.
+    The main thread's file is read last: the children of a thread that ends while we read
+    move to the first live thread of the group, the main thread, so a child moved after its
+    old thread's file was read is still found there."""
     found: set[int] = set()
-    own = str(threading.get_native_id())
+    own, leader = str(threading.get_native_id()), str(os.getpid())
     try:
-        tids = os.listdir("/proc/self/task")
-        for tid in [own, *(t for t in tids if t != own)]:  # our own thread's file must exist
+        tids = [t for t in os.listdir("/proc/self/task") if t != leader] + [leader]
+        for tid in tids:  # our own thread's file must exist
             try:
                 with open(f"/proc/self/task/{tid}/children", "rb") as handle:
                     found.update(int(pid) for pid in handle.read().split())
