@@ -479,7 +479,7 @@ def test_a_worker_that_fails_every_unit_after_admission_is_quarantined_and_nothi
         assert len(seen) == 6 and not any(has_internal_error(r) for r in seen.values()), seen
         assert broken not in {where["address"] for where in session.graded_by.values()}
         row = next(row for row in session.rows if row["address"] == broken)
-        assert row["failed"] >= 2 and "then passed on another worker" in row["quarantined"], row
+        assert row["failed"] >= 2 and "units failed there" in row["quarantined"], row
         assert "NotADirectoryError" in row["quarantined"] or "FileNotFoundError" in row["quarantined"], row
         assert heard == [row] and session.retried >= 2
         from benchmark.cluster.worker import worker_facts
@@ -628,6 +628,7 @@ def test_losing_the_scheduler_mid_run_writes_nothing_exits_1_and_a_rerun_resumes
     assert time.monotonic() - killed < 30
     assert "the connection to the scheduler" in err and "was lost" in err, err
     assert "nothing of this run was written; models graded before it stay in the cache" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err  # (Dask's log muted)
     assert (results / "latest_results.json").read_text() == '{"an earlier run": true}\n'
     assert sorted(p.name for p in results.iterdir()) == sorted(["latest_results.json", cache.relative_to(results).parts[0]])
     graded = len(list(cache.glob("*.json")))

@@ -16,7 +16,8 @@ Faults (``docs/cluster.md``, "Faults"):
   unit is Dask's to reschedule (``allowed-failures``); a unit that killed that many workers is
   the model's error at once.
 - A worker on which ``QUARANTINE_AFTER`` units failed that then passed elsewhere is
-  quarantined: its resource goes to 0 and it is named (``on_worker``).
+  quarantined: its resource goes to 0 and it is named (``on_worker``). Only a failure that
+  another worker did not repeat counts, so no submission can get a healthy worker quarantined.
 - Workers that join during the run are admitted by the same plugin, which also compares their
   kernel profile with the one published for the run; each is reported once (``on_worker``).
 - Losing the scheduler, or having no admitted worker for ``wait_s``, raises ``ClusterLost``:
@@ -173,10 +174,22 @@ class ClusterSession:
         return client
 
     def close(self) -> None:
-        for thing in (self.client, self.cluster):
-            if thing is not None:
-                with suppress(Exception):
-                    thing.close()
+        """Close the client (and an owned cluster). Dask's own log is muted meanwhile: after a
+        lost scheduler, closing cancels the client's attempts to reconnect, and Dask would log
+        each as a traceback after the one message that says what happened."""
+        muted = [logging.getLogger(name) for name in ["distributed", *logging.root.manager.loggerDict]
+                 if name.split(".")[0] == "distributed"]
+        was = [logger.disabled for logger in muted]
+        for logger in muted:
+            logger.disabled = True
+        try:
+            for thing in (self.client, self.cluster):
+                if thing is not None:
+                    with suppress(Exception):
+                        thing.close()
+        finally:
+            for logger, disabled in zip(muted, was):
+                logger.disabled = disabled
         self.client = self.cluster = None
 
     # ---- admission ------------------------------------------------------------------------
@@ -252,18 +265,23 @@ class ClusterSession:
                 time.sleep(POLL_S)
 
     def _strike(self, address: str, reason: str) -> None:
+        """A failure on ``address`` of a unit that then passed elsewhere: the worker's."""
         self._strikes[address] = self._strikes.get(address, 0) + 1
-        if self._strikes[address] >= QUARANTINE_AFTER and address not in self._quarantined:
-            why = (f"{self._strikes[address]} units failed there and then passed on another "
-                   f"worker (last: {reason})")
-            self._quarantined[address] = why
-            with suppress(Exception):  # (a worker that is gone keeps nothing anyway)
-                self.client.run(quarantine, resource=self.expected["resource"], reason=why, workers=[address])
-            row = self._row_of(address)
-            if row is not None:
-                row["quarantined"] = why
-                if self.on_worker:
-                    self.on_worker(row)
+        if self._strikes[address] >= QUARANTINE_AFTER:
+            self._quarantine(address, f"{self._strikes[address]} units failed there and then passed "
+                                      f"on another worker (last: {reason})")
+
+    def _quarantine(self, address: str, why: str) -> None:
+        if address in self._quarantined:
+            return
+        self._quarantined[address] = why
+        with suppress(Exception):  # (a worker that is gone keeps nothing anyway)
+            self.client.run(quarantine, resource=self.expected["resource"], reason=why, workers=[address])
+        row = self._row_of(address)
+        if row is not None:
+            row["quarantined"] = why
+            if self.on_worker:
+                self.on_worker(row)
 
     def _check_connected(self, done: int, total: int) -> None:
         if self.client.status != "running":

@@ -67,7 +67,8 @@ def _admit_here(identity: dict[str, Any], files: dict[str, bytes], resource: str
         return facts
     except Exception as exc:  # a preflight that cannot run refuses the worker, saying why
         return {"admitted": False, "reason": f"preflight failed: {type(exc).__name__}: {exc}",
-                "kernel": None, "isolation": None, "root": str(root) if root else None}
+                "kernel": None, "isolation": None, "hostname": socket.gethostname(),
+                "root": str(root) if root else None}
 
 
 class Admission(WorkerPlugin):
