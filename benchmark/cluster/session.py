@@ -51,6 +51,10 @@ WATCH_S = 1.0  # how often the workers present are looked at (joiners, leavers)
 MAX_TRIES = 3  # distinct workers a unit is tried on before its failure is its own
 QUARANTINE_AFTER = 2  # failed units, each of which then passed on another worker
 REASON_LIMIT = 300  # characters of each worker's failure kept in a model's error
+# While grading, each question to the scheduler is bounded (Dask's own calls wait up to its
+# connect time-out, 30 s, for a scheduler that has just gone) and asked only while connected.
+ASK_S = 5.0
+RESULT_S = 60.0  # fetching one finished unit's result (a model record: KBs)
 # An owned cluster serves nothing over HTTP: Dask starts its HTTP server even without a
 # dashboard (worker lists, task keys, logs, metrics), and anyone on the machine could read it.
 NO_HTTP_ROUTES = {"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []}
@@ -276,12 +280,29 @@ class ClusterSession:
             return
         self._quarantined[address] = why
         with suppress(Exception):  # (a worker that is gone keeps nothing anyway)
-            self.client.run(quarantine, resource=self.expected["resource"], reason=why, workers=[address])
+            self._ask_workers(quarantine, [address], reason=why)
         row = self._row_of(address)
         if row is not None:
             row["quarantined"] = why
             if self.on_worker:
                 self.on_worker(row)
+
+    def _ask(self, name: str, **kwargs: Any) -> Any:
+        """The scheduler's answer to ``name`` (``identity``, ``processing``) within ``ASK_S``;
+        raises when the client is not connected or no answer came in time."""
+        if self.client.status != "running":
+            raise ConnectionError("not connected to the scheduler")
+        return self.client.sync(getattr(self.client.scheduler, name), callback_timeout=ASK_S, **kwargs)
+
+    def _ask_workers(self, function: Callable[..., Any], addresses: list[str], **kwargs: Any) -> dict[str, Any]:
+        """``function(dask_worker, resource=..., **kwargs)`` on ``addresses`` (``Client.run``),
+        within ``ASK_S``; a worker that raised maps to its exception."""
+        if self.client.status != "running":
+            raise ConnectionError("not connected to the scheduler")
+        # (Client.run's own coroutine, run here with a bound: Client.run takes none; distributed is pinned)
+        return self.client.sync(self.client._run, function, workers=addresses, wait=True, nanny=False,
+                                on_error="return", resource=self.expected["resource"], callback_timeout=ASK_S,
+                                **kwargs)
 
     def _check_connected(self, done: int, total: int) -> None:
         if self.client.status != "running":
@@ -298,7 +319,7 @@ class ClusterSession:
             return []
         self._watched = now
         try:
-            present = set(self.client.scheduler_info(n_workers=-1)["workers"])
+            present = set(self._ask("identity", n_workers=-1)["workers"])
         except Exception:  # (the next check of the connection says what happened)
             return []
         for row in self.rows:
@@ -326,8 +347,7 @@ class ClusterSession:
 
     def _joined(self, addresses: list[str]) -> None:
         with suppress(Exception):
-            facts = self.client.run(worker_facts, resource=self.expected["resource"], workers=addresses,
-                                    on_error="return")
+            facts = self._ask_workers(worker_facts, addresses)
             for address in addresses:
                 found = facts.get(address)
                 if not isinstance(found, dict):  # its preflight is still running: next time
@@ -337,8 +357,7 @@ class ClusterSession:
                     row["admitted"] = False  # (the plugin refuses it: this is the second wall)
                     row["reason"] = "kernel profile differs from the one the run's workers share"
                     with suppress(Exception):
-                        self.client.run(quarantine, resource=self.expected["resource"],
-                                        reason=row["reason"], workers=[address])
+                        self._ask_workers(quarantine, [address], reason=row["reason"])
                 self.rows.append(row)
                 if self.on_worker:
                     self.on_worker(row)
@@ -350,7 +369,7 @@ class ClusterSession:
         now = time.monotonic()
         where: dict[str, str] = {}
         with suppress(Exception):
-            where = {key: worker for worker, keys in self.client.processing().items() for key in keys}
+            where = {key: worker for worker, keys in self._ask("processing").items() for key in keys}
         for future in run.live:
             if future.key in where:
                 run.started.setdefault(future.key, now)
@@ -430,7 +449,7 @@ class _Grading:
                 self.failed(job, None, f"the task raised {type(exc).__name__}: {exc}")
             return
         try:
-            value = future.result()
+            value = future.result(timeout=RESULT_S)
         except Exception as exc:  # (lost between states): tried again
             self.failed(job, None, f"result unavailable: {type(exc).__name__}: {exc}")
             return
