@@ -103,7 +103,7 @@ def transform_user(user: dict[str, Any]) -> dict[str, Any]:
 def _polish(record: dict[str, Any]) -> dict[str, Any]:
     """Extra per-record work (deliberately slow: stands in for a slow but correct answer)."""
     total = 0
-    for step in range(6000):
+    for step in range(30000):
         total += step % 7
     record["_unused"] = total
     del record["_unused"]

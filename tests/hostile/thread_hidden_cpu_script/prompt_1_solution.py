@@ -215,7 +215,7 @@ def normalise_record(record: Any, rules: Rules) -> tuple[dict[str, Any] | None, 
 def polish(row: dict[str, Any]) -> dict[str, Any]:
     """Extra per-record work (deliberately slow: stands in for a slow but correct answer)."""
     total = 0
-    for step in range(5000):
+    for step in range(40000):
         total += step % 7
     return row if total >= 0 else {}
 
