@@ -1,5 +1,6 @@
 # Two entry points: `make run` grades the reference model, `make test` runs the suite
-# (after installing Debian's chromium for the report browser test when root and missing).
+# (after installing Debian's chromium for the report browser test when root and missing; it
+# waits for the package lock, and a failed install stops `make test` saying why).
 # The venv has the [dask] extra too: tests/test_cluster.py grades on a local Dask cluster; the
 # [recipes] extra (dask-jobqueue): tests/test_cluster_recipes.py builds the Slurm recipe; and
 # the [transparency] extra: tests/test_transparency.py runs other projects' own test suites in
@@ -28,7 +29,7 @@ run: $(STAMP)
 	$(PY) run_benchmark.py --model example_model
 
 test: $(STAMP)
-	-bash scripts/install_browser.sh
+	bash scripts/install_browser.sh
 	$(PY) -m pytest -q
 
 clean:

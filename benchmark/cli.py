@@ -74,8 +74,19 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout = PipeSafe(stdout if stdout is not None else open(os.devnull, "w", encoding="utf-8"))
     try:
         return _main(argv)
+    except ModuleNotFoundError as exc:  # a Python without the grader's dependencies (imported lazily)
+        if not exc.name or exc.name.split(".")[0] == "benchmark":
+            raise
+        _error(missing_dependency(exc.name))
+        return EXIT_ERROR
     finally:
         sys.stdout = stdout
+
+
+def missing_dependency(name: str) -> str:
+    """What to do when the package ``name`` of the grader's dependencies is not installed."""
+    return (f"the grader's dependency {name!r} is not installed for {sys.executable}: run `make setup` "
+            f"and then `.venv/bin/python run_benchmark.py ...`, or `pip install .` (docs: README.md)")
 
 
 def _main(argv: list[str] | None) -> int:

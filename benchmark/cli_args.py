@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import textwrap
 
+from .console import EXIT_MEANINGS
+from .suggest import SuggestingParser
 from .types import MEM_CHOICES, RunConfig
 
 
@@ -43,12 +46,20 @@ class _ModelName(argparse.Action):
         namespace.models = names if values in names else [*names, values]
 
 
+def _epilog() -> str:
+    """The other commands, and what each exit code means (wrapped here: the epilog is raw)."""
+    lines = ["other commands:",
+             "  rubricbench import REPLIES --model NAME   raw chat replies -> a submission folder",
+             "  rubricbench pack validate|list|new|docs|catalogue   check, scaffold and document packs",
+             "", "exit codes (when several apply: 1, then 3, then 4, then 7; README.md says each in full):"]
+    for code, meaning in EXIT_MEANINGS:
+        lines += textwrap.wrap(meaning, 90, initial_indent=f"  {code}  ", subsequent_indent="     ")
+    return "\n".join(lines)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rubricbench", description="Grade LLM-written code submissions.",
-                                     epilog="rubricbench import REPLIES --model NAME: raw chat replies -> a "
-                                            "submission folder (rubricbench import --help); "
-                                            "rubricbench pack validate|list|new|docs|catalogue: check, "
-                                            "scaffold and document task packs (rubricbench pack --help)")
+    parser = SuggestingParser(prog="rubricbench", description="Grade LLM-written code submissions.",
+                              epilog=_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     target = parser.add_mutually_exclusive_group()
     target.add_argument("--model", action=_ModelName, metavar="MODEL",
                         help="grade this model (repeat the flag to grade several)")

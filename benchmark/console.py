@@ -25,6 +25,21 @@ from .untrusted import for_stream, text
 
 EXIT_OK, EXIT_ERROR, EXIT_MISSING_MODEL, EXIT_VALIDATION, EXIT_TIMEOUT, EXIT_NOT_FOUND = range(6)
 EXIT_REGRESSION, EXIT_FAIL_UNDER = 6, 7
+# What each exit code of a grading run means, in short (README.md, "Exit codes", says it in full;
+# `rubricbench --help` lists these).
+EXIT_MEANINGS = (
+    (EXIT_OK, "success"),
+    (EXIT_ERROR, "general error: bad configuration, a grader failure, a results folder that cannot "
+                 "be written, a lost cluster, a failed --self-check"),
+    (EXIT_MISSING_MODEL, "unknown model or none found (nothing written), or a usage error"),
+    (EXIT_VALIDATION, "a pack did not validate, a reference solution failed, a submission file could "
+                      "not be graded (missing, empty, binary, too large, undecodable, a syntax error), "
+                      "or a model folder was skipped"),
+    (EXIT_TIMEOUT, "a child hit the wall-clock time-out"),
+    (EXIT_NOT_FOUND, "the submissions or test-data folder does not exist"),
+    (EXIT_REGRESSION, "--compare --fail-on-regression: a model lost more than the points allowed"),
+    (EXIT_FAIL_UNDER, "--fail-under: a graded model scored under the bar"),
+)
 SCHEMA_VERSION = "1.0"
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from . import untrusted
 from .console import _error
+from .suggest import SuggestingParser
 from .packs.problems import Problem, count, sort_problems
 
 
@@ -56,7 +57,7 @@ def _print_lines(markdown: str) -> int:
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="rubricbench pack", description="Check, write and document task packs.",
+    parser = SuggestingParser(prog="rubricbench pack", description="Check, write and document task packs.",
                                      epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     validate = commands.add_parser("validate", help="check a pack's manifests, files and plugins")

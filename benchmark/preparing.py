@@ -4,6 +4,7 @@ folder. Each problem is said on stderr and becomes the run's exit code."""
 
 from __future__ import annotations
 
+import fnmatch
 import sys
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from .console import EXIT_ERROR, EXIT_MISSING_MODEL, EXIT_NOT_FOUND, EXIT_VALIDA
 from .engine.options import GradeOptions, default_test_data
 from .reporting.writer import results_folder_problem
 from .runner import TIERS, BenchmarkRunner, DiscoveryError, ModelEntry, RejectedModel
+from .suggest import did_you_mean
 from .types import RunConfig
 from .untrusted import NAME_LIMIT, for_stream, text
 
@@ -77,9 +79,32 @@ def _packs_valid(runner: BenchmarkRunner) -> bool:
     return True
 
 
+AVAILABLE_SHOWN = 10  # model names listed after "not found" (then "and N more")
+
+
+def is_pattern(name: str) -> bool:
+    """``--model`` takes shell-style patterns: ``*``, ``?`` and ``[...]`` (fnmatch); a name
+    that is itself a model's name is that model, whatever it holds."""
+    return any(char in name for char in "*?[")
+
+
+def _matches(name: str, wanted: str) -> bool:
+    return name == wanted or (is_pattern(wanted) and fnmatch.fnmatchcase(name, wanted))
+
+
+def _chosen(name: str, wanted: tuple[str, ...]) -> bool:
+    return not wanted or any(_matches(name, w) for w in wanted)
+
+
+def _available(found: dict[str, ModelEntry]) -> str:
+    names = sorted(found)
+    shown = ", ".join(text(n, NAME_LIMIT) for n in names[:AVAILABLE_SHOWN]) or "none"
+    return shown + (f", and {len(names) - AVAILABLE_SHOWN} more" if len(names) > AVAILABLE_SHOWN else "")
+
+
 def _skipped(config: RunConfig, rejected: list[RejectedModel]) -> list[RejectedModel]:
     """Report each selected model folder that is not graded (its name, or a symbolic link)."""
-    chosen = [r for r in rejected if not config.models or r.name in config.models]
+    chosen = [r for r in rejected if _chosen(r.name, config.models)]
     for folder in chosen:
         _error(f"skipped model folder '{text(folder.name, NAME_LIMIT)}' in {folder.tier}: "
                f"{folder.reason}")
@@ -89,18 +114,34 @@ def _skipped(config: RunConfig, rejected: list[RejectedModel]) -> list[RejectedM
 def _select(config: RunConfig, found: dict[str, ModelEntry],
             skipped: list[RejectedModel]) -> list[ModelEntry] | None:
     if config.models:
-        missing = [m for m in config.models if m not in found and m not in {r.name for r in skipped}]
-        if missing:
-            _error(f"model '{missing[0]}' not found under {config.submissions_dir} "
-                   f"(available: {', '.join(sorted(found)) or 'none'})")
+        names = [*found, *(r.name for r in skipped)]
+        for wanted in config.models:
+            if any(_matches(n, wanted) for n in names):
+                continue
+            if is_pattern(wanted):
+                _error(f"--model {wanted}: the pattern matches no model under {config.submissions_dir} "
+                       f"(available: {_available(found)})")
+            else:
+                _error(f"model '{wanted}' not found under {config.submissions_dir}"
+                       f"{did_you_mean(wanted, [text(n, NAME_LIMIT) for n in names])} "
+                       f"(available: {_available(found)})")
             return None
-        return [found[m] for m in config.models if m in found]
+        return [found[n] for n in _in_order(config.models, found)]
     if not found and not skipped:
         root = config.submissions_dir
         _error(f"no models found under {root}: a model is a folder "
                f"{' or '.join(f'{Path(root) / tier}/MODEL' for tier in TIERS)}")
         return None
     return [found[name] for name in sorted(found)]
+
+
+def _in_order(wanted: tuple[str, ...], found: dict[str, ModelEntry]) -> list[str]:
+    """The models ``wanted`` names, in the order given (a pattern's matches sorted), each once."""
+    chosen: dict[str, None] = {}
+    for w in wanted:
+        matches = [w] if w in found else sorted(n for n in found if _matches(n, w))
+        chosen.update(dict.fromkeys(matches))
+    return list(chosen)
 
 
 def _discover(config: RunConfig,

@@ -9,6 +9,7 @@ An exception raised by a check becomes data in exactly one place (``_run_check``
 from __future__ import annotations
 
 import math
+import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import ModuleType
@@ -60,6 +61,30 @@ def blocking_problem(task: Task | ModuleType, files: dict[str, SourceFile]) -> s
     if not python and not any(f.usable for f in present.values()):
         return "; ".join(f"{f.name}: {f.error}" for f in present.values()) or "no file was submitted"
     return None
+
+
+MISNAMED_SCAN = 200  # entries of a model folder looked at for a near name (a folder may hold many)
+
+
+def misnamed_hint(task: Task, files: dict[str, SourceFile], model_dir: Path) -> str:
+    """For a blocked task with a file not found: ``"; did you mean X?"`` naming a file of that
+    folder whose name is close (``prompt1_solution.py`` for ``prompt_1_solution.py``), or ""."""
+    from ..suggest import did_you_mean
+
+    for name, source in files.items():
+        if source.error != "file not found":
+            continue
+        folder = task.model_path(model_dir, name).parent
+        try:
+            with os.scandir(folder) as entries:
+                present = [entry.name for _, entry in zip(range(MISNAMED_SCAN), entries)]
+        except OSError:
+            continue
+        expected = {Path(other).name for other in files}  # (a file the task itself expects is no near miss)
+        hint = did_you_mean(Path(name).name, [n for n in present if n not in expected], 1)
+        if hint:
+            return text(hint, NAME_LIMIT)
+    return ""
 
 
 def _status(outcome: Outcome) -> str:
@@ -177,7 +202,7 @@ def _grade_task(task: Task, model_dir: Path, *, test_data: Path,
     files = load_files(task, Path(model_dir))
     problem = blocking_problem(task, files)
     if problem:
-        return refused_prompt(task, problem, files)
+        return refused_prompt(task, problem + misnamed_hint(task, files, Path(model_dir)), files)
     runner = options.runner(Path(model_dir).name)
     executions: list[dict[str, Any]] = []
     blocked: dict[tuple[str, ...], dict[str, Any]] = {}  # (kind, event, detail, file) -> attempt

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from .. import untrusted
+from ..suggest import SuggestingParser
 from ..runner import TIERS, model_name_problem
 from .choose import Choice, choose
 from .document import load_document
@@ -27,7 +28,7 @@ EXIT_OK, EXIT_MISSING = 0, 3
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
+    parser = SuggestingParser(
         prog="rubricbench import",
         description="Cut each expected file out of raw chat replies into submissions/<tier>/<model>/.")
     parser.add_argument("replies", metavar="REPLIES",
