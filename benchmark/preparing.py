@@ -21,9 +21,12 @@ def prepare(config: RunConfig) -> tuple[BenchmarkRunner, list[ModelEntry], list[
     """(the runner, the models to grade, the model folders skipped), or an exit code."""
     submissions = Path(config.submissions_dir)
     test_data = default_test_data()
+    hints = {"submissions": " (--submissions-dir names it; a model is a folder submissions/<tier>/<model>/)",
+             "test data": " (the fixtures: $RUBRICBENCH_TEST_DATA names them; a checkout's test_data/ and "
+                          "an installed wheel's copy are found by themselves)"}
     for folder, what in ((submissions, "submissions"), (test_data, "test data")):
         if not folder.is_dir():
-            _error(f"{what} folder not found: {folder}")
+            _error(f"{what} folder not found: {folder}{hints[what]}")
             return EXIT_NOT_FOUND
     runner = BenchmarkRunner(results_dir=config.results_dir, submissions_dir=submissions,
                              test_data=test_data, options=options_of(config),

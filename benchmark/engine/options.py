@@ -92,10 +92,15 @@ def cacheable(result: ModelResult) -> bool:
 
 def default_test_data() -> Path:
     """``$RUBRICBENCH_TEST_DATA`` (or the spec's ``$AIBUGBENCH_TEST_DATA``), else ./test_data,
-    else the checkout's test_data. A variable of blanks counts as unset."""
+    else the checkout's test_data, else the copy an installed wheel carries
+    (``benchmark/test_data``, see setup.py). A variable of blanks counts as unset."""
     for name in ("RUBRICBENCH_TEST_DATA", "AIBUGBENCH_TEST_DATA"):
         env = os.environ.get(name, "")
         if env.strip():
             return Path(env)
     local = Path.cwd() / "test_data"
-    return local if local.is_dir() else Path(__file__).resolve().parents[2] / "test_data"
+    if local.is_dir():
+        return local
+    package = Path(__file__).resolve().parents[1]
+    checkout = package.parent / "test_data"
+    return checkout if checkout.is_dir() or not (package / "test_data").is_dir() else package / "test_data"
