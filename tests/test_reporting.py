@@ -172,6 +172,15 @@ def test_summary_contains_models_numbers_isolation_and_top_performers(doc):
     assert "◐ error_handling (0.38/0.75, ast)" in text  # check points keep two decimals
 
 
+def test_summary_leads_with_the_results_and_ends_with_the_run_environment(doc):
+    lines = render_summary(doc).splitlines()
+    assert lines.index("Top performers:") <= 5  # (title, run, rule, a blank line)
+    environment = lines.index("Run environment")
+    assert environment > max(i for i, line in enumerate(lines) if line.startswith("Model: "))
+    assert any(line.startswith("Isolation") for line in lines[environment:])
+    assert not any(line.startswith(("Isolation", "Grader ", "Python ")) for line in lines[:environment])
+
+
 # ---- writer --------------------------------------------------------------------------------
 
 

@@ -27,17 +27,25 @@ def _flatten(value: Any, prefix: str = "") -> list[str]:
 
 
 def _header(doc: Mapping[str, Any]) -> list[str]:
-    meta = doc.get("_metadata") if isinstance(doc.get("_metadata"), Mapping) else {}
+    """What the run was, in two lines: the results follow at once (the environment is last)."""
     run = doc.get("benchmark_run") if isinstance(doc.get("benchmark_run"), Mapping) else {}
-    lines = [
+    return [
         "RubricBench summary report",
         f"Run {doc.get('run_id', '?')}: started {run.get('timestamp', '?')}, "
         f"finished {run.get('finished_at', '?')}, {run.get('total_models', 0)} model(s)",
+        "=" * RULE_WIDTH,
+    ]
+
+
+def _environment(doc: Mapping[str, Any]) -> list[str]:
+    """The grader, the machine and the isolation the run applied: after the results."""
+    meta = doc.get("_metadata") if isinstance(doc.get("_metadata"), Mapping) else {}
+    lines = [
+        "", "=" * RULE_WIDTH, "Run environment",
         f"Grader {meta.get('grader_version', '?')}, rubric {meta.get('rubric_hash', '?')}, "
         f"results schema {doc.get('schema_version', '?')}",
         f"Python {meta.get('python_version', '?')} on {meta.get('platform', '?')}, "
         f"git commit {meta.get('git_commit') or 'unknown'}",
-        "=" * RULE_WIDTH,
         "",
     ]
     origin = isolation_origin(meta)
@@ -150,4 +158,4 @@ def render_summary(doc: Mapping[str, Any]) -> str:
     titles = pack_titles(doc)
     for name, model in by_percentage(doc):
         lines += _model_lines(name, model, titles)
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _environment(doc)) + "\n"
