@@ -67,6 +67,35 @@ def test_jsonl_with_several_models_says_which_it_holds(tmp_path, capsys):
     assert "holds models alpha, beta; imported: beta" in capsys.readouterr().out
 
 
+def test_all_models_imports_every_model_of_a_jsonl_file_and_says_on_stderr_why_it_exits_3(tmp_path, capsys):
+    replies = CASES / "jsonl_models" / "replies.jsonl"
+    code = cli.main(["import", str(replies), "--all-models", "--submissions-dir", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert code == 3  # (neither model answers every prompt)
+    assert "== model alpha ==" in out and "== model beta ==" in out
+    for model, body in (("alpha", "# alpha"), ("beta", "[dict(u) for u in users]")):
+        folder = tmp_path / "user_submissions" / model
+        assert body in (folder / "prompt_3_transform.py").read_text(), model
+        assert (folder / "import_report.json").is_file()
+    assert "exit 3: model alpha: no reply gives prompt_1: prompt_1_solution.py" in err, err
+    assert "exit 3: model beta: no reply gives prompt_1: prompt_1_solution.py" in err, err
+    one = cli.main(["import", str(replies), "--model", "beta", "--model", "alpha", "--dry-run",
+                    "--submissions-dir", str(tmp_path / "dry")])
+    assert one == 3 and capsys.readouterr().out.index("== model beta ==") >= 0
+    assert not (tmp_path / "dry").exists()
+
+
+def test_all_models_needs_a_jsonl_file_whose_records_name_their_model(tmp_path, capsys):
+    assert cli.main(["import", str(CASES / "think" / "replies"), "--all-models",
+                     "--submissions-dir", str(tmp_path)]) == 2
+    assert "--all-models takes a JSONL file" in capsys.readouterr().err
+    anonymous = tmp_path / "anonymous.jsonl"
+    anonymous.write_text('{"task": "prompt_3", "response": "x"}\n')
+    assert cli.main(["import", str(anonymous), "--all-models", "--submissions-dir", str(tmp_path)]) == 2
+    assert "a record without a 'model'" in capsys.readouterr().err
+    assert not (tmp_path / "user_submissions").exists()
+
+
 def test_strict_makes_an_ambiguous_choice_exit_3_and_writes_nothing(tmp_path):
     replies = tmp_path / "replies"
     replies.mkdir()

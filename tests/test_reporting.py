@@ -246,12 +246,30 @@ def test_write_run_writes_every_file(tmp_path, doc):
     paths = write_run(doc, tmp_path)
     run_dir = tmp_path / doc["run_id"]
     assert paths["results"] == run_dir / "results.json"
-    assert set(paths) == {"results", "summary", "chart", "report", "junit", "markdown", "latest"}
+    assert set(paths) == {"results", "summary", "chart", "report", "junit", "markdown", "latest", "latest_dir"}
+    assert paths["latest_dir"].resolve() == run_dir.resolve()
     assert load_results(paths["results"]) == doc
     assert paths["latest"].read_bytes() == paths["results"].read_bytes()
     assert "Model Comparison" in paths["chart"].read_text(encoding="utf-8")
     assert "Top performers" in paths["summary"].read_text(encoding="utf-8")
     assert _leftovers(run_dir) == [] and _leftovers(tmp_path) == []
+
+
+def test_latest_links_to_the_newest_runs_reports_and_leaves_a_folder_of_that_name_alone(tmp_path, doc):
+    first = write_run(copy.deepcopy(doc), tmp_path)
+    assert (tmp_path / "latest").is_symlink() and os.readlink(tmp_path / "latest") == doc["run_id"]
+    assert (tmp_path / "latest" / "report.html").read_bytes() == first["report"].read_bytes()
+    newer = {**copy.deepcopy(doc), "run_id": doc["run_id"] + "-2"}
+    write_run(newer, tmp_path)
+    assert os.readlink(tmp_path / "latest") == newer["run_id"]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".latest")]  # (no temporary link left)
+    mine = tmp_path / "mine"
+    (mine / "latest").mkdir(parents=True)
+    (mine / "latest" / "notes.txt").write_text("keep")
+    paths = write_run(copy.deepcopy(doc), mine)
+    assert "latest_dir" not in paths and (mine / "latest" / "notes.txt").read_text() == "keep"
+    with pytest.raises(ValueError, match="unsafe run_id"):  # (a saved run named so would write into it)
+        write_run({**copy.deepcopy(doc), "run_id": "latest"}, tmp_path)
 
 
 def test_write_run_validates_before_writing_anything(tmp_path, doc):

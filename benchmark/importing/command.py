@@ -1,10 +1,12 @@
-"""``rubricbench import REPLIES --model NAME``: plan, show, check the target, write, report.
+"""``rubricbench import REPLIES --model NAME`` (or ``--all-models`` for a JSONL file): plan,
+show, check the target, write, report; each model in turn.
 
 Exit codes follow the grader's: 0 every expected file found; 1 an unreadable reply or a
 write refused (existing files without ``--force``, a symbolic link on the way); 2 bad usage,
 an invalid model name, or a JSONL file without that model; 3 a required file is missing, or
-(with ``--strict``) a choice is ambiguous, in which case nothing is written; 5 REPLIES does
-not exist.
+(with ``--strict``) a choice is ambiguous, in which case nothing is written (stderr says
+which files, of which model); 5 REPLIES does not exist. With several models, the first of 1,
+2, 5 and 3 that any model's import gave.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from ..suggest import SuggestingParser
 from ..runner import TIERS, model_name_problem
 from .choose import Choice, choose
 from .document import load_document
-from .jsonl import load_jsonl
+from .jsonl import load_jsonl, models_in
 from .report import Planned, build_report, table
 from .sources import EXIT_NOT_FOUND, EXIT_USAGE, ImportInputError, Replies, _folder
 from .tasks import ImportTask, builtin_tasks
@@ -34,7 +36,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("replies", metavar="REPLIES",
                         help="a folder of replies (prompt_3.md, 3.md, p3.md), a .jsonl file, or one "
                              "Markdown file holding every answer")
-    parser.add_argument("--model", required=True, help="the model's name (its folder)")
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--model", action="append", metavar="MODEL",
+                       help="the model's name (its folder); repeat it to import several models of "
+                            "a JSONL file")
+    which.add_argument("--all-models", action="store_true",
+                       help="every model a JSONL file holds (each record names its model)")
     parser.add_argument("--tier", choices=TIERS, default="user_submissions")
     parser.add_argument("--submissions-dir", default="submissions", help="root of the submissions")
     parser.add_argument("--dry-run", action="store_true", help="print the plan; write nothing")
@@ -118,17 +125,50 @@ def run(args: argparse.Namespace) -> int:
         _say(_kept_note(kept))
     if args.dry_run or (args.strict and code != EXIT_OK):
         _say("dry run: nothing written" if args.dry_run else "--strict: nothing written")
+        _why(args.model, rows, args.strict, code)
         return code
     report = build_report(rows, args, replies)
     written = write_all(folder, check_target(folder, rows, args.force), report)
     _say(f"wrote {len(written)} files and import_report.json to {untrusted.text(str(folder))}")
+    _why(args.model, rows, args.strict, code)
     return code
+
+
+def _why(model: str, rows: list[Planned], strict: bool, code: int) -> None:
+    """On stderr, why a model's import exits 3: its missing files (and, with --strict, its
+    ambiguous ones), each with its task."""
+    if code != EXIT_MISSING:
+        return
+    name = untrusted.text(model, untrusted.NAME_LIMIT)
+    for kind in ("missing", "ambiguous") if strict else ("missing",):
+        files = [f"{row.task}: {row.choice.file}" for row in rows if kind in row.choice.warnings]
+        if files:
+            said = "no reply gives" if kind == "missing" else "--strict: more than one block could be"
+            _say(f"exit 3: model {name}: {said} {'; '.join(files)}", sys.stderr)
+
+
+PRIORITY = (1, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_MISSING)  # which exit code several imports give
 
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     try:
-        return run(args)
-    except (ImportInputError, TargetError) as exc:
+        if args.all_models:
+            if Path(args.replies).suffix.lower() not in (".jsonl", ".ndjson"):
+                raise ImportInputError(EXIT_USAGE, "--all-models takes a JSONL file (.jsonl or .ndjson)")
+            names = models_in(Path(args.replies))
+        else:
+            names = list(dict.fromkeys(args.model))
+    except ImportInputError as exc:
         _say(f"error: {untrusted.text(str(exc))}", sys.stderr)
         return exc.code
+    codes = []
+    for name in names:
+        if len(names) > 1:
+            _say(f"== model {untrusted.text(name, untrusted.NAME_LIMIT)} ==")
+        try:
+            codes.append(run(argparse.Namespace(**{**vars(args), "model": name})))
+        except (ImportInputError, TargetError) as exc:  # this model's; the others go on
+            _say(f"error: {untrusted.text(str(exc))}", sys.stderr)
+            codes.append(exc.code)
+    return next((code for code in PRIORITY if code in codes), EXIT_OK)

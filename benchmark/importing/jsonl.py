@@ -45,6 +45,24 @@ def _reply_text(record: dict, where: str) -> str:
     raise ImportInputError(EXIT_ERROR, f"{where}: neither a 'response' text nor 'messages'")
 
 
+def models_in(path: Path) -> list[str]:
+    """The models a JSONL file holds, sorted (``--all-models``); exit 2 when a record names no
+    model (it would belong to every model asked for) or the file names none."""
+    text = _decode(_read(path), str(path))
+    models: set[str] = set()
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        record = _record(line, f"{path}:{number}")
+        if "model" not in record:
+            raise ImportInputError(EXIT_USAGE, f"{path}:{number}: a record without a 'model': with "
+                                               f"--all-models every record must name its model")
+        models.add(str(record["model"]))
+    if not models:
+        raise ImportInputError(EXIT_USAGE, f"{path} holds no record")
+    return sorted(models)
+
+
 def load_jsonl(path: Path, model: str, tasks: tuple[ImportTask, ...]) -> Replies:
     """``model``'s replies; a record without a ``model`` belongs to whichever model is asked.
     Exit 2 naming the file's models when ``model`` is not one of them."""

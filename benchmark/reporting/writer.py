@@ -30,6 +30,7 @@ from .text_summary import render_summary
 
 RUN_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,127}")
 LATEST_NAME = "latest_results.json"
+LATEST_DIR = "latest"  # a link to the newest run's folder of reports
 DEFAULT_MODE = 0o644
 # Outputs rebuilt from the results document alone: kind -> (file name, renderer).
 REPORTS = {
@@ -152,8 +153,9 @@ def _checked_bytes(doc: dict[str, Any], failures: dict[str, str] | None) -> byte
 def write_run(doc: dict[str, Any], results_dir: str | Path, *, update_latest: bool = True,
               failures: dict[str, str] | None = None) -> dict[str, Path]:
     """Validate ``doc``, then write ``<results_dir>/<run_id>/results.json`` and every report
-    (summary_report.txt, comparison_chart.txt, report.html, junit.xml, summary.md) and
-    ``<results_dir>/latest_results.json``. Returns the paths by kind.
+    (summary_report.txt, comparison_chart.txt, report.html, junit.xml, summary.md), then
+    ``<results_dir>/latest_results.json`` and the link ``<results_dir>/latest`` to the run's
+    folder. Returns the paths by kind.
 
     A schema or serialisation failure raises (``ResultsSchemaError``, ``TypeError`` ...) before
     any file is written; so does a rendering failure (every output is rendered before the first
@@ -164,11 +166,34 @@ def write_run(doc: dict[str, Any], results_dir: str | Path, *, update_latest: bo
     """
     results_json = _checked_bytes(doc, failures)
     run_id = doc["run_id"]
-    if not RUN_ID_RE.fullmatch(run_id) or ".." in run_id:
+    if not RUN_ID_RE.fullmatch(run_id) or ".." in run_id or run_id in (LATEST_DIR, LATEST_NAME):
         raise ValueError(f"unsafe run_id {run_id!r}")
     rendered = render_reports(doc)
     run_dir = Path(results_dir) / run_id
     paths = _write_all(run_dir, {"results": ("results.json", results_json), **rendered})
     if update_latest:  # last: it names a run folder that is complete
         paths["latest"] = atomic_write_bytes(Path(results_dir) / LATEST_NAME, results_json)
+        linked = _point_latest(Path(results_dir), run_id)
+        if linked is not None:
+            paths["latest_dir"] = linked
     return paths
+
+
+def _point_latest(results_dir: Path, run_id: str) -> Path | None:
+    """``<results_dir>/latest``: a symbolic link to the newest run's folder (relative, so the
+    results folder can move), replaced atomically. Something else of that name (a folder the
+    user made) is left alone, and a file system without links only goes without: None."""
+    link = results_dir / LATEST_DIR
+    if os.path.lexists(link) and not link.is_symlink():
+        return None
+    temporary = results_dir / f".{LATEST_DIR}.{os.getpid()}.tmp"
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
+        os.symlink(run_id, temporary, target_is_directory=True)
+        os.replace(temporary, link)
+    except OSError:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        return None
+    return link
