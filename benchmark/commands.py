@@ -266,7 +266,13 @@ def saved_command(args: argparse.Namespace, config: RunConfig) -> int:
         return EXIT_OK
     out_dir = config.results_dir if args.results_dir_given else None
     result = compare_files(args.compare[0], args.compare[1], out_dir, args.fail_on_regression)
-    print(for_stream(result.text, getattr(sys.stdout, "encoding", None)), end="", flush=True)
+    if config.quiet:  # -q: the gate's line only (and a warning that the runs were graded unalike)
+        if result.warning:
+            print(for_stream(result.warning, getattr(sys.stderr, "encoding", None)), file=sys.stderr, flush=True)
+        if result.gate:
+            print(for_stream(result.gate, getattr(sys.stdout, "encoding", None)), flush=True)
+    else:
+        print(for_stream(result.text, getattr(sys.stdout, "encoding", None)), end="", flush=True)
     _say(config, f"📄 comparison: {result.html_path}")
     return EXIT_REGRESSION if result.regressions else EXIT_OK
 

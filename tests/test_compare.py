@@ -211,3 +211,29 @@ def test_cli_fail_on_regression_exits_6_for_a_model_skipped_now(tmp_path, runs, 
     assert "FAILED: gone_model not graded" in capsys.readouterr().out
     assert cli.main(["--compare", str(old), str(new)]) == cli.EXIT_OK  # no gate asked for
     assert "gone_model" in capsys.readouterr().out
+
+
+def test_runs_graded_with_other_settings_are_named_and_warned_about(runs, tmp_path, capsys):
+    old, new = runs
+    assert diff_runs(old, new)["settings_changed"] == []  # (the fixtures share every setting)
+    old["_metadata"]["config"]["memory_mb"] = 512
+    new["_metadata"]["config"].update(seed=7, memory_mb=256)
+    new["_metadata"]["isolation"] = {**new["_metadata"]["isolation"], "unsafe": True}
+    changed = {c["setting"]: (c["old"], c["new"]) for c in diff_runs(old, new)["settings_changed"]}
+    assert changed["seed"] == (20261121, 7) and changed["memory_mb"][1] == 256
+    assert changed["isolation"][1] == "unsafe" and set(changed) == {"seed", "memory_mb", "isolation"}
+    text = render_diff_text(diff_runs(old, new))
+    assert "WARNING: grading settings differ between the runs: seed 20261121 → 7; memory_mb" in text
+    assert 'id="settings"' in render_diff_html(diff_runs(old, new))
+    paths = []
+    for name, doc in (("old", old), ("new", new)):
+        path = tmp_path / name / "results.json"
+        path.parent.mkdir()
+        path.write_text(json.dumps(doc))
+        paths.append(str(path))
+    capsys.readouterr()
+    code = cli.main(["-q", "--compare", *paths, "--fail-on-regression", "100"])
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert out.splitlines() == [out.splitlines()[0]] and out.startswith("Regression gate (--fail-on-regression 100.00")
+    assert err.startswith("WARNING: grading settings differ") and "seed 20261121 → 7" in err

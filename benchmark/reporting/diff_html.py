@@ -11,7 +11,7 @@ from typing import Any
 
 from .run_diff import CATEGORIES
 from .common import fixed, maximum
-from .diff_text import gate_scope, regression_text, signed
+from .diff_text import gate_scope, regression_text, settings_warning, signed
 from .html_report import short
 from .svg import diverging
 from .templating import render_page
@@ -77,6 +77,7 @@ def compare_context(diff: Mapping[str, Any], threshold: float | None = None,
         gate = {"threshold": f"{threshold:.2f}", "scope": gate_scope(diff),
                 "failed": [regression_text(r) for r in failed or []]}
     return {"old": diff["old"], "new": diff["new"], "rubric_changed": diff["rubric_changed"],
+            "settings_warning": settings_warning(diff),
             "models": models, "chart": chart, "categories": list(CATEGORIES), "gate": gate,
             "added": [_brief(b) for b in diff["added"]], "removed": [_brief(b) for b in diff["removed"]],
             "skipped": [{**_brief(b), "reason": b["reason"]} for b in diff.get("skipped") or ()],

@@ -109,6 +109,24 @@ def gate_scope(diff: Mapping[str, Any]) -> str:
             f"{'do' if only > 1 else 'does'} not count")
 
 
+def _setting_value(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k} {v}" for k, v in sorted(value.items()))
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def settings_warning(diff: Mapping[str, Any]) -> str | None:
+    """``WARNING: grading settings differ: seed 1 → 2; ...`` or None when the runs share them."""
+    changed = diff.get("settings_changed") or []
+    if not changed:
+        return None
+    said = "; ".join(f"{c['setting']} {_setting_value(c['old'])} {ARROW} {_setting_value(c['new'])}"
+                     for c in changed)
+    return f"WARNING: grading settings differ between the runs: {said}; the scores were not graded alike"
+
+
 def gate_line(threshold: float, failed: list[Mapping[str, Any]], scope: str = "") -> str:
     """The regression gate's verdict; ``scope``: ``gate_scope`` of the diff."""
     head = f"Regression gate (--fail-on-regression {threshold:.2f}{scope})"
@@ -124,6 +142,9 @@ def render_diff_text(diff: Mapping[str, Any], threshold: float | None = None,
     if diff["rubric_changed"]:
         lines.append(f"  note: the rubric changed ({diff['old'].get('rubric_hash')} {ARROW} "
                      f"{diff['new'].get('rubric_hash')}); scores may not be directly comparable")
+    warning = settings_warning(diff)
+    if warning:
+        lines.append(f"  {warning}")
     skipped = diff.get("skipped") or []
     lines += ["━" * RULE_WIDTH, f"Models: {len(diff['models'])} in both runs, {len(diff['added'])} new, "
                                 f"{len(diff['removed'])} removed"

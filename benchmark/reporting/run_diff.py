@@ -6,17 +6,21 @@ or a check present in only one run), plus the models only in the new run (added)
 in the old one (removed) or, when the new run lists its folder in ``skipped_models``, graded
 in the old run and not graded in the new one (skipped), and the tasks only in one run (two runs of different suites: a task
 added or removed is a row with one side ``None``, never a crash; its checks are not listed as
-flips) with per-pack subtotals. ``regressions`` applies ``--fail-on-regression``, weighing only
-the tasks graded in both runs; a model graded before and skipped now is always one.
+flips) with per-pack subtotals, and the grading settings that differ (``settings_changed``:
+grader, rubric, seed, packs, memory and time limits, isolation, fixtures, the analysers'
+versions). ``regressions`` applies ``--fail-on-regression``, weighing only the tasks graded in
+both runs; a model graded before and skipped now is always one.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from ..scoring import DIGITS, EPS, as_number, category_totals, pack_totals, prompt_sort_key
-from ..types import CATEGORY_ORDER
+from ..types import CATEGORY_ORDER, RunConfig
 
 CATEGORIES: tuple[str, ...] = tuple(c.value for c in CATEGORY_ORDER)
 
@@ -38,6 +42,52 @@ def _run_info(doc: Mapping[str, Any]) -> dict[str, Any]:
     meta, run = _mapping(doc.get("_metadata")), _mapping(doc.get("benchmark_run"))
     return {"run_id": doc.get("run_id"), "timestamp": run.get("timestamp"),
             "grader_version": meta.get("grader_version"), "rubric_hash": meta.get("rubric_hash")}
+
+
+DEFAULT_SEED = RunConfig.seed  # (a run with the default seed does not record it)
+# The grading settings two runs must share for their scores to compare: (label, how to read it).
+SETTINGS = (
+    ("grader", lambda meta: meta.get("grader_version")),
+    ("rubric", lambda meta: meta.get("rubric_hash")),
+    ("seed", lambda meta: _mapping(meta.get("config")).get("seed", DEFAULT_SEED)),
+    ("packs", lambda meta: sorted(f"{p.get('id')}@{p.get('version')}:{str(p.get('hash'))[:12]}"
+                                  for p in meta.get("suite") or [] if isinstance(p, Mapping)) or ["core"]),
+    ("memory_mb", lambda meta: _mapping(meta.get("config")).get("memory_mb")),
+    ("timeout_s", lambda meta: _mapping(meta.get("config")).get("timeout_s")),
+    ("isolation", lambda meta: _isolation(meta.get("isolation"))),
+    ("fixtures", lambda meta: _digest(meta.get("fixture_hashes"))),
+    ("analysers", lambda meta: {name: version for name, version in _mapping(meta.get("dependencies")).items()
+                                if str(name).lower() in ("bandit", "radon")} or None),
+)
+
+
+def _isolation(report: Any) -> str | None:
+    """What isolation a run applied, in one line: unsafe, or the kernel's and the guard's status."""
+    report = _mapping(report)
+    if not report:
+        return None
+    if report.get("unsafe"):
+        return "unsafe"
+    return (f"kernel {_mapping(report.get('kernel')).get('status')}, guard {_mapping(report.get('guard')).get('status')}, "
+            f"network {report.get('network')}")
+
+
+def _digest(value: Any) -> str | None:
+    if not value:
+        return None
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def settings_changed(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Each grading setting that differs between two runs: ``{"setting", "old", "new"}``. A
+    setting one of them did not record (an older document, ``--no-metadata``) is not compared."""
+    old_meta, new_meta = _mapping(old.get("_metadata")), _mapping(new.get("_metadata"))
+    found = []
+    for label, read in SETTINGS:
+        before, after = read(old_meta), read(new_meta)
+        if before is not None and after is not None and before != after:
+            found.append({"setting": label, "old": before, "new": after})
+    return found
 
 
 def model_brief(name: str, model: Mapping[str, Any]) -> dict[str, Any]:
@@ -167,6 +217,7 @@ def diff_runs(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "old": old_info, "new": new_info,
         "rubric_changed": old_info["rubric_hash"] != new_info["rubric_hash"],
+        "settings_changed": settings_changed(old, new),
         "models": [_model_diff(name, old_models[name], new_models[name]) for name in common],
         "added": [model_brief(n, new_models[n]) for n in sorted(set(new_models) - set(old_models))],
         "removed": [model_brief(n, old_models[n]) for n in gone if n not in not_graded],

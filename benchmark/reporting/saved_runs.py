@@ -15,7 +15,7 @@ from typing import Any
 from .run_diff import diff_runs, regressions
 from .common import by_percentage, num
 from .diff_html import render_diff_html
-from .diff_text import render_diff_text
+from .diff_text import gate_line, gate_scope, render_diff_text, settings_warning
 from ..files import FileRefused
 from ..untrusted import all_clean, escape
 from .results_json import load_results
@@ -73,6 +73,8 @@ class Comparison:
     text: str
     html_path: Path
     regressions: tuple[Mapping[str, Any], ...]
+    gate: str | None = None  # the regression gate's line (--fail-on-regression)
+    warning: str | None = None  # the grading settings that differ, when any
 
 
 def compare_files(old_path: str | Path, new_path: str | Path, out_dir: str | Path | None = None,
@@ -88,7 +90,9 @@ def compare_files(old_path: str | Path, new_path: str | Path, out_dir: str | Pat
         html_path = atomic_write_text(folder / name, render_diff_html(diff, threshold, failed))
     except OSError as exc:
         raise SavedRunError(f"cannot write {folder / name}: {exc.strerror or exc}") from None
-    return Comparison(render_diff_text(diff, threshold, failed), html_path, tuple(failed))
+    gate = gate_line(threshold, failed, gate_scope(diff)) if threshold is not None else None
+    return Comparison(render_diff_text(diff, threshold, failed), html_path, tuple(failed), gate,
+                      settings_warning(diff))
 
 
 def models_under(doc: Mapping[str, Any], percentage: float) -> list[tuple[str, float]]:
