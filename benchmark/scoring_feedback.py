@@ -67,7 +67,8 @@ def generate_feedback_summary(results: Mapping[str, Any]) -> list[str]:
     ]
     for pid in sorted(prompts, key=prompt_sort_key):
         if prompts[pid].get("status") == "error":
-            lines.append(f"{pid} could not be graded: {prompts[pid].get('error') or 'unknown error'}.")
+            reason = str(prompts[pid].get("error") or "unknown error")
+            lines.append(f"{pid} could not be graded: {reason}" + ("" if reason.endswith((".", "?", "!")) else "."))
     ratios = _ratios(results)
     if ratios:
         best, worst = ratios[-1], ratios[0]
