@@ -70,7 +70,10 @@ def _build_doc(config, runner, models, started, isolation, cached=(), skipped=()
 def _report(config: RunConfig, doc: dict[str, Any], paths: dict[str, Path]) -> None:
     if len(doc["models"]) > 1:
         _say(config, "🏆 Ranking:")
-        for place, row in enumerate(doc["comparison"]["ranking"], 1):
+        from .reporting.common import places
+
+        ranking = doc["comparison"]["ranking"]
+        for place, row in zip(places([(row["model"], row) for row in ranking], "score"), ranking):
             _say(config, f"  {place}. {row['model']}: {row['percentage']:.1f}%")
     for folder in doc.get("skipped_models", ()):  # (escaped in the document)
         _say(config, f"⚠️  not graded: model folder '{folder['folder']}' in {folder['tier']}: "

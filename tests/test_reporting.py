@@ -323,3 +323,17 @@ def test_fixed_formats_what_num_reads(value, digits):
             fixed(value, digits)
         return
     assert fixed(value, digits) == expected
+
+
+def test_models_with_the_same_score_share_a_place_in_every_report():
+    from benchmark.reporting.html_report import render_html_report
+    from benchmark.reporting.markdown_summary import render_markdown_summary
+
+    tied = run_to_dict(make_run(make_model("one", 0.8), make_model("two", 0.8), make_model("three", 0.5)))
+    text = render_summary(tied)
+    assert "  1. one: " in text and "  1. two: " in text and "  3. three: " in text, text
+    markdown = render_markdown_summary(tied)
+    assert "| 1 | one |" in markdown and "| 1 | two |" in markdown and "| 3 | three |" in markdown
+    html = render_html_report(tied)
+    assert html.count('<tr class="model-row"><td class="num">1</td>') == 2
+    assert '<tr class="model-row"><td class="num">3</td>' in html

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from math import isfinite
 from typing import Any
 
@@ -47,6 +47,20 @@ def by_percentage(doc: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]
         models_of(doc).items(),
         key=lambda item: (-num(item[1].get("percentage")), -num(item[1].get("overall_score")), item[0]),
     )
+
+
+def places(rows: Sequence[tuple[str, Mapping[str, Any]]], score: str = "overall_score") -> list[int]:
+    """The place of each of ``rows`` (best first): models with the same percentage and score
+    share a place, and the next one skips as many ("1, 1, 3"), as standings do."""
+    found: list[int] = []
+    for index, (_, item) in enumerate(rows):
+        key = (round(num(item.get("percentage")), 4), round(num(item.get(score)), 4))
+        if index and key == previous:
+            found.append(found[-1])
+        else:
+            found.append(index + 1)
+        previous = key
+    return found
 
 
 def reference_failures(doc: Mapping[str, Any]) -> list[dict[str, Any]]:

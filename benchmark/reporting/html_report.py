@@ -23,7 +23,7 @@ from ..packs.model import CORE_PACK
 from ..scoring import category_totals, pack_of, prompt_sort_key
 from .banner import banner_rows
 from .common import (CATEGORY_NAMES, NOTHING_GRADED, by_percentage, fixed, isolation_origin, maximum, num, pack_boards,
-                     pack_subtotals, pack_titles, prompts_of, reference_failures, skipped_of)
+                     pack_subtotals, pack_titles, places, prompts_of, reference_failures, skipped_of)
 from . import chart_markup
 from .chart_markup import escaped as _h
 from .svg import hbars, heatmap, meter, pct_text
@@ -170,16 +170,16 @@ def _pack_boards(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
     anchors = {name: f"m{i}" for i, (name, _) in enumerate(by_percentage(doc))}
     return [{"pack": pack, "title": titles.get(pack, ""),
              "rows": [{"name": name, "anchor": anchors[name], "rank": place, **_pack_total_view(pack, t, titles)}
-                      for place, (name, t) in enumerate(rows, 1)]}
+                      for place, (name, t) in zip(places(rows, "score"), rows)]}
             for pack, rows in pack_boards(doc)]
 
 
 def _model_view(index: int, name: str, model: Mapping[str, Any],
-                titles: Mapping[str, str] | None = None) -> dict[str, Any]:
+                titles: Mapping[str, str] | None = None, rank: int | None = None) -> dict[str, Any]:
     anchor = f"m{index}"
     prompts = [_prompt_view(f"{anchor}-{pid}", pid, p) for pid, p in prompts_of(model)]
     pct = num(model.get("percentage"))
-    return {"rank": index + 1, "name": name, "anchor": anchor, "tier": model.get("tier", "?"),
+    return {"rank": rank or index + 1, "name": name, "anchor": anchor, "tier": model.get("tier", "?"),
             "cached": model.get("cached") is True, "score": fixed(model.get("overall_score"), 2),
             "total": maximum(model.get("total_possible")), "pct": pct_text(pct, 2),
             "grade": model.get("grade", "?"), "badge": model.get("badge", "?"),
@@ -268,7 +268,8 @@ def report_context(doc: Mapping[str, Any]) -> dict[str, Any]:
         "run": {"id": str(doc.get("run_id", "?")), "started": run.get("timestamp", "?"),
                 "finished": run.get("finished_at", "?"), "models": len(ranked),
                 "grader": meta.get("grader_version", "?"), "rubric": meta.get("rubric_hash", "?")},
-        "models": [_model_view(i, name, model, titles) for i, (name, model) in enumerate(ranked)],
+        "models": [_model_view(i, name, model, titles, rank)
+                   for i, ((name, model), rank) in enumerate(zip(ranked, places(ranked)))],
         "heatmap": chart_markup.heatmap(_heatmap(ranked)),
         "prompt_charts": _prompt_charts(doc, ranked),
         "manifest": _manifest(doc),

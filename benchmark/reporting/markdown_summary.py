@@ -15,7 +15,7 @@ from typing import Any
 
 from ..scoring import prompt_sort_key
 from .common import (NOTHING_GRADED, by_percentage, fixed, isolation_origin, maximum, num, pack_boards, pack_score,
-                     pack_subtotals, pack_titles, prompts_of, reference_failures, skipped_of, tasks_by_pack)
+                     pack_subtotals, pack_titles, places, prompts_of, reference_failures, skipped_of, tasks_by_pack)
 
 FAILED = ("fail", "error", "skipped")
 MAX_FAILED_ROWS = 150
@@ -84,7 +84,7 @@ def _references(doc: Mapping[str, Any]) -> list[str]:
 def _leaderboard(ranked: list[tuple[str, Mapping[str, Any]]], unit: str = "Prompts") -> list[str]:
     lines = ["", "### Leaderboard", "", f"| # | Model | Tier | Score | Percent | Grade | Badge | {unit} passed |",
              "|---:|---|---|---:|---:|:---:|---|:---:|"]
-    for place, (name, model) in enumerate(ranked, 1):
+    for place, (name, model) in zip(places(ranked), ranked):
         prompts = prompts_of(model)
         passed = sum(1 for _, p in prompts if _verdict(p) == "pass")
         lines.append(f"| {place} | {md(name)} | {md(model.get('tier', '?'))} | "
@@ -143,7 +143,7 @@ def _pack_leaderboards(doc: Mapping[str, Any]) -> list[str]:
                   "|---:|---|---:|---:|:---:|"]
         lines += [f"| {place} | {md(name)} | {fixed(t.get('score'), 2)}/{maximum(t.get('max_score'))} | "
                   f"{num(t.get('percentage')):.2f}% | {int(num(t.get('passed')))}/{int(num(t.get('tasks')))} |"
-                  for place, (name, t) in enumerate(rows, 1)]
+                  for place, (name, t) in zip(places(rows, "score"), rows)]
     return ["", "### Leaderboard per pack"] + lines if lines else []
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..scoring import generate_feedback_summary, generate_improvement_suggestions
 from .common import (CATEGORY_NAMES, RULE_WIDTH, by_percentage, fixed, isolation_origin, label, maximum, num,
-                     NOTHING_GRADED, pack_boards, pack_score, pack_subtotals, pack_titles, prompts_of,
+                     NOTHING_GRADED, pack_boards, pack_score, pack_subtotals, pack_titles, places, prompts_of,
                      reference_failures, skipped_of)
 
 TOP_N = 3
@@ -74,7 +74,7 @@ def _references(doc: Mapping[str, Any]) -> list[str]:
 def _top_performers(doc: Mapping[str, Any]) -> list[str]:
     lines = ["", "Top performers:"]
     ranked = by_percentage(doc)[:TOP_N]
-    for place, (name, model) in enumerate(ranked, start=1):
+    for place, (name, model) in zip(places(ranked), ranked):
         lines.append(f"  {place}. {name}: {num(model.get('percentage')):.1f}% "
                      f"({model.get('grade', '?')}, {model.get('badge', '?')})")
     if ranked:
@@ -92,7 +92,7 @@ def _pack_leaderboards(doc: Mapping[str, Any]) -> list[str]:
     lines = ["", "Leaderboard per pack:"] if boards else []
     for pack, rows in boards:
         lines.append(f"  {_pack_name(pack, titles)}:")
-        lines += [f"    {place}. {name}: {pack_score(totals)}" for place, (name, totals) in enumerate(rows, 1)]
+        lines += [f"    {place}. {name}: {pack_score(totals)}" for place, (name, totals) in zip(places(rows, "score"), rows)]
     return lines
 
 
