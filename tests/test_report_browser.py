@@ -77,6 +77,10 @@ def test_report_in_headless_chromium(graded_run, tmp_path):
             page.on("pageerror", lambda e: problems.append(str(e)))
             page.goto(url, wait_until="load")
             _check_page(page, doc, tmp_path)
+            linked = browser.new_page(viewport={"width": 1366, "height": 768})  # a deep link opens its row
+            linked.goto(f"{url}#m1-prompt_3", wait_until="load")
+            linked.wait_for_function("document.querySelector('details:has(#m1-prompt_3)').open", timeout=5000)
+            assert linked.evaluate("[...document.querySelectorAll('details.prompt')].filter(d => d.open).length") == 1
         finally:
             browser.close()
     assert requests == [url], f"the report made requests besides loading itself: {requests}"
@@ -93,7 +97,7 @@ def _check_page(page, doc: dict, tmp_path: Path) -> None:
     assert page.locator("#prompts svg.bars").count() == 4
     page.screenshot(path=str(tmp_path / "report_top.png"))
 
-    drill = page.locator("details#m1-prompt_1")  # hostile_model ranks second
+    drill = page.locator("details:has(#m1-prompt_1)")  # hostile_model ranks second
     row = drill.locator("tr.check").first
     assert not row.is_visible()  # closed until opened
     drill.locator("summary").click()
@@ -110,7 +114,7 @@ def _check_page(page, doc: dict, tmp_path: Path) -> None:
     assert page.evaluate("typeof window.__pwned") == "undefined"
 
     page.emulate_media(media="print")
-    closed_row = page.locator("details#m0-prompt_4 tr.check").first
+    closed_row = page.locator("details:has(#m0-prompt_4) tr.check").first
     assert closed_row.is_visible(), "print CSS shows closed drill-downs"
     assert not page.locator("nav.toc").is_visible()
     page.emulate_media(media="screen")
