@@ -43,12 +43,16 @@ def _category_views(detailed):
 
 
 def _run_view(run):
+    """As the template's view was, but for a null, which shows as empty (it showed ``None``)."""
+    def get(key):
+        return "" if run.get(key) is None else run.get(key)
+
     code = run.get("returncode")
-    return {"mode": run.get("mode", ""), "label": run.get("label", run.get("stage", "")),
-            "exit": "—" if code is None else code, "wall": run.get("wall_s", ""),
-            "cpu": run.get("cpu_s", ""), "peak": run.get("peak_rss_mb", ""),
-            "timed_out": "yes" if run.get("timed_out") else "no", "killed_by": run.get("killed_by") or "",
-            "blocked": run.get("blocked_events", "")}
+    return {"mode": get("mode"), "label": get("label") or get("stage"),
+            "exit": "—" if code is None else code, "wall": get("wall_s"),
+            "cpu": get("cpu_s"), "peak": get("peak_rss_mb"),
+            "timed_out": "yes" if run.get("timed_out") else "no", "killed_by": get("killed_by"),
+            "blocked": get("blocked_events")}
 
 
 DETAILED = [
@@ -80,6 +84,12 @@ def test_category_totals_are_the_text_the_template_loop_gave(detailed):
 def test_child_run_rows_are_the_text_the_template_loop_gave():
     for runs in ([], RUNS, RUNS[:1]):
         assert "".join(_run_row(run) for run in runs) == str(_reference().runs([_run_view(r) for r in runs]))
+
+
+def test_a_child_run_without_a_label_or_a_time_shows_empty_cells_not_none():
+    row = _run_row({"mode": "call", "label": None, "returncode": 0, "wall_s": None, "cpu_s": None,
+                    "peak_rss_mb": None, "blocked_events": None})
+    assert "None" not in row and row.startswith("<tr><td>call</td><td></td><td class=\"num\">0</td>")
 
 
 @pytest.mark.parametrize("files", FILES)

@@ -114,11 +114,15 @@ def _check_row(check: Mapping[str, Any]) -> str:
 
 
 def _run_row(run: Mapping[str, Any]) -> str:
-    """One child run's table row, every cell escaped (a missing key shows as empty)."""
-    get, code = run.get, run.get("returncode")
-    cells = (get("mode", ""), get("label", get("stage", "")), "—" if code is None else code, get("wall_s", ""),
-             get("cpu_s", ""), get("peak_rss_mb", ""), "yes" if get("timed_out") else "no",
-             get("killed_by") or "", get("blocked_events", ""))
+    """One child run's table row, every cell escaped (a missing key, or a null, shows as empty)."""
+    def get(key: str) -> Any:
+        value = run.get(key)
+        return "" if value is None else value
+
+    code = run.get("returncode")
+    cells = (get("mode"), get("label") or get("stage"), "—" if code is None else code, get("wall_s"),
+             get("cpu_s"), get("peak_rss_mb"), "yes" if get("timed_out") else "no",
+             get("killed_by"), get("blocked_events"))
     return ("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
             "<td class=\"num\">{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td></tr>\n").format(*map(_h, cells))
 
