@@ -6,10 +6,12 @@ import sys
 try:
     from benchmark.cli import AICodeBenchmark, main, parse_args
 except ModuleNotFoundError as exc:  # a Python without the grader's dependencies
-    if not exc.name or exc.name.split(".")[0] == "benchmark":
+    from benchmark import missing_dependency
+
+    said = missing_dependency(exc)
+    if said is None:
         raise
-    sys.exit(f"error: the grader's dependency {exc.name!r} is not installed for {sys.executable}: "
-             f"run `make setup` and then `.venv/bin/python run_benchmark.py ...`, or `pip install .`")
+    sys.exit(f"error: {said}")
 
 __all__ = ["AICodeBenchmark", "main", "parse_args"]
 

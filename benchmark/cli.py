@@ -19,6 +19,7 @@ from typing import Any
 from .console import (EXIT_ERROR, EXIT_FAIL_UNDER, EXIT_MISSING_MODEL, EXIT_NOT_FOUND,  # noqa: F401
                       EXIT_OK, EXIT_REGRESSION, EXIT_TIMEOUT, EXIT_VALIDATION, SCHEMA_VERSION,
                       PipeSafe, _error, _say)
+from . import missing_dependency
 from .types import MAX_TIMEOUT_S, RunConfig
 
 # The flags and their checks live in ``benchmark.cli_args``; importable from here as before.
@@ -75,18 +76,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _main(argv)
     except ModuleNotFoundError as exc:  # a Python without the grader's dependencies (imported lazily)
-        if not exc.name or exc.name.split(".")[0] == "benchmark":
+        said = missing_dependency(exc)
+        if said is None:
             raise
-        _error(missing_dependency(exc.name))
+        _error(said)
         return EXIT_ERROR
     finally:
         sys.stdout = stdout
-
-
-def missing_dependency(name: str) -> str:
-    """What to do when the package ``name`` of the grader's dependencies is not installed."""
-    return (f"the grader's dependency {name!r} is not installed for {sys.executable}: run `make setup` "
-            f"and then `.venv/bin/python run_benchmark.py ...`, or `pip install .` (docs: README.md)")
 
 
 def _main(argv: list[str] | None) -> int:

@@ -6,13 +6,12 @@ the engine side is ``benchmark.cluster`` (which never prints).
 
 from __future__ import annotations
 
-import sys
 from contextlib import ExitStack
 from typing import Any
 
-from .console import EXIT_ERROR, _error, _say
+from .console import EXIT_ERROR, _error, _say, _warn
 from .types import RunConfig
-from .untrusted import for_stream, text
+from .untrusted import text
 
 PER_WORKER = ("address", "hostname", "admitted", "reason", "idle_child_mb")
 # Present only when they apply: units graded and failed there, a quarantine's reason, a worker
@@ -41,34 +40,34 @@ def refused_options(config: RunConfig) -> str | None:
     return None
 
 
-def _state(row: dict[str, Any]) -> tuple[str, str]:
-    """(the mark, the words) of one worker: admitted, refused or quarantined, with why."""
+def _state(row: dict[str, Any]) -> tuple[str, str, str]:
+    """(the mark, the verdict, the worker and why) of one worker: admitted, refused or
+    quarantined."""
     where = f"{text(str(row['address']))} ({text(str(row.get('hostname') or '?'))})"
     where += " (joined during the run)" if row.get("joined_late") else ""
     if row.get("quarantined"):
-        return "⛔", f"quarantined {where}: {text(str(row['quarantined']))}"
+        return "⛔", "quarantined", f"{where}: {text(str(row['quarantined']))}"
     if row["admitted"]:
-        return "✅", f"admitted {where}"
-    return "❌", f"refused  {where}: {text(str(row.get('reason')))}"
+        return "✅", "admitted", where
+    return "❌", "refused", f"{where}: {text(str(row.get('reason')))}"
 
 
 def format_admission(rows: list[dict[str, Any]]) -> str:
     """One line per worker: admitted, or refused with the reason."""
     lines = [f"🖧 Cluster workers: {sum(r['admitted'] for r in rows)} admitted, "
              f"{sum(not r['admitted'] for r in rows)} refused"]
-    return "\n".join(lines + ["  {} {}".format(*_state(row)) for row in rows])
+    return "\n".join(lines + ["  {} {:<8} {}".format(*_state(row)) for row in rows])
 
 
 def show_worker(config: RunConfig, row: dict[str, Any]) -> None:
     """One worker's state, said during the run (a joiner, a quarantine) or with -q: a refusal
     or a quarantine goes to stderr even with -q (it changes who grades); an admission is
     printed only without -q."""
-    mark, words = _state(row)
-    if row["admitted"] and not row.get("quarantined"):
-        _say(config, f"{mark} cluster worker {words}")
+    mark, verdict, where = _state(row)
+    if verdict == "admitted":
+        _say(config, f"{mark} cluster worker admitted {where}")
     else:
-        print(for_stream(f"warning: cluster worker {' '.join(words.split('  ', 1))}",
-                         getattr(sys.stderr, "encoding", None)), file=sys.stderr, flush=True)
+        _warn(f"cluster worker {verdict} {where}")
 
 
 def open_admitted(config: RunConfig, spec, runner, stack: ExitStack):

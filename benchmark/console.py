@@ -53,7 +53,16 @@ def _say(config: RunConfig, message: str = "") -> None:
 def _error(message: str) -> None:
     """``error: ...`` on stderr, on one line: the message may quote a folder name or a model
     name given on the command line, so it passes the untrusted-text boundary here."""
-    line = for_stream(f"error: {text(message)}", getattr(sys.stderr, "encoding", None))
+    _to_stderr("error", message)
+
+
+def _warn(message: str) -> None:
+    """``warning: ...`` on stderr, on one line, even with -q (the boundary as for ``_error``)."""
+    _to_stderr("warning", message)
+
+
+def _to_stderr(kind: str, message: str) -> None:
+    line = for_stream(f"{kind}: {text(message)}", getattr(sys.stderr, "encoding", None))
     print(line, file=sys.stderr, flush=True)
 
 
