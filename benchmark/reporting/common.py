@@ -153,3 +153,94 @@ def pack_score(totals: Mapping[str, Any]) -> str:
     return (f"{fixed(totals.get('score'), 2)}/{maximum(totals.get('max_score'))} "
             f"({num(totals.get('percentage')):.2f}%), "
             f"{int(num(totals.get('passed')))}/{int(num(totals.get('tasks')))} passed")
+
+
+GATE_FORMULAS = {"full": "× w", "partial": "× (0.25 + 0.75·w)"}
+SCORING_DOC = "docs/scoring.md"  # where the formulas are written out (the reports point there)
+
+
+def _gate_kind(factor: float, work: float) -> str:
+    """Which of the rubric's gates a recorded factor is (``benchmark.scoring.gate_factor``): the
+    document keeps the factor, not the gate, and a pack's task may set its own."""
+    if abs(factor - work) < 1e-3:
+        return "full"
+    if abs(factor - (0.25 + 0.75 * work)) < 1e-3:
+        return "partial"
+    return "?"
+
+
+def point_losses(prompt: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Where a prompt's points went, largest first: each check that earned less than its
+    points (``kind`` "check": its id, status and rationale, already escaped in the document),
+    and each category gate that scaled credit down (``kind`` "gate": the category, its factor
+    and the formula with ``w`` = execution earned / execution maximum), and a category's
+    points that none of its checks carries (``kind`` "category"). ``points`` lost
+    before the gates for checks, by the gate itself for gates, so the parts add up to
+    max - score (within rounding)."""
+    detailed = prompt.get("detailed_scoring")
+    detailed = detailed if isinstance(detailed, Mapping) else {}
+    execution = detailed.get("execution") if isinstance(detailed.get("execution"), Mapping) else {}
+    work = num(execution.get("earned")) / num(execution.get("max")) if num(execution.get("max")) > 0 else 1.0
+    losses: list[dict[str, Any]] = []
+    checks = [c for c in prompt.get("checks") or () if isinstance(c, Mapping)]
+    for check in checks:
+        lost = num(check.get("points")) - num(check.get("earned"))
+        if lost > 1e-9:
+            losses.append({"kind": "check", "id": str(check.get("id")), "category": str(check.get("category")),
+                           "status": str(check.get("status")), "points": lost,
+                           "reason": str(check.get("rationale") or "")})
+    for name in CATEGORY_NAMES:
+        numbers = detailed.get(name)
+        if not isinstance(numbers, Mapping):
+            continue
+        factor = num(numbers.get("factor", 1.0))
+        earned = num(numbers.get("earned"))
+        mine = [c for c in checks if c.get("category") == name]
+        raw = min(sum(num(c.get("earned")) for c in mine), num(numbers.get("max")))
+        unchecked = num(numbers.get("max")) - sum(num(c.get("points")) for c in mine)
+        if unchecked > 1e-9:  # (a category whose checks carry fewer points than it: none here)
+            losses.append({"kind": "category", "id": name, "category": name, "status": "unchecked",
+                           "points": unchecked, "reason": f"{unchecked:.2f} of {name}'s points have no check"})
+        lost = raw - earned
+        if factor < 1 - 1e-9 and lost > 1e-9:
+            kind = _gate_kind(factor, work)
+            formula = GATE_FORMULAS.get(kind, f"× {factor:.2f}")
+            losses.append({"kind": "gate", "id": f"{name} gate", "category": name, "status": "gate",
+                           "points": lost, "factor": factor, "formula": formula,
+                           "reason": (f"{name} credit {raw:.2f} {formula} = {earned:.2f}, with w = execution "
+                                      f"{num(execution.get('earned')):.2f}/{num(execution.get('max')):.2f} "
+                                      f"= {work:.2f} (factor {factor:.2f}; {SCORING_DOC})")})
+    return sorted(losses, key=lambda loss: -loss["points"])
+
+
+STATES = ("pass", "fail", "error", "not_attempted", "timed_out")
+STATE_LABELS = {"pass": "passed", "fail": "failed", "error": "could not be graded",
+                "not_attempted": "not attempted", "timed_out": "timed out"}
+
+
+def verdict(prompt: Mapping[str, Any] | None) -> str:
+    """A prompt's state, one of ``STATES``: ``not_attempted`` (no file of the task was
+    submitted), ``error`` (it could not be graded), ``timed_out`` (a child run hit the
+    wall-clock time-out), else ``pass`` or ``fail`` by its pass mark."""
+    prompt = prompt if isinstance(prompt, Mapping) else {}
+    status = prompt.get("status")
+    if status in ("error", "not_attempted"):
+        return str(status)
+    if any(isinstance(run, Mapping) and run.get("timed_out") is True for run in prompt.get("execution") or ()):
+        return "timed_out"
+    return "pass" if prompt.get("passed") is True else "fail"
+
+
+def denials_of(prompt: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """What the sandbox denied this prompt's runs (``denials``: kind, event, target, count and
+    where in the submission, escaped when the document was built); empty for most prompts."""
+    found = prompt.get("denials") if isinstance(prompt, Mapping) else None
+    return [d for d in found if isinstance(d, Mapping)] if isinstance(found, list) else []
+
+
+def security_failures(prompt: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The prompt's security checks that did not pass in full: a pass with any of them is not
+    a clean pass, and the reports say so beside the verdict."""
+    return [c for c in prompt.get("checks") or () if isinstance(c, Mapping)
+            and c.get("category") == "security" and c.get("status") != "pass"
+            and num(c.get("earned")) < num(c.get("points")) - 1e-9]
