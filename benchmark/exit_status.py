@@ -15,14 +15,21 @@ from .types import ModelResult
 from .untrusted import NOTE_LIMIT, text
 
 
+def answered_nothing(model: ModelResult) -> bool:
+    """Whether a model submitted no file of any task: it is graded 0 on everything, and, like
+    a folder that could not be graded, the run exits 3. (A task or pack it did not attempt,
+    beside others it did, is a state of its results, not a problem of the run.)"""
+    return bool(model.prompts) and all(p.status == "not_attempted" for p in model.prompts)
+
+
 def exit_code(models: list[ModelResult], skipped: bool = False, unwritable: bool = False) -> int:
     """1 for a grader failure (an unwritable record is one), 3 for a submission that could not
-    be graded (a skipped folder is one) or a check a task's reference solution left unjudged
+    be graded (a skipped folder is one, and so is a model that submitted no file at all) or a check a task's reference solution left unjudged
     (the pack's fault, as a pack that does not validate), 4 for a timed-out child, else 0."""
     if unwritable or any(has_internal_error(m) for m in models):
         return EXIT_ERROR
     if (skipped or any(p.status == "error" for m in models for p in m.prompts)
-            or any(has_reference_failure(m) for m in models)):
+            or any(answered_nothing(m) for m in models) or any(has_reference_failure(m) for m in models)):
         return EXIT_VALIDATION
     if any(e.get("timed_out") for m in models for p in m.prompts for e in p.execution):
         return EXIT_TIMEOUT
@@ -35,6 +42,9 @@ def name_causes(models: list[ModelResult]) -> None:
     hit the wall-clock time-out; then, once per task, a reference solution that failed."""
     references: dict[str, tuple[str, set[str]]] = {}
     for model in models:
+        if answered_nothing(model):
+            _error(f"model '{model.model}': no file of any task was submitted "
+                   f"({len(model.prompts)} task(s) not attempted)")
         for prompt in model.prompts:
             where = f"model '{model.model}' {prompt.prompt_id}"
             late = [run for run in prompt.execution if run.get("timed_out")]

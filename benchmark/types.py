@@ -110,7 +110,7 @@ class PromptResult:
     score: float
     max_score: float
     passed: bool
-    status: Literal["ok", "error"]
+    status: Literal["ok", "error", "not_attempted"]  # not_attempted: no file of the task was submitted
     categories: tuple[CategoryScore, ...]
     execution: tuple[dict[str, Any], ...] = ()  # summaries of child runs
     error: str | None = None

@@ -29,9 +29,9 @@ from .options import DEFAULT_SEED, INTERNAL_ERROR, GradeOptions, default_test_da
 
 # GradeOptions and the helpers beside it live in the light ``benchmark.engine.options``; they are
 # importable from here and from ``benchmark.grading``, where library users have always found them.
-__all__ = ["DEFAULT_SEED", "INTERNAL_ERROR", "GradeOptions", "blocking_problem", "default_test_data",
-           "grade_model", "grade_prompt", "grade_task", "has_internal_error", "load_files",
-           "refused_prompt"]
+__all__ = ["DEFAULT_SEED", "INTERNAL_ERROR", "NOT_ATTEMPTED", "GradeOptions", "blocking_problem",
+           "default_test_data", "grade_model", "grade_prompt", "grade_task", "has_internal_error",
+           "load_files", "not_attempted", "refused_prompt"]
 
 
 def as_task(task: Task | ModuleType) -> Task:
@@ -159,11 +159,11 @@ def skipped_run() -> ExecResult:
                       channel_error=SKIPPED_RUN)
 
 
-def _prompt_result(task: Task, checks, files, executions, error) -> PromptResult:
+def _prompt_result(task: Task, checks, files, executions, error, status: str | None = None) -> PromptResult:
     categories, score, passed = scoring.score_prompt(task, checks)
     return PromptResult(
         prompt_id=task.key, title=task.title, score=score, max_score=task.points,
-        passed=passed and error is None, status="error" if error else "ok",
+        passed=passed and error is None, status=status or ("error" if error else "ok"),
         categories=categories, execution=tuple(executions), error=None if error is None else text(error),
         files={name: f.sha256 for name, f in files.items()},
     )
@@ -185,6 +185,22 @@ def refused_prompt(task: Task | ModuleType, problem: str,
     return _prompt_result(task, checks, files or {}, [], problem)
 
 
+NOT_ATTEMPTED = "not attempted"
+
+
+def not_attempted(task: Task | ModuleType, files: dict[str, SourceFile]) -> PromptResult | None:
+    """The result of a task none of whose files was submitted (nor one under a near name):
+    status ``not_attempted``, every check ``skipped`` saying so, score 0. Its points count
+    against the model only when it answered another task of the same pack
+    (``scoring.score_model``). None when any file of the task is there."""
+    task = as_task(task)
+    if not files or any(f.error != "file not found" for f in files.values()):
+        return None
+    reason = f"{NOT_ATTEMPTED}: no file of this task was submitted (expected {', '.join(sorted(files))})"
+    checks = [_to_check(row, Outcome.skipped(reason)) for row in task.checks]
+    return _prompt_result(task, checks, files, [], None, status="not_attempted")
+
+
 def grade_prompt(task: Task | ModuleType, model_dir: Path, *, test_data: Path,
                  options: GradeOptions | None = None) -> PromptResult:
     """Grade one task (or core prompt module); Python work holds ``threads.PYTHON_WORK``,
@@ -202,7 +218,8 @@ def _grade_task(task: Task, model_dir: Path, *, test_data: Path,
     files = load_files(task, Path(model_dir))
     problem = blocking_problem(task, files)
     if problem:
-        return refused_prompt(task, problem + misnamed_hint(task, files, Path(model_dir)), files)
+        hint = misnamed_hint(task, files, Path(model_dir))  # (a file under a near name is an attempt)
+        return (None if hint else not_attempted(task, files)) or refused_prompt(task, problem + hint, files)
     runner = options.runner(Path(model_dir).name)
     executions: list[dict[str, Any]] = []
     blocked: dict[tuple[str, ...], dict[str, Any]] = {}  # (kind, event, detail, file) -> attempt

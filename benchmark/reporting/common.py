@@ -149,7 +149,10 @@ def tasks_by_pack(keys: list[str]) -> list[tuple[str, list[str]]]:
 
 
 def pack_score(totals: Mapping[str, Any]) -> str:
-    """``21.04/25 (84.15%), 1/1 passed``: one pack's subtotal for people."""
+    """``21.04/25 (84.15%), 1/1 passed``: one pack's subtotal for people; a pack the model
+    submitted nothing for says so (``not attempted (2 tasks): not in the total``)."""
+    if totals.get("attempted") is False:
+        return f"not attempted ({int(num(totals.get('tasks')))} task(s)): not in the total"
     return (f"{fixed(totals.get('score'), 2)}/{maximum(totals.get('max_score'))} "
             f"({num(totals.get('percentage')):.2f}%), "
             f"{int(num(totals.get('passed')))}/{int(num(totals.get('tasks')))} passed")
