@@ -115,6 +115,8 @@ class PromptResult:
     execution: tuple[dict[str, Any], ...] = ()  # summaries of child runs
     error: str | None = None
     files: dict[str, str | None] = field(default_factory=dict)  # name -> sha256
+    # what the sandbox denied its runs: {kind, event, target, count, where ("file:line" or "")}
+    denials: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -136,7 +136,7 @@ def _prompt(prompt_id: str, item: dict[str, Any]) -> PromptResult:
         for cat in CATEGORY_ORDER if cat.value in scoring)
     return PromptResult(prompt_id, item["title"], item["score"], item["max_score"], item["passed"],
                         item["status"], categories, tuple(item["execution"]), item.get("error"),
-                        dict(item["files"]))
+                        dict(item["files"]), tuple(item.get("denials", ())))
 
 
 def model_from_dict(item: dict[str, Any]) -> ModelResult:

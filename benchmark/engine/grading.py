@@ -159,13 +159,23 @@ def skipped_run() -> ExecResult:
                       channel_error=SKIPPED_RUN)
 
 
-def _prompt_result(task: Task, checks, files, executions, error, status: str | None = None) -> PromptResult:
+def _denial(event: dict[str, Any]) -> dict[str, Any]:
+    """A denied attempt as a prompt's results list it (its strings through the text boundary:
+    the guard quotes the submission's paths, hosts and file names)."""
+    return untrusted.data({"kind": event.get("blocked"), "event": event.get("event"),
+                           "target": event.get("detail", ""), "count": event.get("count", 1),
+                           "where": event.get("where") or event.get("file") or ""}, NOTE_LIMIT)
+
+
+def _prompt_result(task: Task, checks, files, executions, error, status: str | None = None,
+                   denials=()) -> PromptResult:
     categories, score, passed = scoring.score_prompt(task, checks)
     return PromptResult(
         prompt_id=task.key, title=task.title, score=score, max_score=task.points,
         passed=passed and error is None, status=status or ("error" if error else "ok"),
         categories=categories, execution=tuple(executions), error=None if error is None else text(error),
         files={name: f.sha256 for name, f in files.items()},
+        denials=tuple(_denial(event) for event in denials),
     )
 
 
@@ -274,7 +284,7 @@ def _grade_task(task: Task, model_dir: Path, *, test_data: Path,
     ctx = CheckContext(files=files, facts={**facts, SANDBOX_EVENTS: list(blocked.values()),
                                            SANDBOX_UNLISTED: unlisted[0]}, task=task)
     checks = [_run_check(row, ctx, options.debug) for row in task.checks]
-    return _prompt_result(task, checks, files, executions, None)
+    return _prompt_result(task, checks, files, executions, None, denials=blocked.values())
 
 
 MAX_TASK_THREADS = 4

@@ -151,6 +151,15 @@ def _integrity_first(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(events, key=lambda e: e.get("blocked") != "integrity")
 
 
+def _where(event: dict[str, Any]) -> tuple[str, int | None]:
+    """The file and line of the submission's a denied attempt came from (the guard's
+    ``where``, "name.py:12"), else the run's module and no line."""
+    name, _, line = str(event.get("where") or "").rpartition(":")
+    if name and line.isdigit():
+        return name, int(line)
+    return str(event.get("file", "")), None
+
+
 def sandbox_violations(ctx: CheckContext) -> Outcome:
     """No attempt was denied by the sandbox (each denied attempt costs half the check).
 
@@ -170,7 +179,7 @@ def sandbox_violations(ctx: CheckContext) -> Outcome:
     attempts = sum(e.get("count", 1) for e in events) + unlisted
     if not attempts:
         return Outcome.ok("the sandbox denied nothing during the behaviour runs")
-    evidence = tuple(Evidence(str(e.get("file", "")), None,
+    evidence = tuple(Evidence(*_where(e),
                               f"{e.get('blocked')}: {e.get('event')} {e.get('detail', '')}"
                               f"{'' if e.get('count', 1) == 1 else ' (x' + str(e.get('count')) + ')'}"[:200])
                      for e in _integrity_first(events)[:10])

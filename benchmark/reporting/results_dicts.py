@@ -74,6 +74,8 @@ def prompt_to_dict(prompt: PromptResult) -> dict[str, Any]:
     }
     if prompt.error is not None:
         out["error"] = prompt.error
+    if prompt.denials:
+        out["denials"] = [dict(denial) for denial in prompt.denials]
     return out
 
 

@@ -77,7 +77,9 @@ EVENT_KEYS = frozenset(("blocked", "event", "detail", "count"))
 
 def _event_ok(event: Any) -> bool:
     """A listed denied attempt of the one shape the supervisor writes (exact types)."""
-    return (type(event) is dict and event.keys() == EVENT_KEYS
+    return (type(event) is dict and (event.keys() == EVENT_KEYS or (
+                event.keys() == EVENT_KEYS | {"where"} and type(event["where"]) is str
+                and 0 < len(event["where"]) <= REPORT_DETAIL_CAP))
             and type(event["blocked"]) is str and event["blocked"] in EVENT_KINDS
             and type(event["event"]) is str and len(event["event"]) <= EVENT_NAME_CAP
             and type(event["detail"]) is str and len(event["detail"]) <= REPORT_DETAIL_CAP
