@@ -145,7 +145,33 @@ def _exec_summary(request: dict[str, Any], result: ExecResult) -> dict[str, Any]
         "output_truncated": result.output_truncated,
         "blocked_events": sum(e.get("count", 1) for e in result.blocked_events) + result.blocked_unlisted,
     }
-    return untrusted.data(summary, NOTE_LIMIT)
+    raised = _first_raised(result.observation)
+    if raised is not None:
+        summary["raised"] = raised
+    summary = untrusted.data(summary, NOTE_LIMIT)
+    tail = result.stderr[-STDERR_TAIL:].strip()
+    if tail:  # (escaped onto one line; an escape is at most 6 characters, so nothing is cut)
+        summary["stderr_tail"] = text(tail, 6 * STDERR_TAIL)
+    return summary
+
+
+STDERR_TAIL = 2000  # the characters of a child run's stderr its summary keeps (the last ones)
+
+
+def _first_raised(record: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The exception a run reports first, preferring one the harness placed in the
+    submission's own file (``where``): ``{type, message, file, line}``, else None."""
+    if not isinstance(record, dict):
+        return None
+    found = [record.get("exception"), record.get("import_error")]
+    found += [item.get("exception") for item in record.get("results") or () if isinstance(item, dict)]
+    found = [e for e in found if isinstance(e, dict) and isinstance(e.get("type"), str)]
+    if not found:
+        return None
+    first = next((e for e in found if e.get("where")), found[0])
+    name, _, line = str(first.get("where") or "").rpartition(":")
+    return {"type": first["type"], "message": str(first.get("message", ""))[:NOTE_LIMIT],
+            "file": name, "line": int(line) if name and line.isdigit() else None}
 
 
 SKIPPED_RUN = "skipped: an earlier run of this prompt hit the time-out"

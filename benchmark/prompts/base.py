@@ -118,7 +118,15 @@ def excerpt(value: Any, limit: int = 80) -> str:
 def raised(exception: Mapping[str, Any]) -> str:
     """``Type: message`` of an exception a child reported, the type's name capped at 200
     characters and the message at 500 (a class name can be any length, and any text)."""
-    return f"{text(exception.get('type'), NAME_LIMIT)}: {text(exception.get('message'), NOTE_LIMIT)}"
+    return (f"{text(exception.get('type'), NAME_LIMIT)}: {text(exception.get('message'), NOTE_LIMIT)}"
+            f"{raised_at(exception)}")
+
+
+def raised_at(exception: Mapping[str, Any]) -> str:
+    """`` (at name.py:12)``: the submission's own line an exception came through, when the
+    harness found one (its ``where``), else ''."""
+    where = exception.get("where")
+    return f" (at {text(where, NAME_LIMIT)})" if isinstance(where, str) and where else ""
 
 
 def load_problem(facts: Mapping[str, Any], module: str, function: str) -> Outcome | None:

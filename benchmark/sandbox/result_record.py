@@ -147,8 +147,9 @@ def _typed(value: Any, kinds: tuple[Any, ...]) -> bool:
     for kind in kinds:
         if kind is None and value is None:
             return True
-        if kind == _ERROR and (type(value) is dict and value.keys() in ({"type", "message"},
-                                                                        {"type", "message", "builtin"})
+        if kind == _ERROR and (type(value) is dict and {"type", "message"} <= value.keys()
+                               and value.keys() <= {"type", "message", "builtin", "where"}
+                               and (type(value.get("where", "x")) is str and 0 < len(value.get("where", "x")) <= 400)
                                and type(value["type"]) is str and type(value["message"]) is str
                                and (type(value.get("builtin", [])) is list
                                     and all(type(n) is str for n in value.get("builtin", [])))):
