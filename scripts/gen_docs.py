@@ -56,7 +56,9 @@ def scoring_doc() -> str:
             "rationale: the answer could not be graded (a missing file, a syntax error), the "
             "grader failed (`internal error: ...`), or the task's reference solution failed "
             "(`reference solution failed: ...` or `... did not finish: ...`, the pack's fault: "
-            "see `docs/packs.md`, \"Answers and reference solutions\"). Category gates and totals "
+            "see `docs/packs.md`, \"Answers and reference solutions\"). The last two carry a typed "
+            "`cause` (`internal`, `reference`, `reference_unfinished`) in the results, which the exit "
+            "code and the reports read (never the rationale's text). Category gates and totals "
             "count an unjudged check as 0 points earned.", "",
             "A prompt has one of five states, shown in every report: passed, failed (under its "
             "pass mark), error (it could not be graded: a syntax error, an unreadable file), "

@@ -23,7 +23,7 @@ from ..prompts.base import SANDBOX_EVENTS, SANDBOX_UNLISTED, CheckContext, Outco
 from ..sandbox.cleanup import CleanupError
 from ..submission import SourceFile, load_source
 from ..threads import PYTHON_WORK, released
-from ..types import Check, Evidence, ExecResult, ModelResult, PromptResult
+from ..types import CAUSE_INTERNAL, CAUSES, Check, Evidence, ExecResult, ModelResult, PromptResult
 from ..untrusted import NAME_LIMIT, NOTE_LIMIT, text
 from .options import DEFAULT_SEED, INTERNAL_ERROR, GradeOptions, default_test_data, has_internal_error
 
@@ -104,9 +104,10 @@ def _to_check(row: TaskCheck, outcome: Outcome) -> Check:
     """The one place an Outcome becomes a Check: its rationale and every evidence field pass
     the untrusted-text boundary here (they may quote a submission's output, names or data)."""
     fraction = 0.0 if outcome.status in ("error", "skipped") else max(0.0, min(1.0, outcome.fraction))
+    cause = outcome.cause if outcome.status == "error" and outcome.cause in CAUSES else None
     return Check(row.id, row.category, row.points, round(row.points * fraction, 4),
                  _status(outcome), row.method, text(outcome.rationale),
-                 tuple(_evidence(item) for item in outcome.evidence))
+                 tuple(_evidence(item) for item in outcome.evidence), cause)
 
 
 def _malformed(outcome: Any) -> str | None:
@@ -131,7 +132,7 @@ def _run_check(row: TaskCheck, ctx: CheckContext, debug: bool) -> Check:
         if debug:
             raise
         why = f"check raised {type(exc).__name__}: {exc}"
-    return _to_check(row, outcome if why is None else Outcome.error(f"{INTERNAL_ERROR}: {why}"))
+    return _to_check(row, outcome if why is None else Outcome.error(f"{INTERNAL_ERROR}: {why}", CAUSE_INTERNAL))
 
 
 def _exec_summary(request: dict[str, Any], result: ExecResult) -> dict[str, Any]:
@@ -304,8 +305,8 @@ def _grade_task(task: Task, model_dir: Path, *, test_data: Path,
     except Exception as exc:
         if options.debug:
             raise
-        reason = _observe_failure(exc)
-        checks = [_to_check(row, Outcome.error(reason)) for row in task.checks]
+        reason = _observe_failure(exc)  # (always the grader's fault)
+        checks = [_to_check(row, Outcome.error(reason, CAUSE_INTERNAL)) for row in task.checks]
         return _prompt_result(task, checks, files, executions, reason)
     ctx = CheckContext(files=files, facts={**facts, SANDBOX_EVENTS: list(blocked.values()),
                                            SANDBOX_UNLISTED: unlisted[0]}, task=task)

@@ -27,6 +27,7 @@ class Outcome:
     rationale: str
     evidence: tuple[Evidence, ...] = ()
     status: str | None = None  # None: derived from fraction; "error"/"skipped" force 0
+    cause: str | None = None  # an error's typed cause when not the answer's fault (types.CAUSES)
 
     @staticmethod
     def ratio(done: float, total: float, rationale: str, evidence=()) -> "Outcome":
@@ -46,8 +47,8 @@ class Outcome:
         return Outcome(0.0, rationale, (), "skipped")
 
     @staticmethod
-    def error(rationale: str) -> "Outcome":
-        return Outcome(0.0, rationale, (), "error")
+    def error(rationale: str, cause: str | None = None) -> "Outcome":
+        return Outcome(0.0, rationale, (), "error", cause)
 
 
 class RunFn(Protocol):

@@ -72,7 +72,7 @@ def reference_failures(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
     for name, model in models_of(doc).items():
         for pid, prompt in prompts_of(model):
             for check in prompt.get("checks") or ():
-                if isinstance(check, Mapping) and unjudged_by_reference(check.get("status"), check.get("rationale")):
+                if isinstance(check, Mapping) and unjudged_by_reference(check.get("cause")):
                     row = found.setdefault(pid, {"task": pid, "reason": check["rationale"], "models": set(),
                                                  "checks": []})
                     row["models"].add(name)
