@@ -184,8 +184,8 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
 
     def on_done(result: ModelResult) -> None:
         progress.done(result.model, cached=not planned)
-        if config.quiet or not (config.verbose or progress.lines):
-            return  # (a terminal shows the bar while grading; the table comes at the end)
+        if config.quiet or not (config.verbose or (progress.lines and planned)):
+            return  # (a terminal shows the bar; a cached model, in no time, only the table at the end)
         header.show()
         try:
             record = model_to_dict(result, cached=not planned)

@@ -62,7 +62,8 @@ def every_state_doc():
     gamma = model("gamma", {"prompt_1": prompt(22, checks=security_lost),
                             "prompt_2": prompt(0, status="not_attempted"),
                             "prompt_3": prompt(5, execution=[{"mode": "call", "timed_out": True}]),
-                            "prompt_4": prompt(3)})
+                            "prompt_4": prompt(3, checks=[check("work", 20, 3),  # a fail: no "!"
+                                                          check("sec", 5, 0, "fail", "x", "security")])})
     return document(gamma, beta, alpha)
 
 

@@ -1,6 +1,6 @@
 """Lines the CLI prints: after grading, a model x task table (``format_table``; the lost
 points under it are ``terminal_losses``'); while grading, one line per model when stdout is
-not a terminal (``format_model_line``); with ``--verbose``, a block per model as it finishes
+not a terminal (``format_model_line``; a model served from the cache gets none); with ``--verbose``, a block per model as it finishes
 (each prompt's result, its category breakdown and lost checks). Pure string building on the
 results document (whose text fields were escaped when it was built; names pass ``label``
 again); the CLI prints through ``benchmark.untrusted.for_stream``. docs/reading-a-report.md,
@@ -194,7 +194,7 @@ def format_table(doc: Mapping[str, Any]) -> list[str]:
 
 
 def format_model_line(model: Mapping[str, Any]) -> str:
-    """The one line a model gets as it finishes when stdout is not a terminal:
+    """The one line a model this run grades gets as it finishes when stdout is not a terminal:
     ``graded weak_model: 44.74/100 (44.7%), grade F; 4 failed``."""
     states: dict[str, int] = {}
     for _, prompt in prompts_of(model):
@@ -202,4 +202,4 @@ def format_model_line(model: Mapping[str, Any]) -> str:
     counts = ", ".join(f"{states[s]} {STATE_LABELS[s]}" for s in STATES if s in states) or "no task"
     return (f"graded {label(model.get('model_name', '?'))}: {fixed(model.get('overall_score'), 2)}/"
             f"{maximum(model.get('total_possible'))} ({num(model.get('percentage')):.1f}%), grade "
-            f"{label(model.get('grade', '?'))}; {counts}" + (" [cached]" if model.get("cached") else ""))
+            f"{label(model.get('grade', '?'))}; {counts}")
