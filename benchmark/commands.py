@@ -73,7 +73,12 @@ def _report(config: RunConfig, doc: dict[str, Any], paths: dict[str, Path]) -> N
     if not config.quiet:
         from .reporting.terminal_losses import format_losses
 
-        lines = terminal.format_table(doc) + ([] if config.verbose else format_losses(doc))
+        try:
+            lines = terminal.format_table(doc) + ([] if config.verbose else format_losses(doc))
+        except Exception as exc:  # (as for a model's block: the results are written, the run goes on)
+            if config.debug:
+                raise
+            lines = [f"🏆 the table cannot be shown ({type(exc).__name__}): see summary_report.txt"]
         if lines:
             _say(config, "\n".join(lines))
     for folder in doc.get("skipped_models", ()):  # (escaped in the document)

@@ -119,6 +119,16 @@ def test_losses_name_each_check_largest_first_and_the_gates_with_their_formula()
     assert lines[5:] == ["    -5.00 runs (partial): half the runs", "    -1.00 naming (partial): one bad name"]
 
 
+def test_a_line_met_on_other_tasks_names_each_model_and_task():
+    shared = check("naming", 5, 4, "partial", "one bad name", "quality")
+    doc = document(model("a", {"prompt_1": prompt(24, checks=[check("w", 20, 20), shared]),
+                               "prompt_2": prompt(24, checks=[check("w", 20, 20), shared])}),
+                   model("b", {"prompt_3": prompt(24, checks=[check("w", 20, 20), shared])}))
+    lines = format_losses(doc)
+    assert lines[2:] == ["a", "  prompt_1 24.00/25 ✓",
+                         "    -1.00 naming (partial): one bad name [also on 2 more prompts: a prompt_2, b prompt_3]"]
+
+
 def test_a_prompt_shows_at_most_its_cap_of_lines_and_counts_the_rest():
     many = [check(f"c{i}", 1.0, 0.0, "fail", f"reason {i}") for i in range(10)]
     lines = format_losses(document(model("a", {"prompt_1": prompt(15, checks=many + [check("x", 15, 15)])})))
@@ -246,3 +256,13 @@ def test_no_progress_line_with_quiet_or_on_a_terminal(quiet, tty, monkeypatch):
 def test_durations_read_in_whole_units():
     assert [duration(s) for s in (0, 35.4, 119, 130, 780, 7199, 7500)] == [
         "0 s", "35 s", "119 s", "2 min", "13 min", "2 h 00 min", "2 h 05 min"]
+
+
+def test_a_record_of_the_wrong_shape_is_shown_as_far_as_it_reads():
+    doc = {"models": {"odd": {"model_name": "odd", "prompts": ["not", "a", "mapping"], "percentage": "x"},
+                      "half": {"model_name": "half", "prompts": {"prompt_1": {"score": None, "checks": [7]}}},
+                      "gone": None}}
+    table = format_table(doc)
+    assert [line.split()[1] for line in table[2:4]] == ["half", "odd"]
+    assert table[2].split()[2:4] == ["0.0", "✗"] and table[3].split()[2:] == ["0.0%", "?"]
+    assert format_losses(doc) == []

@@ -137,7 +137,7 @@ def state_mark(prompt: Mapping[str, Any]) -> str:
 def _cells(rows: list[tuple[str, Mapping[str, Any]]], key: str) -> list[str]:
     """The column of one task: each score right-aligned, then its mark (blank: a task that
     model was not graded on)."""
-    found = [(model.get("prompts") or {}).get(key) for _, model in rows]
+    found = [dict(prompts_of(model)).get(key) for _, model in rows]
     scores = [fixed(p.get("score")) if isinstance(p, Mapping) else "" for p in found]
     digits = max(map(len, scores))
     return [f"{score:>{digits}} {state_mark(p)}" if isinstance(p, Mapping) else ""

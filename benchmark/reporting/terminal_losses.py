@@ -112,7 +112,7 @@ def _where(places: list[tuple[str, str]]) -> str:
         head = f"also on {next(iter(tasks))} of {len(names)} more model{'s' if len(names) > 1 else ''}"
     else:
         names = [f"{name} {pid}" for name, pid in places]
-        head = f"also on {len(names)} more prompts"
+        head = f"also on {len(names)} more prompt{'s' if len(names) > 1 else ''}"
     listed = ", ".join(names[:WHERE_SHOWN])
     return f"{head}: {listed}" + (f" and {len(names) - WHERE_SHOWN} more" if len(names) > WHERE_SHOWN else "")
 
