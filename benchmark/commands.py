@@ -170,7 +170,7 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
                      cache, local) -> int:
     started = _now()
     progress = Progress(len(entries), quiet=config.quiet)
-    grading_line = f"🔍 Grading {len(entries)} model(s): {', '.join(e.name for e in entries)}"
+    grading_line = terminal.format_grading_line([entry.name for entry in entries])
     if not entries:  # every model folder selected is skipped: the run still writes that down
         grading_line = "🔍 Grading no model: every model folder found is skipped (listed below)"
     if local is not None and local.measured is not None:  # the banner is not this run's measure

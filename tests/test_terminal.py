@@ -84,6 +84,13 @@ def test_the_table_ranks_best_first_with_shared_places_and_marks_every_state():
     assert [line.index("prompt_2") for line in lines[1:2]] == [lines[2].index("10.0")]
 
 
+def test_the_grading_line_names_ten_models_and_counts_the_rest():
+    assert terminal.format_grading_line(["a", "b"]) == "🔍 Grading 2 model(s): a, b"
+    names = [f"m{i:03d}" for i in range(300)]
+    assert terminal.format_grading_line(names) == (
+        "🔍 Grading 300 model(s): " + ", ".join(names[:10]) + " and 290 more")
+
+
 def test_a_model_line_counts_its_states():
     gamma = every_state_doc()["models"]["gamma"]
     assert format_model_line(gamma) == ("graded gamma: 30.00/100 (30.0%), grade C; 1 passed, 1 failed, "

@@ -193,6 +193,16 @@ def format_table(doc: Mapping[str, Any]) -> list[str]:
     return lines + named
 
 
+GRADING_NAMES = 10  # models named on the "Grading" line; the rest are counted
+
+
+def format_grading_line(names: list[str]) -> str:
+    """``🔍 Grading 300 model(s): a, b, ... and 290 more`` (the names the CLI found, in order)."""
+    shown = ", ".join(label(name) for name in names[:GRADING_NAMES])
+    more = f" and {len(names) - GRADING_NAMES} more" if len(names) > GRADING_NAMES else ""
+    return f"🔍 Grading {len(names)} model(s): {shown}{more}"
+
+
 def format_model_line(model: Mapping[str, Any]) -> str:
     """The one line a model this run grades gets as it finishes when stdout is not a terminal:
     ``graded weak_model: 44.74/100 (44.7%), grade F; 4 failed``."""
