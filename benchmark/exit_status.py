@@ -36,27 +36,51 @@ def exit_code(models: list[ModelResult], skipped: bool = False, unwritable: bool
     return EXIT_OK
 
 
+CAUSE_LINES = 20  # lines of causes at most; the rest are counted (the reports list each prompt)
+CAUSE_PLACES = 3  # other prompts named on a line whose cause is theirs too
+
+
 def name_causes(models: list[ModelResult]) -> None:
     """Each prompt behind an exit code 1, 3 or 4 on stderr, with ``-q`` too (as ``--fail-under``
     names its models): one that could not be graded, with its reason, and one whose child run
-    hit the wall-clock time-out; then, once per task, a reference solution that failed."""
+    hit the wall-clock time-out; then, once per task, a reference solution that failed. The
+    same reason on several prompts is one line, naming the first and counting the others
+    (``... (the same on 99 more: model 'b' prompt_1, ... and 96 more)``); over ``CAUSE_LINES``
+    lines, the rest are counted on one."""
+    causes: dict[str, list[str]] = {}  # reason -> the prompts it stopped, in model order
     references: dict[str, tuple[str, set[str]]] = {}
     for model in models:
         if answered_nothing(model):
             _error(f"model '{model.model}': no file of any task was submitted "
                    f"({len(model.prompts)} task(s) not attempted)")
         for prompt in model.prompts:
-            where = f"model '{model.model}' {prompt.prompt_id}"
             late = [run for run in prompt.execution if run.get("timed_out")]
             if prompt.status == "error":
-                _error(f"{where}: {text(prompt.error, NOTE_LIMIT)}")
+                reason = text(prompt.error, NOTE_LIMIT)
             elif late:
-                _error(f"{where}: a child run hit the wall-clock time-out "
-                       f"(killed after {late[0].get('wall_s', 0):.1f} s)")
+                reason = f"a child run hit the wall-clock time-out (killed after {late[0].get('wall_s', 0):.1f} s)"
+            else:
+                reason = None
+            if reason is not None:
+                causes.setdefault(reason, []).append(f"model '{model.model}' {prompt.prompt_id}")
             for check in (c for cat in prompt.categories for c in cat.checks if reference_unjudged(c)):
                 references.setdefault(prompt.prompt_id, (check.rationale, set()))[1].add(model.model)
+    lines = [f"{places[0]}: {reason}{_also(places[1:])}" for reason, places in causes.items()]
+    for line in lines[:CAUSE_LINES]:
+        _error(line)
+    if len(lines) > CAUSE_LINES:
+        _error(f"... and {len(lines) - CAUSE_LINES} more prompts that could not be graded or timed out: "
+               "see summary_report.txt")
     for rationale, names in references.values():  # (it names the task; it passed the text boundary)
         _error(f"{rationale} (checks of {len(names)} model(s) not judged)")
+
+
+def _also(places: list[str]) -> str:
+    if not places:
+        return ""
+    more = len(places) - CAUSE_PLACES
+    return (f" (the same on {len(places)} more: {', '.join(places[:CAUSE_PLACES])}"
+            f"{f' and {more} more' if more > 0 else ''})")
 
 
 def gate(code: int, doc: dict[str, Any], fail_under: float | None) -> int:

@@ -157,6 +157,7 @@ class RunConfig:
     trusted_model: bool = False
     no_metadata: bool = False
     quiet: bool = False
+    verbose: bool = False  # -v: a block per model as it finishes, as before issue 30
     debug: bool = False
     require_isolation: bool = False
     no_cache: bool = False

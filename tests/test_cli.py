@@ -64,6 +64,8 @@ def test_every_spec_flag_exists():
      "arguments --submissions-dir, --mem", "--compare"),
     (["--compare", "a", "b", "--require-isolation", "--no-metadata"],
      "arguments --no-metadata, --require-isolation", "--compare"),
+    (["--report-only", "r.json", "-v"], "argument --verbose", "--report-only"),
+    (["--compare", "a", "b", "--verbose"], "argument --verbose", "--compare"),
 ])
 def test_a_flag_a_no_grading_mode_would_ignore_is_a_usage_error_naming_it(argv, refused, mode, capsys):
     with pytest.raises(SystemExit) as exit_:
@@ -342,16 +344,49 @@ def test_no_cache_grades_again_and_refreshes_the_cache_for_the_next_run(tree):
 @pytest.mark.parametrize("second_run", [False, True], ids=["graded", "from-the-cache"])
 def test_banner_comes_first_then_the_grading_line_then_each_model(tree, capsys, second_run):
     """The banner waits for the isolation probe, which runs beside grading: it must still be
-    printed once, before the "Grading" line and before any model's results."""
+    printed once, before the "Grading" line and before any model's results (without a
+    terminal, a line per model graded as it finishes; none for one served from the cache),
+    and the table after them."""
     if second_run:
         assert cli.main(["--model", "example_model", "-q"]) == 0
         capsys.readouterr()
     assert cli.main(["--model", "example_model"]) == 0
     out = capsys.readouterr().out
-    banner, grading, block = (out.find("RubricBench isolation status"), out.find("🔍 Grading 1 model(s)"),
-                              out.find("Model: example_model"))
-    assert 0 <= banner < grading < block, out[:600]
+    banner, grading, table = (out.find("RubricBench isolation status"), out.find("🔍 Grading 1 model(s)"),
+                              out.find("🏆 1 model(s) × 4 task(s)"))
+    line = out.find("graded example_model: ")
+    assert 0 <= banner < grading < table, out[:600]
     assert out.count("RubricBench isolation status") == 1 and out.count("🔍 Grading") == 1
+    if second_run:
+        assert line == -1
+    else:
+        assert grading < line < table and out[line:].splitlines()[0].endswith("4 passed")
+
+
+def test_verbose_prints_each_models_block_as_before_and_quiet_only_what_is_essential(tree, capsys):
+    """By default a table and the lost points, no block; -v the blocks of before (every
+    prompt, its breakdown and lost checks) and the table, no folded list; -q neither."""
+    assert cli.main(["--model", "example_model", "-q"]) == 0  # (fills the cache: the runs below are fast)
+    assert capsys.readouterr().out == ""
+    assert cli.main(["--model", "example_model"]) == 0
+    default = capsys.readouterr().out
+    assert cli.main(["--model", "example_model", "-v"]) == 0
+    verbose = capsys.readouterr().out
+    for out in (default, verbose):
+        assert "1  example_model" in out and "📄 results:" in out
+    assert "Model: example_model (reference_implementations) [cached]" not in default
+    assert "📝 prompt_1:" not in default and "🎯 Final Score:" not in default
+    block = verbose.find("Model: example_model (reference_implementations) [cached]")
+    assert 0 <= block < verbose.find("🎯 Final Score:") < verbose.find("🏆 1 model(s)")
+    assert verbose.count("📝 prompt_") == 4 and "└─ Syntax:" in verbose
+    assert "Lost points" not in verbose and "graded example_model:" not in verbose
+
+
+def test_quiet_and_verbose_cannot_be_combined(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        parse_args(["-q", "-v"])
+    assert exit_.value.code == 2 and "not allowed with argument" in capsys.readouterr().err
+    assert parse_args(["--verbose"]).verbose and not parse_args([]).verbose
 
 
 def test_model_flag_repeats_to_grade_several(tree, capsys):
@@ -502,7 +537,7 @@ def test_ctrl_c_or_sigterm_stops_the_sandboxes_at_once_and_leaves_nothing_behind
     def read() -> None:
         for line in proc.stdout:
             lines.append(line)
-            if "Final Score" in line:
+            if line.startswith("graded example_model: "):  # (stdout is a pipe: a line per model)
                 finished.set()
     threading.Thread(target=read, daemon=True).start()
     errors: list[str] = []
