@@ -681,14 +681,17 @@ def test_the_scheduler_variable_is_a_default_for_grading_runs_only(monkeypatch, 
 def test_several_grading_problems_exit_with_1_over_3_over_4_and_any_of_them_over_7():
     """README "Exit codes": a grader failure, then a file that could not be graded, then a
     time-out; ``--fail-under``'s 7 only when none of them happened."""
-    from benchmark.types import INTERNAL_ERROR, ModelResult, PromptResult
+    from benchmark.types import INTERNAL_ERROR, Category, CategoryScore, Check, ModelResult, PromptResult
 
-    def model(name, *, status="ok", error=None, timed_out=False):
-        prompt = PromptResult("prompt_1", "t", 0.0, 25.0, False, status, (),
+    def model(name, *, status="ok", error=None, timed_out=False, cause=None):
+        checks = (Check("c", Category.SYNTAX, 5.0, 0.0, "error", "parse", error or "", (), cause),) if error else ()
+        prompt = PromptResult("prompt_1", "t", 0.0, 25.0, False, status,
+                              (CategoryScore(Category.SYNTAX, 0.0, 5.0, 1.0, checks),),
                               ({"timed_out": timed_out},), error)
         return ModelResult(name, "user_submissions", (prompt,), 0.0, 25.0, 0.0, "F", "Participant")
 
-    crashed = model("a", status="error", error=f"{INTERNAL_ERROR}: observing failed: X")
+    # (the grader's failure is the checks' typed cause, as the engine records it)
+    crashed = model("a", status="error", error=f"{INTERNAL_ERROR}: observing failed: X", cause="internal")
     unreadable = model("b", status="error", error="prompt_1_solution.py: file is empty")
     late = model("c", timed_out=True)
     assert commands._exit_code([late, unreadable, crashed]) == cli.EXIT_ERROR
