@@ -503,12 +503,25 @@ def _spinning_model(tree: Path) -> None:
         encoding="utf-8")
 
 
-@pytest.mark.parametrize("signum, workers", [(signal.SIGINT, 1), (signal.SIGINT, 2), (signal.SIGTERM, 2)])
-def test_ctrl_c_or_sigterm_stops_the_sandboxes_at_once_and_leaves_nothing_behind(tree, signum, workers):
-    """SIGINT (Ctrl-C) or SIGTERM (a cancelled CI job) while a model's script spins: the run
-    ends long before that child's deadline (120 s here), exits 1 saying why, writes no results,
-    keeps the finished model's cache entry, and leaves no process and no sandbox folder of its
-    own behind."""
+def _init_prefix() -> list[str]:
+    """The command that runs a program as pid 1 of a new pid namespace (as in a container,
+    where the kernel drops a signal pid 1 has no handler for), or [] where that is not allowed."""
+    command = ["unshare", "--pid", "--fork", "--mount-proc"]
+    try:
+        ok = subprocess.run([*command, "true"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        ok = False
+    return command if ok else []
+
+
+@pytest.mark.parametrize("signum, workers, as_init", [(signal.SIGINT, 1, False), (signal.SIGINT, 2, False),
+                                                      (signal.SIGTERM, 2, True)])
+def test_ctrl_c_or_sigterm_stops_the_sandboxes_at_once_and_leaves_nothing_behind(tree, signum, workers, as_init):
+    """SIGINT (Ctrl-C) or SIGTERM (a cancelled CI job, ``docker stop``) sent to the grader's
+    process alone while a model's script spins: the run ends long before that child's deadline
+    (120 s here), exits 1 saying why, writes no results, keeps the finished model's cache
+    entry, and leaves no process and no sandbox folder of its own behind. The SIGTERM case runs
+    the grader as pid 1 of its own pid namespace, as in a container."""
     import os
     import tempfile
     import threading
@@ -528,7 +541,10 @@ def test_ctrl_c_or_sigterm_stops_the_sandboxes_at_once_and_leaves_nothing_behind
 
     before = ours()
     env = {**os.environ, "RUBRICBENCH_TIMEOUT": "120", "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, str(ROOT / "run_benchmark.py"), "--all-models", "--no-cache",
+    prefix = _init_prefix() if as_init else []
+    if as_init and not prefix:
+        pytest.skip("this machine does not let the test make a pid namespace (unshare --pid)")
+    proc = subprocess.Popen([*prefix, sys.executable, str(ROOT / "run_benchmark.py"), "--all-models", "--no-cache",
                              "--workers", str(workers)], cwd=tree, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines: list[str] = []
@@ -545,6 +561,10 @@ def test_ctrl_c_or_sigterm_stops_the_sandboxes_at_once_and_leaves_nothing_behind
     error_reader.start()
     try:
         assert finished.wait(120), "".join(lines)[-2000:]  # example_model is done; the other spins
+        grader = psutil.Process(proc.pid)
+        if prefix:  # (unshare's one child is the grader, pid 1 in its namespace)
+            (grader,) = grader.children()
+            assert open(f"/proc/{grader.pid}/status").read().split("NSpid:")[1].split("\n")[0].split()[-1] == "1"
         deadline = time.monotonic() + 60
         def spinning(child: psutil.Process) -> bool:
             try:  # short-lived children (probes, finished runs) may exit while we look
@@ -553,12 +573,12 @@ def test_ctrl_c_or_sigterm_stops_the_sandboxes_at_once_and_leaves_nothing_behind
                 return False
 
         while time.monotonic() < deadline:  # the spinning script is running
-            if any(spinning(p) for p in psutil.Process(proc.pid).children(recursive=True)):
+            if any(spinning(p) for p in grader.children(recursive=True)):
                 break
             time.sleep(0.1)
-        family = psutil.Process(proc.pid).children(recursive=True)
+        family = grader.children(recursive=True)
         assert family
-        proc.send_signal(signum)
+        grader.send_signal(signum)  # (to the grader alone, not its process group)
         code = proc.wait(timeout=60)  # raises if the run waits for the spinning child's deadline
         error_reader.join(10)
         stderr = "".join(errors)
@@ -569,11 +589,12 @@ def test_ctrl_c_or_sigterm_stops_the_sandboxes_at_once_and_leaves_nothing_behind
     assert f"{cli.STOPPED_BY[signum]}: nothing of this run was written" in stderr and "Traceback" not in stderr
     results = tree / "results"
     assert not (results / "latest_results.json").exists()
+    assert results.is_dir(), (stderr[-3000:], "".join(lines)[-3000:])
     assert [p.name for p in results.iterdir() if not p.name.startswith(".")] == []  # no run folder
     assert len(list((results / ".cache" / "models").iterdir())) == 1  # the finished model's
     gone, alive = psutil.wait_procs(family, timeout=10)
     assert not alive, [p.cmdline() for p in alive]
-    assert ours({proc.pid, *(p.pid for p in family)}) <= before
+    assert ours({proc.pid, grader.pid, *(p.pid for p in family)}) <= before
 
 
 def test_a_grader_killed_outright_leaves_no_pool_process_behind_and_its_output_ends(tree):
