@@ -253,7 +253,7 @@ def test_scan_folders_of_processes_killed_before_their_clean_up_are_swept(tmp_pa
     try:
         assert bandit_process.scan("import pickle\n", "ok.py")["issues"]
         names = sorted(p.name for p in tmp_path.iterdir())
-        ours = [n for n in names if n.startswith(f"{bandit_process.SCANS_HEAD}{os.getpid()}-")]
+        ours = [n for n in names if n.startswith(bandit_process.owned_name(bandit_process.SCANS_HEAD))]
         assert len(ours) == 1 and sorted(set(names) - set(ours)) == sorted([alive.name, unnamed.name])
     finally:
         bandit_process.shutdown()

@@ -221,8 +221,10 @@ def _dead_pid() -> int:
 def test_sandboxes_of_a_killed_grader_are_swept_and_no_other_folder_is(tmp_path):
     """A grader killed before its clean-up (SIGKILL) leaves its sandbox folders behind; the
     next grader's first sandbox removes those of dead owners, as named by ``sandbox_prefix``,
-    and leaves alone a live owner's, another kind of folder, and a link (never followed)."""
-    dead, alive = _dead_pid(), os.getpid()
+    and leaves alone a live owner's, another pid namespace's (its owner cannot be seen from
+    here: a grader that is pid 1 of a container took the host's live folders for dead ones),
+    another kind of folder, and a link (never followed)."""
+    dead, alive, ns = _dead_pid(), os.getpid(), cleanup.pid_namespace()
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "keep.txt").write_text("x")
@@ -231,7 +233,9 @@ def test_sandboxes_of_a_killed_grader_are_swept_and_no_other_folder_is(tmp_path)
     made = {
         f"rubricbench-spinning_model-p{dead}-a1b2": True,  # removed
         f"rubricbench-m-p{dead}-c3": True,
-        f"rubricbench-m-p{alive}-d4": False,  # its owner lives
+        f"rubricbench-m-p{dead}n{ns}-c4": True,  # (named as now: pid and pid namespace)
+        f"rubricbench-m-p{alive}n{ns}-d4": False,  # its owner lives
+        f"rubricbench-m-p{dead}n{ns + 1}-d5": False,  # another namespace's: its owner is not seen
         "rubricbench-probe-p1x": False,  # not a sandbox name
         f"rubricbench-odd name-p{dead}-e5": False,
     }
@@ -239,7 +243,7 @@ def test_sandboxes_of_a_killed_grader_are_swept_and_no_other_folder_is(tmp_path)
         (folder / name / "work" / "deep").mkdir(parents=True)
         (folder / name / "work" / "deep" / "f.txt").write_text("y")
     (folder / f"rubricbench-m-p{dead}-link").symlink_to(outside, target_is_directory=True)
-    assert pt.sandbox_prefix("m") == f"rubricbench-m-p{alive}-"
+    assert pt.sandbox_prefix("m") == f"rubricbench-m-p{alive}n{ns}-"
 
     removed = cleanup.sweep_dead_sandboxes(str(folder))
 
@@ -258,5 +262,5 @@ def test_a_runner_sweeps_before_its_first_sandbox_once_per_folder(monkeypatch):
     runner = SecureRunner("m", unsafe=True)
     for _ in range(3):
         with runner.sandbox() as root:
-            assert root.name.startswith(f"rubricbench-m-p{os.getpid()}-")
+            assert root.name.startswith(f"rubricbench-m-p{os.getpid()}n{cleanup.pid_namespace()}-")
     assert swept == [None]  # the default temporary folder, once

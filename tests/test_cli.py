@@ -537,7 +537,7 @@ def test_ctrl_c_or_sigterm_stops_the_sandboxes_at_once_and_leaves_nothing_behind
         processes only when named: another suite on the machine makes folders of its own."""
         return {p.name for top in folders if top.is_dir() for p in top.iterdir()
                 if p.name.startswith(("rubricbench-spinning_model", "rubricbench-example_model"))
-                and (pids is None or int(p.name.split("-p", 1)[1].split("-", 1)[0]) in pids)}
+                and (pids is None or int(p.name.split("-p", 1)[1].split("-", 1)[0].split("n")[0]) in pids)}
 
     before = ours()
     env = {**os.environ, "RUBRICBENCH_TIMEOUT": "120", "PYTHONUNBUFFERED": "1"}

@@ -81,7 +81,8 @@ def test_input_mutation_and_exceptions_are_recorded():
     """, args=[[0]])
     result = res.observation["results"][0]
     assert result["mutated"] is True
-    assert result["exception"] == {"type": "ValueError", "message": "boom", "builtin": VALUE_ERROR}
+    assert result["exception"] == {"type": "ValueError", "message": "boom", "builtin": VALUE_ERROR,
+                                   "where": "sub.py:4"}  # (the submission's line it raised at)
 
 
 def test_a_split_call_that_raises_is_made_again_item_by_item_from_fresh_copies():
@@ -110,8 +111,9 @@ def test_a_split_call_that_raises_is_made_again_item_by_item_from_fresh_copies()
     assert list(got) == ["a", "a/0", "a/1", "a/2", "b", "c", "c/0", "c/1", "d"]
     assert got["a"]["exception"]["type"] == "ValueError"
     assert [got[f"a/{i}"]["value"] for i in (0, 2)] == [[{"v": "x"}], [{"v": "y"}]]
-    assert got["a/1"]["exception"] == {"type": "ValueError", "message": "boom on 'boom'",
-                                       "builtin": VALUE_ERROR}
+    assert {k: v for k, v in got["a/1"]["exception"].items() if k != "where"} == {
+        "type": "ValueError", "message": "boom on 'boom'", "builtin": VALUE_ERROR}
+    assert got["a/1"]["exception"]["where"].startswith("sub.py:")
     assert got["a/0"]["mutated"] is True and got["b"]["value"] == [{"v": "x"}, {"v": "y"}]
     assert got["c/1"]["exception"]["type"] == "TimingBudgetExceeded"
 

@@ -56,10 +56,23 @@ def remove_tree(path: str | os.PathLike[str]) -> None:
         os.close(top)
 
 
+def pid_namespace() -> int:
+    """The inode of this process's pid namespace: pids mean something only inside it."""
+    return os.stat("/proc/self/ns/pid").st_ino
+
+
+def owner() -> str:
+    """This process as a folder name may hold it: ``<pid>n<pid namespace>``. A grader that is
+    pid 1 of a container sees none of the host's processes; with the namespace in the name,
+    it never takes another namespace's folder for a dead process's (it left the live folders
+    of graders outside it without their scans and sandboxes)."""
+    return f"{os.getpid()}n{pid_namespace()}"
+
+
 def owned_name(head: str) -> str:
     """A temporary folder prefix that names this process, for ``sweep_dead_owners(head)``:
-    ``<head><pid>-`` (``mkdtemp`` adds the rest)."""
-    return f"{head}{os.getpid()}-"
+    ``<head><pid>n<pid namespace>-`` (``mkdtemp`` adds the rest)."""
+    return f"{head}{owner()}-"
 
 
 def sweep_dead_owners(head: str) -> list[Path]:
@@ -74,12 +87,12 @@ def sweep_dead_owners(head: str) -> list[Path]:
 
 def sandbox_prefix(name: str) -> str:
     """The ``mkdtemp`` prefix of a sandbox folder of this process for the run of ``name``
-    (a model's name made safe: letters, digits and ``_``): ``rubricbench-<name>-p<pid>-``,
+    (a model's name made safe: letters, digits and ``_``): ``rubricbench-<name>-p<owner>-``,
     which ``sweep_dead_sandboxes`` recognises once this process is gone."""
-    return f"rubricbench-{name}-p{os.getpid()}-"
+    return f"rubricbench-{name}-p{owner()}-"
 
 
-_SANDBOX_NAME = re.compile(r"rubricbench-[A-Za-z0-9_]{1,40}-p([0-9]+)-[^/]*")
+_SANDBOX_NAME = re.compile(r"rubricbench-[A-Za-z0-9_]{1,40}-p([0-9]+(?:n[0-9]+)?)-[^/]*")
 
 
 def sweep_dead_sandboxes(folder: str | None = None) -> list[Path]:
@@ -93,11 +106,14 @@ def sweep_dead_sandboxes(folder: str | None = None) -> list[Path]:
     return removed
 
 
-def _remove_if_orphaned(path: Path, pid_text: str) -> bool:
-    """Remove ``path`` if it is this user's folder (not a link) and process ``pid_text`` is
-    gone; True when it was removed."""
+def _remove_if_orphaned(path: Path, owner_text: str) -> bool:
+    """Remove ``path`` if it is this user's folder (not a link) and its owner (``owner()``;
+    the older names hold the pid alone) is gone; True when it was removed. A folder of another
+    pid namespace's process is left alone: that process cannot be seen from here."""
+    pid_text, _, namespace = owner_text.partition("n")
     try:
-        if not pid_text.isdigit() or path.is_symlink() or path.stat().st_uid != os.getuid():
+        if (not pid_text.isdigit() or (namespace and namespace != str(pid_namespace()))
+                or path.is_symlink() or path.stat().st_uid != os.getuid()):
             return False
         os.kill(int(pid_text), 0)
         return False  # alive

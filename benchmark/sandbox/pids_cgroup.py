@@ -19,6 +19,8 @@ import threading
 import time
 from pathlib import Path
 
+from .cleanup import pid_namespace
+
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 
 
@@ -91,8 +93,7 @@ def _start_of(pid: int | str) -> str | None:
     return fields[19] if len(fields) > 19 else None
 
 
-def _pid_namespace() -> int:
-    return os.stat("/proc/self/ns/pid").st_ino
+_pid_namespace = pid_namespace
 
 
 def _folder_name() -> str:
