@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from benchmark import cli
-from benchmark.reporting import html_report, templating
+from benchmark.reporting import html_board, html_report, templating
 from benchmark.reporting.results_json import run_to_dict
 from benchmark.reporting.writer import write_reports
 from result_fakes import make_model, make_run
@@ -68,7 +68,7 @@ def graded_run(tmp_path, monkeypatch) -> tuple[Path, dict]:
     return tmp_path / "results" / doc["run_id"] / "report.html", doc
 
 
-def test_report_in_headless_chromium(graded_run, tmp_path):
+def test_report_in_headless_chromium(graded_run, tmp_path, monkeypatch):
     executable = _chromium()
     from playwright.sync_api import sync_playwright
 
@@ -90,7 +90,7 @@ def test_report_in_headless_chromium(graded_run, tmp_path):
             linked.wait_for_function("document.querySelector('details:has(#m1-prompt_3)').open", timeout=5000)
             assert linked.evaluate("[...document.querySelectorAll('details.prompt')].filter(d => d.open).length") == 1
             expected = [url, *_check_states(browser, tmp_path, requests),
-                        *_check_model_pages(browser, tmp_path, requests)]
+                        *_check_model_pages(browser, tmp_path, requests, monkeypatch)]
         finally:
             browser.close()
     assert requests == expected, f"the reports made requests besides loading themselves: {requests}"
@@ -180,36 +180,47 @@ def _check_states(browser, tmp_path: Path, requests: list[str]) -> list[str]:
     page = browser.new_page(viewport={"width": 1366, "height": 768})
     page.on("request", lambda r: requests.append(r.url))
     page.goto(report.as_uri(), wait_until="load")
-    row = page.locator("#board tr.model-row", has_text="mixed")
-    colours = {}
-    for state, words in (("error", "1 not graded"), ("not_attempted", "1 not attempted"),
-                         ("timed_out", "1 timed out"), ("pass-security", "1 pass · security")):
-        pill = row.locator(f".pill.st-{state}")
-        assert pill.is_visible() and pill.inner_text() == words
-        colours[state] = pill.evaluate("p => getComputedStyle(p).color")
-    colours["pass"] = page.locator("summary .pill.st-pass").first.evaluate("p => getComputedStyle(p).color")
-    assert len(set(colours.values())) == 5, colours
-    badge = row.locator(".pill.denied")
-    assert badge.is_visible() and badge.inner_text() == "2 sandbox denials"
-    assert "prompt_3.py:12" in badge.get_attribute("title")
+    seen = page.evaluate("""() => {
+        const row = [...document.querySelectorAll('#board tr.model-row')].find(r => r.dataset.name === 'mixed');
+        const look = p => p && {text: p.innerText, colour: getComputedStyle(p).color, title: p.title,
+                                shown: p.getBoundingClientRect().width > 0};
+        const pills = {};
+        for (const s of ['error', 'not_attempted', 'timed_out', 'pass-security']) pills[s] = look(row.querySelector('.pill.st-' + s));
+        pills.pass = look(document.querySelector('summary .pill.st-pass'));
+        return {pills, badge: look(row.querySelector('.pill.denied'))};
+    }""")
+    words = {"error": "1 not graded", "not_attempted": "1 not attempted", "timed_out": "1 timed out",
+             "pass-security": "1 pass · security", "pass": "PASS"}
+    assert {s: (p["text"], p["shown"]) for s, p in seen["pills"].items()} == {s: (w, True) for s, w in words.items()}
+    assert len({p["colour"] for p in seen["pills"].values()}) == 5, seen  # each state its own colour
+    badge = seen["badge"]
+    assert badge["shown"] and badge["text"] == "2 sandbox denials" and "prompt_3.py:12" in badge["title"]
     page.locator("#board-tools select[name=state]").select_option("denied")
     assert _names(page) == ["mixed"]
     page.close()
     return [report.as_uri()]
 
 
-def _check_model_pages(browser, tmp_path: Path, requests: list[str]) -> list[str]:
-    """Past the inline limit, an old deep link into report.html goes on to the model's page and
-    opens the prompt there; the page has no script at all."""
-    count = html_report.INLINE_MODELS + 1
+def _check_model_pages(browser, tmp_path: Path, requests: list[str], monkeypatch) -> list[str]:
+    """Past the inline limit, the leaderboard lists a page of rows until "Show all", and an old
+    deep link into report.html goes on to the model's page and opens the prompt there; the
+    model's page has no script at all."""
+    monkeypatch.setattr(html_report, "INLINE_MODELS", 8)  # (the limits made small: the same code, less to write)
+    monkeypatch.setattr(html_board, "BOARD_PAGE", 5)
+    count = 9
     doc = run_to_dict(make_run(*[make_model(f"m-{i:02d}", 1.0 - i / 200) for i in range(count)]))
     folder = tmp_path / "many"
     write_reports(doc, folder)
     page = browser.new_page(viewport={"width": 1366, "height": 768})
     page.on("request", lambda r: requests.append(r.url))
+    page.goto((folder / "report.html").as_uri(), wait_until="load")
+    assert len(_names(page)) == 5 and page.locator("#board-count").inner_text() == (
+        f"{count} of {count} models match (the first 5 listed)")
+    page.locator("#board-more").click()
+    assert len(_names(page)) == count and not page.locator("#board-more").is_visible()
     page.goto(f"{(folder / 'report.html').as_uri()}#m7-prompt_3", wait_until="load")
     page.wait_for_url("**/models/m7.html#m7-prompt_3", timeout=5000)
     page.wait_for_function("document.querySelector('details:has(#m7-prompt_3)').open", timeout=5000)
     assert page.evaluate("document.scripts.length") == 0 and "8. m-07" in page.locator("h3").first.inner_text()
     page.close()
-    return [(folder / "report.html").as_uri(), (folder / "models" / "m7.html").as_uri()]
+    return [(folder / "report.html").as_uri(), (folder / "models" / "m7.html").as_uri()]  # (a fragment: no load)

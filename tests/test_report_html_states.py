@@ -176,7 +176,8 @@ def test_the_histogram_puts_each_score_in_its_tenth():
     bins = sorted((s["bin"], s["state"], s["count"]) for s in chart["segments"])
     assert bins == [("0–10%", "fail", 1), ("50–60%", "fail", 1), ("60–70%", "pass", 1),
                     ("90–100%", "error", 1), ("90–100%", "pass", 1)]
-    assert chart["mark_x"] == chart["left"] + 0.6 * (chart["width"] - chart["left"] - 8)
+    assert chart["mark_x"] == round(chart["left"] + 0.6 * chart["plot_w"], 2)
+    assert chart["ticks"][-1]["x"] == chart["left"] + chart["plot_w"] <= chart["width"] - 16  # ("100%" fits)
 
 
 def test_past_the_inline_limit_each_model_gets_its_own_page_written_by_the_writer(tmp_path, monkeypatch):

@@ -89,7 +89,7 @@ def histogram(c: Mapping[str, Any], labels: Mapping[str, str]) -> Markup:
     w, ht, left, base = escaped(c["width"]), escaped(c["height"]), c["left"], c["base"]
     parts = [f'<svg class="histogram" viewBox="0 0 {w} {ht}" width="{w}" height="{ht}" role="img" '
              f'aria-label="Number of models per score band, by state">\n',
-             f'<line x1="{escaped(left)}" y1="{escaped(base)}" x2="{escaped(c["width"] - 8)}" y2="{escaped(base)}" '
+             f'<line x1="{escaped(left)}" y1="{escaped(base)}" x2="{escaped(c["left"] + c["plot_w"])}" y2="{escaped(base)}" '
              f'stroke="#333333" stroke-width="1"/>\n',
              f'<text class="axis" x="{escaped(left - 4)}" y="{escaped(c["top"])}">{escaped(c["peak"])}</text>\n']
     for s in c["segments"]:

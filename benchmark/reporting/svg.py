@@ -86,13 +86,16 @@ def hbars(items: Sequence[dict[str, Any]], maximum: float, mark: float | None = 
     }
 
 
+RIGHT = 20  # room right of a histogram's plot for its "100%"
+
+
 def histogram(values: Sequence[tuple[float, str]], states: Sequence[str], mark: float | None = None,
               bins: int = 10, width: float = 460, height: float = 150) -> dict[str, Any]:
     """How many models scored in each tenth of a prompt's points, each bin's bar stacked by
     state (``states``, bottom first): ``values`` are (score / maximum, state); ``mark`` the pass
     mark as a fraction, drawn dashed."""
     left, top, bottom = 40.0, 16.0, 22.0
-    plot_w, plot_h = width - left - 8, height - top - bottom
+    plot_w, plot_h = width - left - RIGHT, height - top - bottom
     counts = [{state: 0 for state in states} for _ in range(bins)]
     for fraction, state in values:
         counts[min(bins - 1, max(0, int(num(fraction) * bins)))][state if state in states else states[-1]] += 1
@@ -114,6 +117,7 @@ def histogram(values: Sequence[tuple[float, str]], states: Sequence[str], mark: 
     ticks = [{"x": round(left + plot_w * t / 100, 2), "text": f"{t}%"} for t in (0, 50, 100)]
     mark_x = round(left + plot_w * max(0.0, min(1.0, mark)), 2) if mark is not None else None
     return {"width": width, "height": height, "left": left, "top": top, "base": top + plot_h, "peak": peak,
+            "plot_w": plot_w,
             "segments": segments, "totals": totals, "ticks": ticks, "mark_x": mark_x, "models": len(values)}
 
 

@@ -28,8 +28,8 @@
         count += keep ? 1 : 0;
       });
       var listed = all ? count : Math.min(count, limit);
-      shown.textContent = (listed < count ? "the first " + listed + " of " : "") + count + " of " + rows.length +
-        " models match";
+      shown.textContent = count + " of " + rows.length + " models match" +
+        (listed < count ? " (the first " + listed + " listed)" : "");
       more.hidden = listed >= count;
       more.textContent = "Show all " + count;
     };
