@@ -224,3 +224,23 @@ def test_leaderboard_cells_carry_sort_values_and_rows_their_filters():
     shown["models"]["MiXeD"] = shown["models"].pop("model-02")  # the search matches any case
     mixed = render_html_report(shown)
     assert 'data-name="mixed"' in mixed and '<a href="#m2">MiXeD</a>' in mixed
+
+
+def test_a_prompt_and_a_pack_not_attempted_say_so():
+    from result_fakes import SIX_TASKS, suite_meta
+
+    doc = run_to_dict(make_run(make_model("alpha", 0.9, tasks=SIX_TASKS), make_model("beta", 0.5, tasks=SIX_TASKS),
+                               suite=suite_meta(SIX_TASKS)))
+    alpha = doc["models"]["alpha"]
+    alpha["prompts"]["prompt_2"].update(status="not_attempted", passed=False)
+    alpha["packs"]["text_pack"]["attempted"] = False
+    html = render_html_report(doc)
+    assert "Not attempted: no file of this prompt was submitted" in _body(html, "m0-prompt_2")
+    assert "Not attempted" not in _body(html, "m0-prompt_1")
+    totals = re.search(r'<p class="pack-totals">(.*?)</p>', html[html.index('<article class="model" id="m0">'):]).group(1)
+    assert re.search(r'text_pack</span> Text &lt;tasks&gt; <b>[\d.]+/15</b> \([\d.]+%, <span class="pill '
+                     r'st-not_attempted">not attempted</span>\)', totals)
+    assert re.search(r"data_pack</span> Data tasks <b>[\d.]+/25</b> \([\d.]+%, \d/1 passed\)", totals)
+    board = html[html.index('id="pack-text_pack"'):]
+    board = board[:board.index("</table>")]
+    assert board.count("not attempted") == 1  # alpha's row, not beta's

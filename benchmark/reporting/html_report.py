@@ -31,7 +31,7 @@ from markupsafe import Markup
 from ..rubric import GATES, PASS_FRACTION
 from .banner import banner_rows
 from .common import (CATEGORY_NAMES, GATE_FORMULAS, NOTHING_GRADED, STATES, by_percentage, denials_of, fixed,
-                     isolation_origin, maximum, num, pack_boards, pack_subtotals, pack_titles, places, prompts_of,
+                     isolation_origin, maximum, models_of, num, pack_boards, pack_subtotals, pack_titles, places, prompts_of,
                      reference_failures, skipped_of, verdict)
 from .html_board import BAR_MODELS, STATE_WORDS, board, heatmap_chart, prompt_charts, short  # noqa: F401
 from .chart_markup import escaped as _h
@@ -173,14 +173,21 @@ def _prompt_view(anchor: str, pid: str, prompt: Mapping[str, Any]) -> dict[str, 
 def _pack_total_view(pack: str, totals: Mapping[str, Any], titles: Mapping[str, str]) -> dict[str, Any]:
     return {"pack": pack, "title": titles.get(pack, ""), "score": fixed(totals.get("score"), 2),
             "max": maximum(totals.get("max_score")), "pct": pct_text(num(totals.get("percentage")), 2),
-            "passed": int(num(totals.get("passed"))), "tasks": int(num(totals.get("tasks")))}
+            "passed": int(num(totals.get("passed"))), "tasks": int(num(totals.get("tasks"))),
+            "attempted": totals.get("attempted") is not False}  # (a pack of which no file was submitted)
 
 
 def _pack_boards(doc: Mapping[str, Any], hrefs: Mapping[str, str]) -> list[dict[str, Any]]:
     """Per pack (when more than one was graded): its title and models best first, with links."""
-    titles = pack_titles(doc)
+    titles, models = pack_titles(doc), models_of(doc)
+
+    def attempted(name: str, pack: str) -> dict[str, Any]:
+        entry = _mapping(_mapping(models[name].get("packs")).get(pack))
+        return {"attempted": entry.get("attempted") is not False}
+
     return [{"pack": pack, "title": titles.get(pack, ""),
-             "rows": [{"name": name, "href": hrefs[name], "rank": place, **_pack_total_view(pack, t, titles)}
+             "rows": [{"name": name, "href": hrefs[name], "rank": place, **_pack_total_view(pack, t, titles),
+                       **attempted(name, pack)}
                       for place, (name, t) in zip(places(rows, "score"), rows)]}
             for pack, rows in pack_boards(doc)]
 
