@@ -161,6 +161,7 @@ def test_past_the_bar_limit_each_prompt_is_a_histogram_of_every_model_by_state(m
     doc["models"]["model-03"]["prompts"]["prompt_2"].update(status="error", passed=False, score=0.0)
     html = render_html_report(doc)
     assert '<g class="bar">' not in html and html.count('<svg class="histogram"') == 4
+    assert "4 models: per prompt, how many models scored in each tenth of its points" in html
     charts = html[html.index('<section id="prompts">'):html.index('<section id="details"')]
     counts = [int(n) for n in re.findall(r"<title>\d+–\d+% of the points: (\d+) ", charts)]
     assert sum(counts) == 4 * 4  # every model in every prompt's chart

@@ -26,9 +26,8 @@ from ..rubric import PASS_FRACTION
 from ..scoring import category_totals, pack_of, prompt_sort_key
 from . import chart_markup
 from .chart_markup import escaped as _h
-from .common import (CATEGORY_NAMES, STATE_LABELS, STATES, denials_of, fixed, maximum, num, prompts_of,
-                     security_failures, verdict)
-from .html_prompt import denial_badge
+from .common import CATEGORY_NAMES, STATE_LABELS, STATES, denials_of, fixed, maximum, num, prompts_of
+from .html_prompt import denial_badge, state_of
 from .svg import hbars, heatmap, histogram, meter, pct_text
 
 BOARD_PAGE = 100  # with the script, the leaderboard lists this many matching rows until "show all"
@@ -50,8 +49,12 @@ def short(text: Any, limit: int = LABEL_CHARS) -> str:
 
 def prompt_state(prompt: Mapping[str, Any]) -> str:
     """The verdict, or ``pass-security`` for a pass with a security check not fully passed."""
-    state = verdict(prompt)
-    return "pass-security" if state == "pass" and security_failures(prompt) else state
+    return state_of(prompt)[0]
+
+
+def bars(models: int) -> bool:
+    """Whether the per-prompt charts of a run of ``models`` models are bars (else histograms)."""
+    return models <= BAR_MODELS
 
 
 def _state_pills(counts: Mapping[str, int]) -> str:
@@ -134,7 +137,7 @@ def prompt_charts(doc: Mapping[str, Any], ranked: Sequence[tuple[str, Mapping[st
     comparison = doc.get("comparison") if isinstance(doc.get("comparison"), Mapping) else {}
     performance = comparison.get("prompt_performance") if isinstance(comparison.get("prompt_performance"), Mapping) else {}
     prompt_ids = sorted({pid for _, m in ranked for pid, _ in prompts_of(m)}, key=prompt_sort_key)
-    many = len(ranked) > BAR_MODELS
+    many = not bars(len(ranked))
     charts = []
     for pid in prompt_ids:
         items, title, top = _prompt_items(ranked, pid)

@@ -33,7 +33,7 @@ from .banner import banner_rows
 from .common import (CATEGORY_NAMES, GATE_FORMULAS, NOTHING_GRADED, STATES, by_percentage, denials_of, fixed,
                      isolation_origin, maximum, models_of, num, pack_boards, pack_subtotals, pack_titles, places, prompts_of,
                      reference_failures, skipped_of, verdict)
-from .html_board import BAR_MODELS, STATE_WORDS, board, heatmap_chart, prompt_charts, short  # noqa: F401
+from .html_board import STATE_WORDS, bars, board, heatmap_chart, prompt_charts, short  # noqa: F401  (short: diff_html's)
 from .chart_markup import escaped as _h
 from .html_prompt import (GATE_TIP, HOW, denial_badge, denials_block, gate_links, losses_list, run_failures,
                           state_pill)
@@ -289,7 +289,7 @@ def report_context(doc: Mapping[str, Any]) -> dict[str, Any]:
                                     for i, ((name, model), rank) in enumerate(zip(ranked, ranks))],
         "heatmap": heatmap_chart(ranked, hrefs),
         "prompt_charts": prompt_charts(doc, ranked),
-        "bars": len(ranked) <= BAR_MODELS,
+        "bars": bars(len(ranked)),
         "manifest": _manifest(doc, pages),
         "pass_mark": pct_text(100 * PASS_FRACTION, 0),
         "how": how_scores(),
