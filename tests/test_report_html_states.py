@@ -245,3 +245,18 @@ def test_a_prompt_and_a_pack_not_attempted_say_so():
     board = html[html.index('id="pack-text_pack"'):]
     board = board[:board.index("</table>")]
     assert board.count("not attempted") == 1  # alpha's row, not beta's
+
+
+def test_checks_that_lost_points_for_one_reason_are_one_item():
+    doc = states_doc()
+    prompt = doc["models"]["mixed"]["prompts"]["prompt_1"]
+    for check in prompt["checks"]:
+        check.update(status="error", earned=0.0, rationale="prompt_1.py: file <not> found")
+    body = _body(render_html_report(doc), "m1-prompt_1")
+    losses = body[body.index('<div class="losses">'):body.index("</div>", body.index('<div class="losses">'))]
+    total = sum(c["points"] for c in prompt["checks"])
+    assert losses.count('<li class="loss">') == 1
+    item = re.search(r'<b class="num">−([\d.]+)</b> <span title="([^"]*)">(\d+) checks</span> '
+                     r'<span class="pill st-error">error</span>: prompt_1.py: file &lt;not&gt; found', losses)
+    assert item and item.group(1) == f"{total:.2f}" and int(item.group(3)) == len(prompt["checks"])
+    assert sorted(item.group(2).split(", ")) == sorted(c["id"] for c in prompt["checks"])

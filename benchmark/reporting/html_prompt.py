@@ -22,6 +22,7 @@ from .common import STATE_LABELS, denials_of, fixed, num, point_losses, security
 
 _HIT = ' class="hit"'
 HOW = "how-scores"  # the id of the page's "How scores are computed" section
+GROUP_FROM = 3  # checks that lost points for the same reason: one item from this many
 GATE_TIP = "scaled by how much of the prompt works (w = execution earned / execution maximum)"
 
 
@@ -55,6 +56,23 @@ def gate_links(prompt: Mapping[str, Any], how: str = f"#{HOW}") -> dict[str, str
     return links
 
 
+def _grouped(losses: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The losses, with the checks that lost points for one and the same reason (a file that
+    could not be graded: every check) as one item, largest first."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    items: list[dict[str, Any]] = []
+    for loss in losses:
+        if loss["kind"] == "check":
+            groups.setdefault((loss["reason"], loss["status"]), []).append(loss)
+        else:
+            items.append(loss)
+    for (reason, status), same in groups.items():
+        items.append(same[0] if len(same) < GROUP_FROM else
+                     {"kind": "checks", "ids": [loss["id"] for loss in same], "status": status, "reason": reason,
+                      "points": sum(loss["points"] for loss in same)})
+    return sorted(items, key=lambda item: -item["points"])
+
+
 def losses_list(prompt: Mapping[str, Any], how: str = f"#{HOW}") -> str:
     """"Where the points went": one item per loss, largest first ('' for a full score)."""
     losses = point_losses(prompt)
@@ -62,14 +80,17 @@ def losses_list(prompt: Mapping[str, Any], how: str = f"#{HOW}") -> str:
         return ""
     total = sum(loss["points"] for loss in losses)
     parts = [f'<div class="losses"><h4>Where the points went (−{_h(fixed(total, 2))})</h4><ul>\n']
-    for loss in losses:
+    for loss in _grouped(losses):
         lost = f'<b class="num">−{_h(fixed(loss["points"], 2))}</b>'
+        status = _h(loss["status"])
         if loss["kind"] == "gate":
             formula = _h(loss.get("formula", ""))
             parts.append(f'<li class="loss gate">{lost} <a href="{_h(how)}" title="{_h(loss["reason"])}">'
                          f'{_h(loss["category"])} gate {formula}</a>: {_h(loss["reason"])}</li>\n')
+        elif loss["kind"] == "checks":
+            parts.append(f'<li class="loss">{lost} <span title="{_h(", ".join(loss["ids"]))}">{len(loss["ids"])} '
+                         f'checks</span> <span class="pill st-{status}">{status}</span>: {_h(loss["reason"])}</li>\n')
         else:
-            status = _h(loss["status"])
             parts.append(f'<li class="loss">{lost} <code>{_h(loss["id"])}</code> '
                          f'<span class="pill st-{status}">{status}</span> <span class="note">{_h(loss["category"])}'
                          f'</span>: {_h(loss["reason"])}</li>\n')
