@@ -59,7 +59,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         all_models=not args.model,
         workers=args.workers, memory_mb=args.mem, timeout_s=timeout, unsafe=args.unsafe,
         allow_network=args.allow_network, trusted_model=args.trusted_model,
-        no_metadata=args.no_metadata, quiet=args.quiet, debug=args.debug,
+        no_metadata=args.no_metadata, quiet=args.quiet, verbose=args.verbose, debug=args.debug,
         require_isolation=args.require_isolation, no_cache=args.no_cache,
         packs=tuple(args.pack or ()), core=not args.no_core, seed=args.seed,
         cluster=args.cluster, scheduler=args.scheduler, scheduler_file=args.scheduler_file,

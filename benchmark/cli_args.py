@@ -73,7 +73,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--allow-network", action="store_true", help="let submissions use the network")
     parser.add_argument("--trusted-model", action="store_true", help="skip the --unsafe confirmation")
     parser.add_argument("--no-metadata", action="store_true", help="skip git/dependency metadata")
-    parser.add_argument("-q", "--quiet", action="store_true", help="print only essential output")
+    loudness = parser.add_mutually_exclusive_group()
+    loudness.add_argument("-q", "--quiet", action="store_true", help="print only essential output")
+    loudness.add_argument("-v", "--verbose", action="store_true",
+                          help="print each model's prompts, category breakdown and lost checks as it "
+                               "finishes (by default: a model x task table and the lost points, folded)")
     parser.add_argument("--debug", action="store_true", default=_truthy(_env("DEBUG")),
                         help="re-raise grader exceptions instead of recording them")
     packs = parser.add_argument_group("task packs (docs/packs.md)")

@@ -68,13 +68,19 @@ def _build_doc(config, runner, models, started, isolation, cached=(), skipped=()
 
 
 def _report(config: RunConfig, doc: dict[str, Any], paths: dict[str, Path]) -> None:
-    if len(doc["models"]) > 1:
-        _say(config, "🏆 Ranking:")
-        from .reporting.common import places
+    """After grading: the model x task table, the lost points (folded; not with --verbose,
+    whose blocks list every lost check), the folders not graded and the files written."""
+    if not config.quiet:
+        from .reporting.terminal_losses import format_losses
 
-        ranking = doc["comparison"]["ranking"]
-        for place, row in zip(places([(row["model"], row) for row in ranking], "score"), ranking):
-            _say(config, f"  {place}. {row['model']}: {row['percentage']:.1f}%")
+        try:
+            lines = terminal.format_table(doc) + ([] if config.verbose else format_losses(doc))
+        except Exception as exc:  # (as for a model's block: the results are written, the run goes on)
+            if config.debug:
+                raise
+            lines = [f"🏆 the table cannot be shown ({type(exc).__name__}): see summary_report.txt"]
+        if lines:
+            _say(config, "\n".join(lines))
     for folder in doc.get("skipped_models", ()):  # (escaped in the document)
         _say(config, f"⚠️  not graded: model folder '{folder['folder']}' in {folder['tier']}: "
                      f"{folder['reason']}")
@@ -164,7 +170,7 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
                      cache, local) -> int:
     started = _now()
     progress = Progress(len(entries), quiet=config.quiet)
-    grading_line = f"🔍 Grading {len(entries)} model(s): {', '.join(e.name for e in entries)}"
+    grading_line = terminal.format_grading_line([entry.name for entry in entries])
     if not entries:  # every model folder selected is skipped: the run still writes that down
         grading_line = "🔍 Grading no model: every model folder found is skipped (listed below)"
     if local is not None and local.measured is not None:  # the banner is not this run's measure
@@ -179,20 +185,29 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
             f"{session.admitted_now()} worker(s) admitted, {flying} in flight, {waiting} waiting"
             + ("" if session.admitted_now() else f" (the run ends after {session.wait_s:g} s without one)"))
 
+    planned: list[bool] = []  # (the runner hands over every cached model before it plans the rest)
+
     def on_done(result: ModelResult) -> None:
-        progress.done(result.model)
-        if not config.quiet:
-            header.show()
-            try:
-                block = terminal.format_model_block(model_to_dict(result), show_checks=True)
-            except Exception as exc:  # a record the writer will report: the run goes on
-                block = (f"Model: {untrusted.text(result.model, 200)}: its results cannot be "
-                         f"shown ({type(exc).__name__})")
-            progress.write(block)
+        progress.done(result.model, cached=not planned)
+        if config.quiet or not (config.verbose or (progress.lines and planned)):
+            return  # (a terminal shows the bar; a cached model, in no time, only the table at the end)
+        header.show()
+        try:
+            record = model_to_dict(result, cached=not planned)
+            shown = (terminal.format_model_block(record, show_checks=True) if config.verbose
+                     else terminal.format_model_line(record))
+        except Exception as exc:  # a record the writer will report: the run goes on
+            shown = (f"Model: {untrusted.text(result.model, 200)}: its results cannot be "
+                     f"shown ({type(exc).__name__})")
+        progress.write(shown)
+
+    def on_plan(fresh: int) -> None:
+        planned.append(True)
+        warming.grading(fresh > 0)
 
     try:
         models, cached = runner.grade(entries, workers=config.workers, on_done=on_done, cache=cache,
-                                      on_plan=lambda fresh: warming.grading(fresh > 0),
+                                      on_plan=on_plan,
                                       refresh=config.no_cache, cluster=session,
                                       plan=local.plan if local is not None else None)
     except GradingStopped as exc:  # (a pool that lost a worker; a cluster that lost its scheduler)

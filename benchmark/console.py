@@ -33,8 +33,8 @@ EXIT_MEANINGS = (
                  "be written, a lost cluster, a failed --self-check"),
     (EXIT_MISSING_MODEL, "unknown model or none found (nothing written), or a usage error"),
     (EXIT_VALIDATION, "a pack did not validate, a reference solution failed, a submission file could "
-                      "not be graded (missing, empty, binary, too large, undecodable, a syntax error), "
-                      "or a model folder was skipped"),
+                      "not be graded (empty, binary, too large, undecodable, a syntax error, misnamed), "
+                      "a model submitted no file at all, or a model folder was skipped"),
     (EXIT_TIMEOUT, "a child hit the wall-clock time-out"),
     (EXIT_NOT_FOUND, "the submissions or test-data folder does not exist"),
     (EXIT_REGRESSION, "--compare --fail-on-regression: a model lost more than the points allowed"),

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .rubric import GATES, PASS_FRACTION, PROMPT_POINTS, RUBRIC, PromptRubric
 from .scoring_compare import (compare_models, graded_packs, is_core_only,  # noqa: F401
-                              pack_of, pack_rankings, pack_totals, prompt_sort_key)
+                              pack_of, pack_rankings, pack_totals, prompt_sort_key, unattempted_packs)
 from .scoring_feedback import (CATEGORY_ADVICE, GATED_NOTE, MAX_CHECK_SUGGESTIONS,  # noqa: F401
                                WEAK_CATEGORY_RATIO, category_totals, generate_feedback_summary,
                                generate_improvement_suggestions)
@@ -90,11 +90,19 @@ def calculate_score(results: Mapping[str, Any]) -> float:
     return _r(sum(as_number(entry.get("score")) for entry in results.values() if isinstance(entry, Mapping)))
 
 
+def unattempted_points(prompts: Sequence[PromptResult]) -> float:
+    left = unattempted_packs({p.prompt_id: p.status for p in prompts})
+    return sum(p.max_score for p in prompts if pack_of(p.prompt_id) in left)
+
+
 def score_model(model: str, tier: str, prompts: Sequence[PromptResult],
                 max_score: float | None = None) -> ModelResult:
     """Total a model's prompts out of ``max_score``: the suite's points, by default the core
-    pack's 25 per prompt (missing prompts count as 0)."""
+    pack's 25 per prompt (missing prompts count as 0). A pack the model attempted no task of
+    (every one ``not_attempted``) leaves the total: it was not asked that pack. A model that
+    attempted nothing at all keeps the whole maximum (0 of it, and the run says why)."""
     max_score = PROMPT_POINTS * len(RUBRIC) if max_score is None else max_score
+    max_score -= unattempted_points(prompts)
     score = _r(sum(p.score for p in prompts))
     percentage = _r(100.0 * score / max_score) if max_score else 0.0
     return ModelResult(

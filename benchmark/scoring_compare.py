@@ -48,6 +48,8 @@ def _prompt_performance(all_results: Mapping[str, Any]) -> dict[str, dict[str, A
     table: dict[str, list[dict[str, Any]]] = {}
     for name, model in all_results.items():
         for pid, prompt in _prompts(model).items():
+            if prompt.get("status") == "not_attempted":  # (no answer: not in the task's figures)
+                continue
             entry = {"model": name, "score": _r(as_number(prompt.get("score"))), "passed": prompt.get("passed") is True}
             table.setdefault(pid, []).append(entry)
     performance = {}
@@ -67,6 +69,7 @@ def pack_totals(model: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """Per pack (in task order: core first), a model's score, maximum, percentage, number of
     tasks and tasks passed, summed from its prompts' keys."""
     prompts = _prompts(model)
+    left = unattempted_packs({pid: p.get("status") for pid, p in prompts.items()})
     totals: dict[str, dict[str, Any]] = {}
     for pid in sorted(prompts, key=prompt_sort_key):
         entry = totals.setdefault(pack_of(pid), {"score": 0.0, "max_score": 0.0, "tasks": 0, "passed": 0})
@@ -76,7 +79,18 @@ def pack_totals(model: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         entry["passed"] += prompts[pid].get("passed") is True
     return {pack: {"score": _r(t["score"]), "max_score": _r(t["max_score"]),
                    "percentage": _r(100.0 * t["score"] / t["max_score"]) if t["max_score"] > 0 else 0.0,
-                   "tasks": t["tasks"], "passed": t["passed"]} for pack, t in totals.items()}
+                   "tasks": t["tasks"], "passed": t["passed"], **({"attempted": False} if pack in left else {})}
+            for pack, t in totals.items()}
+
+
+def unattempted_packs(statuses: Mapping[str, Any]) -> set[str]:
+    """The packs of ``{task key: prompt status}`` whose every task is ``not_attempted``, when
+    another pack has a task attempted (else none: a model that answered nothing is scored on
+    everything). Such a pack leaves the model's total and its pack's ranking."""
+    packs: dict[str, bool] = {}
+    for key, status in statuses.items():
+        packs[pack_of(key)] = packs.get(pack_of(key), False) or status != "not_attempted"
+    return {pack for pack, attempted in packs.items() if not attempted} if any(packs.values()) else set()
 
 
 def graded_packs(all_results: Mapping[str, Any]) -> list[str]:
@@ -94,7 +108,7 @@ def pack_rankings(all_results: Mapping[str, Any]) -> dict[str, list[dict[str, An
     """Per pack, the models that have a task of it ranked like ``ranking`` (by the pack's score)."""
     totals = {name: pack_totals(model) for name, model in all_results.items() if isinstance(model, Mapping)}
     return {pack: _ranked([{"model": name, "score": t[pack]["score"], "percentage": t[pack]["percentage"]}
-                           for name, t in totals.items() if pack in t])
+                           for name, t in totals.items() if pack in t and t[pack].get("attempted") is not False])
             for pack in graded_packs(all_results)}
 
 

@@ -186,7 +186,7 @@ class SecureRunner:
             with self._pids_group(policy) as policy:
                 result = self._spawn(request_path, work, self.child_env(root), timeout, policy=policy)
             _check_not_killed_from_outside(result, policy)
-            return result_record.validated(result, request["mode"], nonce)
+            return _relative_stderr(result_record.validated(result, request["mode"], nonce), work)
 
     def run_python_sandboxed(self, args: list[str], *, timeout: float = 10,
                              cwd: Path | None = None, memory_mb: int | None = None) -> ExecResult:
@@ -292,6 +292,16 @@ def _check_not_killed_from_outside(result: ExecResult, policy: isolation.KernelP
         raise spawner.SandboxKilled(
             f"the sandbox was killed from outside ({result.killed_by}) before it reported: "
             "not the submission's doing (an operator, the OOM killer, a stop of the grader)")
+
+
+def _relative_stderr(result: ExecResult, work: Path) -> ExecResult:
+    """``result`` with the run's folder left out of the paths its stderr names (a traceback's
+    ``File "/dev/shm/rubricbench-.../work/x.py"`` becomes ``File "x.py"``): the folder is new
+    each run, and what a run's summary keeps of its stderr must not change from run to run."""
+    stderr = result.stderr
+    for folder in {str(work), os.path.realpath(work)}:
+        stderr = stderr.replace(folder + "/", "")
+    return result if stderr == result.stderr else dataclasses.replace(result, stderr=stderr)
 
 
 def _exec_result(readers: list[pt.CappedBuffer], status: int | None,

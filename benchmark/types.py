@@ -43,12 +43,11 @@ REFERENCE_FAILED = "reference solution failed"
 REFERENCE_UNFINISHED = "reference solution did not finish"
 
 
-def unjudged_by_reference(status: object, rationale: object, *, unfinished: bool = False) -> bool:
-    """Whether a check of this status and reason was not judged because its task's reference
-    solution failed (with ``unfinished``: because it did not finish). The one test of it, for
-    a graded ``Check`` and for a check read back from a results document alike."""
-    heads = (REFERENCE_UNFINISHED,) if unfinished else (REFERENCE_FAILED, REFERENCE_UNFINISHED)
-    return status == "error" and isinstance(rationale, str) and rationale.startswith(heads)
+def unjudged_by_reference(cause: object, *, unfinished: bool = False) -> bool:
+    """Whether a check of this cause (``Check.cause``, a results document's ``cause``) was not
+    judged because its task's reference solution failed (with ``unfinished``: because it did
+    not finish). The one test of it, for a graded ``Check`` and a check read back alike."""
+    return cause == "reference_unfinished" or (not unfinished and cause == "reference")
 
 STATUSES: tuple[str, ...] = ("pass", "partial", "fail", "error", "skipped")
 METHODS: tuple[str, ...] = ("ast", "bandit", "radon", "exec", "behaviour", "parse")
@@ -73,6 +72,15 @@ class Check:
     method: Method
     rationale: str
     evidence: tuple[Evidence, ...] = ()
+    # why a check was not judged, when the answer is not the reason: one of CAUSES, else None
+    cause: str | None = None
+
+
+# The typed causes of an unjudged check that is not the answer's fault (exit codes read these,
+# never a rationale's text): the grader failed; the task's reference solution failed, or did
+# not finish (which the machine's load may have caused)
+CAUSE_INTERNAL, CAUSE_REFERENCE, CAUSE_REFERENCE_UNFINISHED = "internal", "reference", "reference_unfinished"
+CAUSES: tuple[str, ...] = (CAUSE_INTERNAL, CAUSE_REFERENCE, CAUSE_REFERENCE_UNFINISHED)
 
 
 @dataclass(frozen=True)
@@ -110,11 +118,13 @@ class PromptResult:
     score: float
     max_score: float
     passed: bool
-    status: Literal["ok", "error"]
+    status: Literal["ok", "error", "not_attempted"]  # not_attempted: no file of the task was submitted
     categories: tuple[CategoryScore, ...]
     execution: tuple[dict[str, Any], ...] = ()  # summaries of child runs
     error: str | None = None
     files: dict[str, str | None] = field(default_factory=dict)  # name -> sha256
+    # what the sandbox denied its runs: {kind, event, target, count, where ("file:line" or "")}
+    denials: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -147,6 +157,7 @@ class RunConfig:
     trusted_model: bool = False
     no_metadata: bool = False
     quiet: bool = False
+    verbose: bool = False  # -v: a block per model as it finishes, as before issue 30
     debug: bool = False
     require_isolation: bool = False
     no_cache: bool = False

@@ -56,8 +56,20 @@ def scoring_doc() -> str:
             "rationale: the answer could not be graded (a missing file, a syntax error), the "
             "grader failed (`internal error: ...`), or the task's reference solution failed "
             "(`reference solution failed: ...` or `... did not finish: ...`, the pack's fault: "
-            "see `docs/packs.md`, \"Answers and reference solutions\"). Category gates and totals "
-            "count an unjudged check as 0 points earned.", ""]
+            "see `docs/packs.md`, \"Answers and reference solutions\"). The last two carry a typed "
+            "`cause` (`internal`, `reference`, `reference_unfinished`) in the results, which the exit "
+            "code and the reports read (never the rationale's text). Category gates and totals "
+            "count an unjudged check as 0 points earned.", "",
+            "A prompt has one of five states, shown in every report: passed, failed (under its "
+            "pass mark), error (it could not be graded: a syntax error, an unreadable file), "
+            "timed out (a child run hit the wall-clock time-out) and not attempted (no file of the "
+            "task was submitted, nor one under a near name, which is an error with a "
+            "did-you-mean). A not-attempted task scores 0 and its checks are `skipped`. A pack "
+            "the model attempted no task of leaves its total, its percentage and that pack's "
+            "ranking (a model answering the core prompts is not marked down for a pack it was "
+            "not asked; `packs.<id>.attempted` is false); a pack attempted in part counts in full, "
+            "the missing tasks as 0. A model that submitted no file at all is scored 0 of "
+            "everything and the run exits 3.", ""]
     out += ["## Grades", "", "| minimum % | grade |", "| --- | --- |"]
     out += [f"| {low:g} | {grade} |" for low, grade in scoring.GRADE_THRESHOLDS]
     out += [f"| below | {scoring.FAIL_GRADE} |", "", "## Badges", "", "| minimum % | badge |", "| --- | --- |"]

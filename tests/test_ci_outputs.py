@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from benchmark import cli, commands
+from benchmark.reporting.common import point_losses
 from benchmark.reporting.junit import render_junit, xml_text
-from benchmark.reporting.markdown_summary import md, render_markdown_summary
+from benchmark.reporting.markdown_summary import MAX_FAILED_ROWS, md, render_markdown_summary
 from benchmark.reporting.results_json import run_to_dict
 from benchmark.reporting.saved_runs import models_under
 from result_fakes import make_model, make_run
@@ -66,8 +67,8 @@ def test_junit_failures_carry_failed_checks_with_rationale(doc):
     prompt = doc["models"]["bad|model"]["prompts"]["prompt_1"]
     for check in prompt["checks"]:
         if check["status"] != "pass":
-            assert f"{check['id']} ({check['category']}" in failure.text
-            assert check["rationale"] in failure.text
+            assert f"{check['id']} [{check['status']}]: {check['rationale']}" in failure.text
+    assert failure.text.startswith("where the points went (gates: docs/scoring.md):")
     assert "at prompt_1.py:3 (seen here)" in failure.text
     error = bad.find("testcase/error")
     assert error.get("type") == "grading_error" and "syntax error: <bad> &" in error.get("message")
@@ -93,17 +94,21 @@ def test_summary_md_has_leaderboard_per_prompt_and_failed_checks(doc):
     per_prompt = text.split("### Per-prompt results")[1].split("###")[0]
     assert "| good | ✅ 25.00 | ✅ 25.00 | ✅ 25.00 | ✅ 25.00 |" in per_prompt
     assert "⚠️ " in per_prompt and "❌ " in per_prompt
-    failed = text.split("### Failed checks")[1]
-    check_id = doc["models"]["bad|model"]["prompts"]["prompt_1"]["checks"][1]["id"]
-    assert f"| bad\\|model | prompt_1 | {check_id} |" in failed
+    failed = text.split("### Where the points went")[1]
+    check = doc["models"]["bad|model"]["prompts"]["prompt_1"]["checks"][1]
+    lost = check["points"] - check["earned"]
+    assert f"| bad\\|model | prompt_1 | {lost:.2f} | {check['id']} | {check['status']} |" in failed
     assert "no &lt;tag&gt; &amp; \\_emphasis\\_ here" in failed
-    assert failed.count("| bad\\|model |") == 1  # partial credit is not a failed check
+    total = sum(len(point_losses(p)) for m in doc["models"].values() for p in m["prompts"].values())
+    rows = [line for line in failed.splitlines() if line.startswith("| ") and not line.startswith("| Model")]
+    assert total > MAX_FAILED_ROWS and len(rows) == MAX_FAILED_ROWS  # every check that lost points, each gate
+    assert f"…and {total - MAX_FAILED_ROWS} more; see report.html" in failed and "gate |" in failed
     assert "\n" not in md("a\nb") and "<" not in md("<script>") and md("a|b") == "a\\|b"
 
 
 def test_summary_md_when_nothing_failed():
     text = render_markdown_summary(run_to_dict(make_run(make_model("good", 1.0))))
-    assert "None: every check passed" in text
+    assert "Nowhere: every graded task earned all of its points." in text
 
 
 def test_models_under():

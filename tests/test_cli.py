@@ -64,6 +64,8 @@ def test_every_spec_flag_exists():
      "arguments --submissions-dir, --mem", "--compare"),
     (["--compare", "a", "b", "--require-isolation", "--no-metadata"],
      "arguments --no-metadata, --require-isolation", "--compare"),
+    (["--report-only", "r.json", "-v"], "argument --verbose", "--report-only"),
+    (["--compare", "a", "b", "--verbose"], "argument --verbose", "--compare"),
 ])
 def test_a_flag_a_no_grading_mode_would_ignore_is_a_usage_error_naming_it(argv, refused, mode, capsys):
     with pytest.raises(SystemExit) as exit_:
@@ -342,16 +344,49 @@ def test_no_cache_grades_again_and_refreshes_the_cache_for_the_next_run(tree):
 @pytest.mark.parametrize("second_run", [False, True], ids=["graded", "from-the-cache"])
 def test_banner_comes_first_then_the_grading_line_then_each_model(tree, capsys, second_run):
     """The banner waits for the isolation probe, which runs beside grading: it must still be
-    printed once, before the "Grading" line and before any model's results."""
+    printed once, before the "Grading" line and before any model's results (without a
+    terminal, a line per model graded as it finishes; none for one served from the cache),
+    and the table after them."""
     if second_run:
         assert cli.main(["--model", "example_model", "-q"]) == 0
         capsys.readouterr()
     assert cli.main(["--model", "example_model"]) == 0
     out = capsys.readouterr().out
-    banner, grading, block = (out.find("RubricBench isolation status"), out.find("🔍 Grading 1 model(s)"),
-                              out.find("Model: example_model"))
-    assert 0 <= banner < grading < block, out[:600]
+    banner, grading, table = (out.find("RubricBench isolation status"), out.find("🔍 Grading 1 model(s)"),
+                              out.find("🏆 1 model(s) × 4 task(s)"))
+    line = out.find("graded example_model: ")
+    assert 0 <= banner < grading < table, out[:600]
     assert out.count("RubricBench isolation status") == 1 and out.count("🔍 Grading") == 1
+    if second_run:
+        assert line == -1
+    else:
+        assert grading < line < table and out[line:].splitlines()[0].endswith("4 passed")
+
+
+def test_verbose_prints_each_models_block_as_before_and_quiet_only_what_is_essential(tree, capsys):
+    """By default a table and the lost points, no block; -v the blocks of before (every
+    prompt, its breakdown and lost checks) and the table, no folded list; -q neither."""
+    assert cli.main(["--model", "example_model", "-q"]) == 0  # (fills the cache: the runs below are fast)
+    assert capsys.readouterr().out == ""
+    assert cli.main(["--model", "example_model"]) == 0
+    default = capsys.readouterr().out
+    assert cli.main(["--model", "example_model", "-v"]) == 0
+    verbose = capsys.readouterr().out
+    for out in (default, verbose):
+        assert "1  example_model" in out and "📄 results:" in out
+    assert "Model: example_model (reference_implementations) [cached]" not in default
+    assert "📝 prompt_1:" not in default and "🎯 Final Score:" not in default
+    block = verbose.find("Model: example_model (reference_implementations) [cached]")
+    assert 0 <= block < verbose.find("🎯 Final Score:") < verbose.find("🏆 1 model(s)")
+    assert verbose.count("📝 prompt_") == 4 and "└─ Syntax:" in verbose
+    assert "Lost points" not in verbose and "graded example_model:" not in verbose
+
+
+def test_quiet_and_verbose_cannot_be_combined(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        parse_args(["-q", "-v"])
+    assert exit_.value.code == 2 and "not allowed with argument" in capsys.readouterr().err
+    assert parse_args(["--verbose"]).verbose and not parse_args([]).verbose
 
 
 def test_model_flag_repeats_to_grade_several(tree, capsys):
@@ -468,12 +503,25 @@ def _spinning_model(tree: Path) -> None:
         encoding="utf-8")
 
 
-@pytest.mark.parametrize("signum, workers", [(signal.SIGINT, 1), (signal.SIGINT, 2), (signal.SIGTERM, 2)])
-def test_ctrl_c_or_sigterm_stops_the_sandboxes_at_once_and_leaves_nothing_behind(tree, signum, workers):
-    """SIGINT (Ctrl-C) or SIGTERM (a cancelled CI job) while a model's script spins: the run
-    ends long before that child's deadline (120 s here), exits 1 saying why, writes no results,
-    keeps the finished model's cache entry, and leaves no process and no sandbox folder of its
-    own behind."""
+def _init_prefix() -> list[str]:
+    """The command that runs a program as pid 1 of a new pid namespace (as in a container,
+    where the kernel drops a signal pid 1 has no handler for), or [] where that is not allowed."""
+    command = ["unshare", "--pid", "--fork", "--mount-proc"]
+    try:
+        ok = subprocess.run([*command, "true"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        ok = False
+    return command if ok else []
+
+
+@pytest.mark.parametrize("signum, workers, as_init", [(signal.SIGINT, 1, False), (signal.SIGINT, 2, False),
+                                                      (signal.SIGTERM, 2, True)])
+def test_ctrl_c_or_sigterm_stops_the_sandboxes_at_once_and_leaves_nothing_behind(tree, signum, workers, as_init):
+    """SIGINT (Ctrl-C) or SIGTERM (a cancelled CI job, ``docker stop``) sent to the grader's
+    process alone while a model's script spins: the run ends long before that child's deadline
+    (120 s here), exits 1 saying why, writes no results, keeps the finished model's cache
+    entry, and leaves no process and no sandbox folder of its own behind. The SIGTERM case runs
+    the grader as pid 1 of its own pid namespace, as in a container."""
     import os
     import tempfile
     import threading
@@ -493,7 +541,10 @@ def test_ctrl_c_or_sigterm_stops_the_sandboxes_at_once_and_leaves_nothing_behind
 
     before = ours()
     env = {**os.environ, "RUBRICBENCH_TIMEOUT": "120", "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, str(ROOT / "run_benchmark.py"), "--all-models", "--no-cache",
+    prefix = _init_prefix() if as_init else []
+    if as_init and not prefix:
+        pytest.skip("this machine does not let the test make a pid namespace (unshare --pid)")
+    proc = subprocess.Popen([*prefix, sys.executable, str(ROOT / "run_benchmark.py"), "--all-models", "--no-cache",
                              "--workers", str(workers)], cwd=tree, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines: list[str] = []
@@ -502,7 +553,7 @@ def test_ctrl_c_or_sigterm_stops_the_sandboxes_at_once_and_leaves_nothing_behind
     def read() -> None:
         for line in proc.stdout:
             lines.append(line)
-            if "Final Score" in line:
+            if line.startswith("graded example_model: "):  # (stdout is a pipe: a line per model)
                 finished.set()
     threading.Thread(target=read, daemon=True).start()
     errors: list[str] = []
@@ -510,6 +561,10 @@ def test_ctrl_c_or_sigterm_stops_the_sandboxes_at_once_and_leaves_nothing_behind
     error_reader.start()
     try:
         assert finished.wait(120), "".join(lines)[-2000:]  # example_model is done; the other spins
+        grader = psutil.Process(proc.pid)
+        if prefix:  # (unshare's one child is the grader, pid 1 in its namespace)
+            (grader,) = grader.children()
+            assert open(f"/proc/{grader.pid}/status").read().split("NSpid:")[1].split("\n")[0].split()[-1] == "1"
         deadline = time.monotonic() + 60
         def spinning(child: psutil.Process) -> bool:
             try:  # short-lived children (probes, finished runs) may exit while we look
@@ -518,12 +573,12 @@ def test_ctrl_c_or_sigterm_stops_the_sandboxes_at_once_and_leaves_nothing_behind
                 return False
 
         while time.monotonic() < deadline:  # the spinning script is running
-            if any(spinning(p) for p in psutil.Process(proc.pid).children(recursive=True)):
+            if any(spinning(p) for p in grader.children(recursive=True)):
                 break
             time.sleep(0.1)
-        family = psutil.Process(proc.pid).children(recursive=True)
+        family = grader.children(recursive=True)
         assert family
-        proc.send_signal(signum)
+        grader.send_signal(signum)  # (to the grader alone, not its process group)
         code = proc.wait(timeout=60)  # raises if the run waits for the spinning child's deadline
         error_reader.join(10)
         stderr = "".join(errors)
@@ -534,11 +589,12 @@ def test_ctrl_c_or_sigterm_stops_the_sandboxes_at_once_and_leaves_nothing_behind
     assert f"{cli.STOPPED_BY[signum]}: nothing of this run was written" in stderr and "Traceback" not in stderr
     results = tree / "results"
     assert not (results / "latest_results.json").exists()
+    assert results.is_dir(), (stderr[-3000:], "".join(lines)[-3000:])
     assert [p.name for p in results.iterdir() if not p.name.startswith(".")] == []  # no run folder
     assert len(list((results / ".cache" / "models").iterdir())) == 1  # the finished model's
     gone, alive = psutil.wait_procs(family, timeout=10)
     assert not alive, [p.cmdline() for p in alive]
-    assert ours({proc.pid, *(p.pid for p in family)}) <= before
+    assert ours({proc.pid, grader.pid, *(p.pid for p in family)}) <= before
 
 
 def test_a_grader_killed_outright_leaves_no_pool_process_behind_and_its_output_ends(tree):
@@ -646,14 +702,17 @@ def test_the_scheduler_variable_is_a_default_for_grading_runs_only(monkeypatch, 
 def test_several_grading_problems_exit_with_1_over_3_over_4_and_any_of_them_over_7():
     """README "Exit codes": a grader failure, then a file that could not be graded, then a
     time-out; ``--fail-under``'s 7 only when none of them happened."""
-    from benchmark.types import INTERNAL_ERROR, ModelResult, PromptResult
+    from benchmark.types import INTERNAL_ERROR, Category, CategoryScore, Check, ModelResult, PromptResult
 
-    def model(name, *, status="ok", error=None, timed_out=False):
-        prompt = PromptResult("prompt_1", "t", 0.0, 25.0, False, status, (),
+    def model(name, *, status="ok", error=None, timed_out=False, cause=None):
+        checks = (Check("c", Category.SYNTAX, 5.0, 0.0, "error", "parse", error or "", (), cause),) if error else ()
+        prompt = PromptResult("prompt_1", "t", 0.0, 25.0, False, status,
+                              (CategoryScore(Category.SYNTAX, 0.0, 5.0, 1.0, checks),),
                               ({"timed_out": timed_out},), error)
         return ModelResult(name, "user_submissions", (prompt,), 0.0, 25.0, 0.0, "F", "Participant")
 
-    crashed = model("a", status="error", error=f"{INTERNAL_ERROR}: observing failed: X")
+    # (the grader's failure is the checks' typed cause, as the engine records it)
+    crashed = model("a", status="error", error=f"{INTERNAL_ERROR}: observing failed: X", cause="internal")
     unreadable = model("b", status="error", error="prompt_1_solution.py: file is empty")
     late = model("c", timed_out=True)
     assert commands._exit_code([late, unreadable, crashed]) == cli.EXIT_ERROR

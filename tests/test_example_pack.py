@@ -89,14 +89,19 @@ def test_the_run_records_the_suite_it_graded(graded):
     assert doc["_metadata"]["config"]["packs"] == [str(PACK)]
 
 
-def test_a_model_without_the_packs_files_gets_error_tasks_and_the_run_goes_on(graded):
+def test_a_model_that_did_not_attempt_the_pack_is_not_marked_down_for_it(graded):
     _, code, doc = graded
     model = doc["models"]["core_only"]
     task = model["prompts"]["data_pack.slugify"]
-    assert task["status"] == "error" and task["score"] == 0
-    assert "slug.py: file not found" in task["error"]
+    assert task["status"] == "not_attempted" and task["score"] == 0 and "error" not in task
+    assert {c["status"] for c in task["checks"]} == {"skipped"}
+    assert "no file of this task was submitted (expected slug.py)" in task["checks"][0]["rationale"]
     assert model["prompts"]["prompt_1"]["score"] == 25
-    assert code == 3  # a submission that could not be graded
+    assert model["total_possible"] == 100 and model["percentage"] == 100  # (not 100 of 150)
+    assert model["packs"]["data_pack"]["attempted"] is False
+    board = [row["model"] for row in doc["comparison"]["pack_rankings"]["data_pack"]]
+    assert "core_only" not in board and "reference" in board
+    assert code == 0  # not attempted is a state of the results, not a problem of the run
 
 
 def test_extra_text_on_stdout_costs_the_report_checks(graded):

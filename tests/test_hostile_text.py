@@ -133,8 +133,9 @@ def test_hostile_text_and_names_never_cost_the_clean_model(flags, environment, h
     assert code == 3, err.decode("utf-8", "replace")
     _check_doc(doc, clean_alone)
     _check_terminal(out, err)
-    if "-q" not in flags:
-        assert b"surrogate_stdout" in out and b"Final Score" in out
+    if "-q" not in flags:  # the table after grading; without a terminal, a line per model before it
+        assert b"surrogate_stdout" in out and b"best first:" in out
+        assert (b"graded surrogate_stdout: " in out) is bool(flags)
     if not flags:
         assert b"4/4 models |" in err  # the progress bar did draw
 

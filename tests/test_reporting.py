@@ -168,9 +168,10 @@ def test_summary_contains_models_numbers_isolation_and_top_performers(doc):
     beta = doc["models"]["beta"]
     assert f"({beta['percentage']:.1f}%)" in text
     assert "security          0.0/4.0" in text
-    assert "✗ no_security_issues" in text and "[prompt_1.py:3]" in text
+    assert "no_security_issues [fail]:" in text and "[prompt_1.py:3]" in text
     assert "Suggestions:" in text and "[from cache]" in text
-    assert "◐ error_handling (0.38/0.75, ast)" in text  # check points keep two decimals
+    assert "-0.38 error_handling [partial]: error_handling rationale [prompt_1.py:3]" in text  # (two decimals)
+    assert "where the" in text and "points went (gates: docs/scoring.md):" in text
 
 
 def test_summary_leads_with_the_results_and_ends_with_the_run_environment(doc):

@@ -122,13 +122,17 @@ def test_a_corrupt_cache_entry_is_a_miss(tree):
     assert cached == set() and results[0].score == results[0].score  # graded again: no NaN
 
 
-def test_progress_is_silent_without_a_terminal(capsys):
-    progress = Progress(3, quiet=False)  # pytest's stdout is not a terminal
-    assert not progress.enabled
+def test_progress_draws_no_bar_without_a_terminal_and_writes_its_lines_to_stderr(capsys):
+    progress = Progress(2, quiet=False, ticking=False)  # pytest's stdout is not a terminal
+    assert not progress.enabled and progress.bar is None and progress.lines
     progress.done("m")
+    assert capsys.readouterr().err == ""  # (the first line comes after 10 s, or at the end)
+    progress.done("n")
     progress.close()
-    assert capsys.readouterr().err == ""
-    assert not Progress(3, quiet=True).enabled
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("graded 2/2 models (100 %), ")
+    quiet = Progress(3, quiet=True)
+    assert not quiet.enabled and not quiet.lines
 
 
 def test_a_file_changed_while_its_model_is_graded_is_graded_again_next_time(tree, monkeypatch):

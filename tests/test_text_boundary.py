@@ -6,7 +6,8 @@ overrides, huge strings) is fed through every field a submission can influence, 
 engine functions a real run uses: a check's rationale and evidence (``grading._to_check``),
 an exception a child reported (``prompts.base.raised``), a prompt's error and its execution
 summaries (``grading._prompt_result``, ``grading._exec_summary``). The run is then written
-with ``write_run`` beside a clean model, and the terminal block is rendered. A second
+with ``write_run`` beside a clean model, and the terminal views are rendered (a model's block,
+the table, the lost points). A second
 property bypasses the boundary (a record as a bug or a tampered cache could leave it) and
 holds the writer to per-model failure isolation.
 """
@@ -30,7 +31,9 @@ from benchmark.engine.cache import ResultCache
 from benchmark.prompts.base import Outcome, raised
 from benchmark.reporting.failsafe import safe_key, schema_problems
 from benchmark.reporting.results_json import model_to_dict, run_to_dict, validate_results
-from benchmark.reporting.terminal import format_model_block
+from benchmark.reporting.terminal import format_model_block, format_model_line, format_table
+from benchmark.reporting.terminal_losses import format_losses
+from benchmark.untrusted import UNSAFE
 from benchmark.reporting.writer import write_run
 from benchmark.packs.suite import core_pack
 from benchmark.runner import discover_models, model_name_problem, scan_models
@@ -92,6 +95,9 @@ def test_hostile_text_in_every_submission_field_leaves_a_record_every_writer_can
     block = format_model_block(record, show_checks=True)
     assert "\x1b" not in block
     block.encode("utf-8")  # no lone surrogate reaches the terminal
+    doc = {"models": {"hostile_model": record}}  # the default view: the table, the lost points, a model's line
+    shown = "\n".join(format_table(doc) + format_losses(doc) + [format_model_line(record)])
+    assert not UNSAFE.search(shown.replace("\n", " "))
 
 
 @settings(max_examples=15, deadline=None)

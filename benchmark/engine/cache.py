@@ -122,7 +122,8 @@ _CATEGORIES = {category.value: category for category in Category}  # (an unknown
 def _check(item: dict[str, Any]) -> Check:
     return Check(item["id"], _CATEGORIES[item["category"]], item["points"], item["earned"],
                  item["status"], item["method"], item["rationale"],
-                 tuple([Evidence(e["file"], e.get("line"), e.get("note", "")) for e in item["evidence"]]))
+                 tuple([Evidence(e["file"], e.get("line"), e.get("note", "")) for e in item["evidence"]]),
+                 item.get("cause"))
 
 
 def _prompt(prompt_id: str, item: dict[str, Any]) -> PromptResult:
@@ -136,7 +137,7 @@ def _prompt(prompt_id: str, item: dict[str, Any]) -> PromptResult:
         for cat in CATEGORY_ORDER if cat.value in scoring)
     return PromptResult(prompt_id, item["title"], item["score"], item["max_score"], item["passed"],
                         item["status"], categories, tuple(item["execution"]), item.get("error"),
-                        dict(item["files"]))
+                        dict(item["files"]), tuple(item.get("denials", ())))
 
 
 def model_from_dict(item: dict[str, Any]) -> ModelResult:

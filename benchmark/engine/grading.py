@@ -23,15 +23,15 @@ from ..prompts.base import SANDBOX_EVENTS, SANDBOX_UNLISTED, CheckContext, Outco
 from ..sandbox.cleanup import CleanupError
 from ..submission import SourceFile, load_source
 from ..threads import PYTHON_WORK, released
-from ..types import Check, Evidence, ExecResult, ModelResult, PromptResult
+from ..types import CAUSE_INTERNAL, CAUSES, Check, Evidence, ExecResult, ModelResult, PromptResult
 from ..untrusted import NAME_LIMIT, NOTE_LIMIT, text
 from .options import DEFAULT_SEED, INTERNAL_ERROR, GradeOptions, default_test_data, has_internal_error
 
 # GradeOptions and the helpers beside it live in the light ``benchmark.engine.options``; they are
 # importable from here and from ``benchmark.grading``, where library users have always found them.
-__all__ = ["DEFAULT_SEED", "INTERNAL_ERROR", "GradeOptions", "blocking_problem", "default_test_data",
-           "grade_model", "grade_prompt", "grade_task", "has_internal_error", "load_files",
-           "refused_prompt"]
+__all__ = ["DEFAULT_SEED", "INTERNAL_ERROR", "NOT_ATTEMPTED", "GradeOptions", "blocking_problem",
+           "default_test_data", "grade_model", "grade_prompt", "grade_task", "has_internal_error",
+           "load_files", "not_attempted", "refused_prompt"]
 
 
 def as_task(task: Task | ModuleType) -> Task:
@@ -104,9 +104,10 @@ def _to_check(row: TaskCheck, outcome: Outcome) -> Check:
     """The one place an Outcome becomes a Check: its rationale and every evidence field pass
     the untrusted-text boundary here (they may quote a submission's output, names or data)."""
     fraction = 0.0 if outcome.status in ("error", "skipped") else max(0.0, min(1.0, outcome.fraction))
+    cause = outcome.cause if outcome.status == "error" and outcome.cause in CAUSES else None
     return Check(row.id, row.category, row.points, round(row.points * fraction, 4),
                  _status(outcome), row.method, text(outcome.rationale),
-                 tuple(_evidence(item) for item in outcome.evidence))
+                 tuple(_evidence(item) for item in outcome.evidence), cause)
 
 
 def _malformed(outcome: Any) -> str | None:
@@ -131,7 +132,7 @@ def _run_check(row: TaskCheck, ctx: CheckContext, debug: bool) -> Check:
         if debug:
             raise
         why = f"check raised {type(exc).__name__}: {exc}"
-    return _to_check(row, outcome if why is None else Outcome.error(f"{INTERNAL_ERROR}: {why}"))
+    return _to_check(row, outcome if why is None else Outcome.error(f"{INTERNAL_ERROR}: {why}", CAUSE_INTERNAL))
 
 
 def _exec_summary(request: dict[str, Any], result: ExecResult) -> dict[str, Any]:
@@ -145,7 +146,33 @@ def _exec_summary(request: dict[str, Any], result: ExecResult) -> dict[str, Any]
         "output_truncated": result.output_truncated,
         "blocked_events": sum(e.get("count", 1) for e in result.blocked_events) + result.blocked_unlisted,
     }
-    return untrusted.data(summary, NOTE_LIMIT)
+    raised = _first_raised(result.observation)
+    if raised is not None:
+        summary["raised"] = raised
+    summary = untrusted.data(summary, NOTE_LIMIT)
+    tail = result.stderr[-STDERR_TAIL:].strip()
+    if tail:  # (escaped onto one line; an escape is at most 6 characters, so nothing is cut)
+        summary["stderr_tail"] = text(tail, 6 * STDERR_TAIL)
+    return summary
+
+
+STDERR_TAIL = 2000  # the characters of a child run's stderr its summary keeps (the last ones)
+
+
+def _first_raised(record: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The exception a run reports first, preferring one the harness placed in the
+    submission's own file (``where``): ``{type, message, file, line}``, else None."""
+    if not isinstance(record, dict):
+        return None
+    found = [record.get("exception"), record.get("import_error")]
+    found += [item.get("exception") for item in record.get("results") or () if isinstance(item, dict)]
+    found = [e for e in found if isinstance(e, dict) and isinstance(e.get("type"), str)]
+    if not found:
+        return None
+    first = next((e for e in found if e.get("where")), found[0])
+    name, _, line = str(first.get("where") or "").rpartition(":")
+    return {"type": first["type"], "message": str(first.get("message", ""))[:NOTE_LIMIT],
+            "file": name, "line": int(line) if name and line.isdigit() else None}
 
 
 SKIPPED_RUN = "skipped: an earlier run of this prompt hit the time-out"
@@ -159,13 +186,23 @@ def skipped_run() -> ExecResult:
                       channel_error=SKIPPED_RUN)
 
 
-def _prompt_result(task: Task, checks, files, executions, error) -> PromptResult:
+def _denial(event: dict[str, Any]) -> dict[str, Any]:
+    """A denied attempt as a prompt's results list it (its strings through the text boundary:
+    the guard quotes the submission's paths, hosts and file names)."""
+    return untrusted.data({"kind": event.get("blocked"), "event": event.get("event"),
+                           "target": event.get("detail", ""), "count": event.get("count", 1),
+                           "where": event.get("where") or event.get("file") or ""}, NOTE_LIMIT)
+
+
+def _prompt_result(task: Task, checks, files, executions, error, status: str | None = None,
+                   denials=()) -> PromptResult:
     categories, score, passed = scoring.score_prompt(task, checks)
     return PromptResult(
         prompt_id=task.key, title=task.title, score=score, max_score=task.points,
-        passed=passed and error is None, status="error" if error else "ok",
+        passed=passed and error is None, status=status or ("error" if error else "ok"),
         categories=categories, execution=tuple(executions), error=None if error is None else text(error),
         files={name: f.sha256 for name, f in files.items()},
+        denials=tuple(_denial(event) for event in denials),
     )
 
 
@@ -185,6 +222,22 @@ def refused_prompt(task: Task | ModuleType, problem: str,
     return _prompt_result(task, checks, files or {}, [], problem)
 
 
+NOT_ATTEMPTED = "not attempted"
+
+
+def not_attempted(task: Task | ModuleType, files: dict[str, SourceFile]) -> PromptResult | None:
+    """The result of a task none of whose files was submitted (nor one under a near name):
+    status ``not_attempted``, every check ``skipped`` saying so, score 0. Its points count
+    against the model only when it answered another task of the same pack
+    (``scoring.score_model``). None when any file of the task is there."""
+    task = as_task(task)
+    if not files or any(f.error != "file not found" for f in files.values()):
+        return None
+    reason = f"{NOT_ATTEMPTED}: no file of this task was submitted (expected {', '.join(sorted(files))})"
+    checks = [_to_check(row, Outcome.skipped(reason)) for row in task.checks]
+    return _prompt_result(task, checks, files, [], None, status="not_attempted")
+
+
 def grade_prompt(task: Task | ModuleType, model_dir: Path, *, test_data: Path,
                  options: GradeOptions | None = None) -> PromptResult:
     """Grade one task (or core prompt module); Python work holds ``threads.PYTHON_WORK``,
@@ -202,7 +255,8 @@ def _grade_task(task: Task, model_dir: Path, *, test_data: Path,
     files = load_files(task, Path(model_dir))
     problem = blocking_problem(task, files)
     if problem:
-        return refused_prompt(task, problem + misnamed_hint(task, files, Path(model_dir)), files)
+        hint = misnamed_hint(task, files, Path(model_dir))  # (a file under a near name is an attempt)
+        return (None if hint else not_attempted(task, files)) or refused_prompt(task, problem + hint, files)
     runner = options.runner(Path(model_dir).name)
     executions: list[dict[str, Any]] = []
     blocked: dict[tuple[str, ...], dict[str, Any]] = {}  # (kind, event, detail, file) -> attempt
@@ -251,13 +305,13 @@ def _grade_task(task: Task, model_dir: Path, *, test_data: Path,
     except Exception as exc:
         if options.debug:
             raise
-        reason = _observe_failure(exc)
-        checks = [_to_check(row, Outcome.error(reason)) for row in task.checks]
+        reason = _observe_failure(exc)  # (always the grader's fault)
+        checks = [_to_check(row, Outcome.error(reason, CAUSE_INTERNAL)) for row in task.checks]
         return _prompt_result(task, checks, files, executions, reason)
     ctx = CheckContext(files=files, facts={**facts, SANDBOX_EVENTS: list(blocked.values()),
                                            SANDBOX_UNLISTED: unlisted[0]}, task=task)
     checks = [_run_check(row, ctx, options.debug) for row in task.checks]
-    return _prompt_result(task, checks, files, executions, None)
+    return _prompt_result(task, checks, files, executions, None, denials=blocked.values())
 
 
 MAX_TASK_THREADS = 4

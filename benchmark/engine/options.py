@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..secure_runner import SecureRunner
-from ..types import INTERNAL_ERROR, MAX_TIMEOUT_S, MEM_CHOICES, Check, ModelResult, RunConfig, unjudged_by_reference
+from ..types import CAUSE_INTERNAL, INTERNAL_ERROR, MAX_TIMEOUT_S, MEM_CHOICES, Check, ModelResult, RunConfig, unjudged_by_reference
 
 DEFAULT_SEED = RunConfig.seed  # one default, kept in benchmark.types
 
@@ -52,9 +52,8 @@ class GradeOptions:
 
 
 def has_internal_error(result: ModelResult) -> bool:
-    return any((p.error or "").startswith(INTERNAL_ERROR) or
-               any(c.rationale.startswith(INTERNAL_ERROR) for cat in p.categories for c in cat.checks)
-               for p in result.prompts)
+    """Whether the grader failed on a check of ``result`` (its typed cause, not its text)."""
+    return any(check.cause == CAUSE_INTERNAL for check in _checks(result))
 
 
 def _checks(result: ModelResult):
@@ -64,7 +63,7 @@ def _checks(result: ModelResult):
 def reference_unjudged(check: Check, *, unfinished: bool = False) -> bool:
     """Whether ``check`` was not judged because its task's reference solution failed (with
     ``unfinished``: because it did not finish, which the machine's load may have caused)."""
-    return unjudged_by_reference(check.status, check.rationale, unfinished=unfinished)
+    return unjudged_by_reference(check.cause, unfinished=unfinished)
 
 
 def has_reference_failure(result: ModelResult) -> bool:

@@ -169,14 +169,16 @@ SUPERVISOR_KEYS = frozenset(("mode", "blocked_events", "blocked_unlisted", "repo
 
 
 def _denied_attempt(item):
-    """The (kind, event, detail) of a report line of the one shape the guard writes, else None."""
-    if _type(item) is not dict or _len(item) != 3:
+    """The (kind, event, detail, where) of a report line of the one shape the guard writes
+    (``where``, the submission's file:line, only when the guard found one), else None."""
+    if _type(item) is not dict or _len(item) not in (3, 4):
         return None
-    kind, event, detail = item.get("blocked"), item.get("event"), item.get("detail")
+    kind, event, detail, where = item.get("blocked"), item.get("event"), item.get("detail"), item.get("where", "")
     if (_type(kind) is str and kind in EVENT_KINDS and _type(event) is str
             and _len(event) <= EVENT_NAME_CAP and _type(detail) is str
-            and _len(detail) <= REPORT_DETAIL_CAP):
-        return kind, event, detail
+            and _len(detail) <= REPORT_DETAIL_CAP and _type(where) is str and _len(where) <= REPORT_DETAIL_CAP
+            and (_len(item) == 3 or ("where" in item and where != ""))):
+        return kind, event, detail, where
     return None
 
 
@@ -280,9 +282,10 @@ def _compose(request, text, status, timed_out=False):
             record["harness_error"] = item["harness_error"]
         else:
             record["malformed_lines"] += 1
-    record["blocked_events"] = [{"blocked": kind, "event": event, "detail": detail, "count": count}
-                                for (kind, event, detail), count in counts.items()]
-    changed = next((detail for (kind, event, detail) in counts
+    record["blocked_events"] = [{"blocked": kind, "event": event, "detail": detail, "count": count,
+                                 **({"where": where} if where else {})}
+                                for (kind, event, detail, where), count in counts.items()]
+    changed = next((detail for (kind, event, detail, _) in counts
                     if kind == "integrity" and event == CHANGED_EVENT), None)
     if changed is not None:  # the worker's seal saw the harness changed: its observations are not
         record["integrity"] = "the harness was changed while the submission ran: " + changed[:200]

@@ -57,8 +57,8 @@ from _rubricbench_guard_events import (  # noqa: E402,F401 (the report shape: th
     CHANGED_EVENT, CODE_ATTRIBUTES, DEFERRED_EVENTS, DETAIL_CAP, DIR_FD_EVENTS, EVENT_KINDS,
     EVENT_NAME_CAP, FSPATH_FIRST, LISTING_EVENTS, LOOPBACK, LOST_EVENT, MAX_EVENTS, MAX_LINKS,
     REPORT_DETAIL_CAP, NATIVE_EVENTS, NETWORK_EVENTS, NO_DIR_FD, PATH_EVENT_NAMES, PATH_EVENTS,
-    PROCESS_EVENTS, RECORD_CAP, REPLACED_MODULES, SETATTR_EVENTS, SHARED_MEMORY_EVENTS, STAND_INS,
-    WATCHED_EVENTS, WRITE_FLAGS)
+    PROCESS_EVENTS, RECORD_CAP, ADDRESSED_EVENTS, MAX_FRAMES, REPLACED_MODULES, SETATTR_EVENTS,
+    SHARED_MEMORY_EVENTS, STAND_INS, WATCHED_EVENTS, WRITE_FLAGS)
 
 
 def _resolve(path, cwd, lstat=os.lstat, readlink=os.readlink, is_link=stat.S_ISLNK,
@@ -106,7 +106,7 @@ def _own_codes():
     return (_resolve.__code__, *inner)
 
 
-def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
+def _make_hook(write_roots, read_roots, allow_network, report_fd, pid, sources=()):
     own_codes = _own_codes()
 
     def hook(event, args, resolve=_resolve, write_roots=write_roots, read_roots=read_roots,
@@ -122,6 +122,8 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
              write=os.write, quote=_quote, error=PermissionError, cap=DETAIL_CAP,
              record_cap=RECORD_CAP, base=BaseException, setattr_events=SETATTR_EVENTS,
              replaced=REPLACED_MODULES, shared_memory=SHARED_MEMORY_EVENTS,
+             sources=sources, getframe=sys._getframe, starts=str.startswith, join=str.join,
+             int_repr=int.__repr__, list=list, addressed=ADDRESSED_EVENTS, max_frames=MAX_FRAMES,
              watched=WATCHED_EVENTS):
         # an exact str outside every set below: nothing to deny (hashed by str's own code)
         if type(event) is str and event not in watched:
@@ -306,8 +308,39 @@ def _make_hook(write_roots, read_roots, allow_network, report_fd, pid):
         if verdict is None:
             return
         kind, name, detail = verdict
+        # What was tried (the host and port, the command) when the verdict says no more, and
+        # where: the innermost frame of a file of the sandbox's, as "file:line". Only exact
+        # str, bytes and int are read (a frame's f_code is audited, by an event let through)
+        where = ""
+        try:
+            if detail == "" and (kind == "network" or kind == "process"):
+                shown = []
+                for value in (args[1:2] if event in addressed else args[:2]):
+                    for item in (value[:8] if type(value) is tuple or type(value) is list else (value,)):
+                        if type(item) is bytes:
+                            item = decode(item, "utf-8", "replace")
+                        if type(item) is int:
+                            item = int_repr(item)
+                        if type(item) is str:
+                            shown.append(item[:cap])
+                detail = join(" " if kind == "process" else ":", shown)
+            frame, steps = getframe(1), 0
+            while frame is not None and steps < max_frames:
+                filename = frame.f_code.co_filename
+                if type(filename) is str:
+                    for prefix in sources:
+                        if where == "" and starts(filename, prefix):
+                            number = frame.f_lineno  # (None in a frame with no line yet)
+                            where = (filename[len(prefix):][:cap] + ":"
+                                     + (int_repr(number) if type(number) is int else "?"))
+                if where != "":
+                    break
+                frame, steps = frame.f_back, steps + 1
+        except base:
+            pass
         line = ('\n{"blocked": ' + quote(kind) + ', "event": ' + quote(name) +
-                ', "detail": ' + quote(detail[:cap]) + '}\n').encode("ascii")
+                ', "detail": ' + quote(detail[:cap]) +
+                (', "where": ' + quote(where) if where != "" else "") + '}\n').encode("ascii")
         try:
             write(report_fd, line[:record_cap])
         except base:
@@ -372,6 +405,11 @@ def install(sandbox, read_roots, allow_network, report_fd):
     # (a submission that found the hook with gc.get_objects() set one, then rewrote the hook's
     # report_fd from a sys.settrace tracer, so every denial went unreported:
     # tests/hostile/guard_traced). A method-wrapper takes none.
-    sys.addaudithook(_make_hook(write_roots, reads, bool(allow_network), report_fd, os.getpid()).__call__)
+    # where a denial came from is named relative to the run's folder (the submission's files
+    # are there), else to the sandbox: the longest prefix first
+    sources = tuple(sorted({os.path.abspath(p).rstrip("/") + "/" for p in (os.getcwd(), sandbox)}
+                           | {real(os.getcwd()).rstrip("/") + "/", write_roots[0] + "/"}, key=len, reverse=True))
+    sys.addaudithook(_make_hook(write_roots, reads, bool(allow_network), report_fd, os.getpid(),
+                                sources).__call__)
     for module, function, stand_in in replaced:
         setattr(module, function, stand_in)

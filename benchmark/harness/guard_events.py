@@ -19,6 +19,10 @@ NETWORK_EVENTS = frozenset({
 # (signal.pthread_kill is not among them: it signals a thread of the calling process only,
 # which os.kill of the run's own pid, allowed below, does as well; the standard idiom that
 # wakes the main thread from another one)
+# the network events whose address is their second argument (the first is the socket): the
+# host and port a denial names; the others name theirs first (getaddrinfo's host and port)
+ADDRESSED_EVENTS = frozenset({"socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg"})
+MAX_FRAMES = 200  # frames a denial looks back through for the submission's own line
 PROCESS_EVENTS = frozenset({
     "rubricbench.fork_exec", "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn",
     "os.spawn", "os.fork", "os.forkpty", "os.startfile", "os.kill", "os.killpg",

@@ -60,7 +60,37 @@ def _raised(exc):
         info["builtin"] = [_name_of(c) for c in _mro_of(_type(exc)) if not _flags_of(c) & _HEAP_TYPE]
     except Exception:
         info["builtin"] = []
+    where = _raised_where(exc)
+    if where:
+        info["where"] = where
     return info
+
+
+def _raised_where(exc, limit=200):
+    """``name.py:line`` of the innermost traceback frame in a file of the run's folder (the
+    submission's own line the exception came through), else ''. Reads the traceback's own
+    slots only: an exact str file name, an exact int line."""
+    folder = os.getcwd().rstrip("/") + "/"
+    where = ""
+    try:
+        tb = exc.__traceback__
+        for _ in range(limit):
+            if _type(tb) is not _TRACEBACK:
+                break
+            filename, line = tb.tb_frame.f_code.co_filename, tb.tb_lineno
+            if _type(filename) is str and filename.startswith(folder) and _type(line) is int:
+                where = filename[len(folder):][:300] + ":" + str(line)
+            tb = tb.tb_next
+    except Exception:
+        return ""
+    return where
+
+
+try:  # (the traceback type, bound when the harness loads)
+    raise ValueError
+except ValueError as _probe:
+    _TRACEBACK = type(_probe.__traceback__)
+    del _probe
 
 
 def _import_submission(module_file):

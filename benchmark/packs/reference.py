@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..types import REFERENCE_FAILED, REFERENCE_UNFINISHED
+from ..types import CAUSE_REFERENCE, CAUSE_REFERENCE_UNFINISHED, REFERENCE_FAILED, REFERENCE_UNFINISHED
 from .runs import load_facts, run_problem, script_run
 
 PREFIX = "reference solution: "
@@ -151,6 +151,11 @@ def memoised(files: Mapping[str, bytes], request: Mapping[str, Any], stage: Mapp
     seed): for facts about a reference run other than its output, such as its timings. The
     value must be plain JSON; a fresh copy is returned each time."""
     return _memoised(_key(files, request, stage, seed, "measured"), compute)
+
+
+def failure_cause(transient: bool) -> str:
+    """The typed cause of a check not judged because the reference failed (``types.CAUSES``)."""
+    return CAUSE_REFERENCE_UNFINISHED if transient else CAUSE_REFERENCE
 
 
 def failure_message(task: Any, name: str, reasons: Mapping[str, str], transient: bool) -> str:

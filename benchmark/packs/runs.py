@@ -26,6 +26,8 @@ def exception_info(value: Any) -> dict[str, Any] | None:
         builtin = value.get("builtin")
         if type(builtin) is list and all(type(name) is str for name in builtin):
             info["builtin"] = list(builtin)
+        if type(value.get("where")) is str:
+            info["where"] = value["where"]
         return info
     return None
 

@@ -27,6 +27,7 @@ class Outcome:
     rationale: str
     evidence: tuple[Evidence, ...] = ()
     status: str | None = None  # None: derived from fraction; "error"/"skipped" force 0
+    cause: str | None = None  # an error's typed cause when not the answer's fault (types.CAUSES)
 
     @staticmethod
     def ratio(done: float, total: float, rationale: str, evidence=()) -> "Outcome":
@@ -46,8 +47,8 @@ class Outcome:
         return Outcome(0.0, rationale, (), "skipped")
 
     @staticmethod
-    def error(rationale: str) -> "Outcome":
-        return Outcome(0.0, rationale, (), "error")
+    def error(rationale: str, cause: str | None = None) -> "Outcome":
+        return Outcome(0.0, rationale, (), "error", cause)
 
 
 class RunFn(Protocol):
@@ -118,7 +119,15 @@ def excerpt(value: Any, limit: int = 80) -> str:
 def raised(exception: Mapping[str, Any]) -> str:
     """``Type: message`` of an exception a child reported, the type's name capped at 200
     characters and the message at 500 (a class name can be any length, and any text)."""
-    return f"{text(exception.get('type'), NAME_LIMIT)}: {text(exception.get('message'), NOTE_LIMIT)}"
+    return (f"{text(exception.get('type'), NAME_LIMIT)}: {text(exception.get('message'), NOTE_LIMIT)}"
+            f"{raised_at(exception)}")
+
+
+def raised_at(exception: Mapping[str, Any]) -> str:
+    """`` (at name.py:12)``: the submission's own line an exception came through, when the
+    harness found one (its ``where``), else ''."""
+    where = exception.get("where")
+    return f" (at {text(where, NAME_LIMIT)})" if isinstance(where, str) and where else ""
 
 
 def load_problem(facts: Mapping[str, Any], module: str, function: str) -> Outcome | None:
@@ -151,6 +160,15 @@ def _integrity_first(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(events, key=lambda e: e.get("blocked") != "integrity")
 
 
+def _where(event: dict[str, Any]) -> tuple[str, int | None]:
+    """The file and line of the submission's a denied attempt came from (the guard's
+    ``where``, "name.py:12"), else the run's module and no line."""
+    name, _, line = str(event.get("where") or "").rpartition(":")
+    if name and line.isdigit():
+        return name, int(line)
+    return str(event.get("file", "")), None
+
+
 def sandbox_violations(ctx: CheckContext) -> Outcome:
     """No attempt was denied by the sandbox (each denied attempt costs half the check).
 
@@ -170,7 +188,7 @@ def sandbox_violations(ctx: CheckContext) -> Outcome:
     attempts = sum(e.get("count", 1) for e in events) + unlisted
     if not attempts:
         return Outcome.ok("the sandbox denied nothing during the behaviour runs")
-    evidence = tuple(Evidence(str(e.get("file", "")), None,
+    evidence = tuple(Evidence(*_where(e),
                               f"{e.get('blocked')}: {e.get('event')} {e.get('detail', '')}"
                               f"{'' if e.get('count', 1) == 1 else ' (x' + str(e.get('count')) + ')'}"[:200])
                      for e in _integrity_first(events)[:10])

@@ -274,9 +274,10 @@ def _timed_outcome(ctx: CheckContext) -> Outcome:
         return Outcome.fail(f"not timed on {measured['unit']}: {measured['problem']}")
     gold = measured["reference"]
     if "problem" in gold:  # not judged: the reference's fault (or the machine's), not the answer's
+        transient = gold.get("transient") is not False
         return Outcome.error(reference.failure_message(
-            ctx.task, getattr(ctx.task, "main", "?"), {measured["unit"]: gold["problem"]},
-            gold.get("transient") is not False))
+            ctx.task, getattr(ctx.task, "main", "?"), {measured["unit"]: gold["problem"]}, transient),
+            reference.failure_cause(transient))
     fraction, rationale = verdict(measured["costs"], measured.get("outside"), gold, measured.get("names"))
     return Outcome(fraction, f"{rationale} (kernel CPU time on {measured['unit']}; no sleep)")
 

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..untrusted import NAME_LIMIT, text
-from .base import excerpt
+from .base import excerpt, raised_at
 from .p3_transform_cases import CLASSES
 from .p3_transform_data import MISSING
 
@@ -83,7 +83,8 @@ def merged(result: Mapping[str, Any], inputs: list[Any]) -> list[Any]:
 
 def raised_note(exception: Mapping[str, Any]) -> str:
     """``Type: message`` of an exception the child reported, through the untrusted boundary."""
-    return f"{text(exception.get('type'), NAME_LIMIT)}: {text(exception.get('message'), MESSAGE_CHARS)}"
+    return (f"{text(exception.get('type'), NAME_LIMIT)}: {text(exception.get('message'), MESSAGE_CHARS)}"
+            f"{raised_at(exception)}")
 
 
 def _failed(item: Mapping[str, Any] | None) -> str | None:

@@ -72,7 +72,7 @@ def reference_failures(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
     for name, model in models_of(doc).items():
         for pid, prompt in prompts_of(model):
             for check in prompt.get("checks") or ():
-                if isinstance(check, Mapping) and unjudged_by_reference(check.get("status"), check.get("rationale")):
+                if isinstance(check, Mapping) and unjudged_by_reference(check.get("cause")):
                     row = found.setdefault(pid, {"task": pid, "reason": check["rationale"], "models": set(),
                                                  "checks": []})
                     row["models"].add(name)
@@ -149,7 +149,10 @@ def tasks_by_pack(keys: list[str]) -> list[tuple[str, list[str]]]:
 
 
 def pack_score(totals: Mapping[str, Any]) -> str:
-    """``21.04/25 (84.15%), 1/1 passed``: one pack's subtotal for people."""
+    """``21.04/25 (84.15%), 1/1 passed``: one pack's subtotal for people; a pack the model
+    submitted nothing for says so (``not attempted (2 tasks): not in the total``)."""
+    if totals.get("attempted") is False:
+        return f"not attempted ({int(num(totals.get('tasks')))} task(s)): not in the total"
     return (f"{fixed(totals.get('score'), 2)}/{maximum(totals.get('max_score'))} "
             f"({num(totals.get('percentage')):.2f}%), "
             f"{int(num(totals.get('passed')))}/{int(num(totals.get('tasks')))} passed")
@@ -244,3 +247,68 @@ def security_failures(prompt: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [c for c in prompt.get("checks") or () if isinstance(c, Mapping)
             and c.get("category") == "security" and c.get("status") != "pass"
             and num(c.get("earned")) < num(c.get("points")) - 1e-9]
+
+
+STATE_MARKS = {"pass": "✅", "fail": "❌", "error": "⚠️", "not_attempted": "➖", "timed_out": "⏱️"}
+SECURITY_MARK, DENIAL_MARK = "🔓", "🚫"  # a pass with failed security checks; sandbox denials
+STATE_LEGEND = ("✅ passed · ❌ below the pass mark · ⚠️ could not be graded · ⏱️ timed out · "
+                "➖ not attempted · 🔓 security checks failed · 🚫 the sandbox denied an attempt")
+
+
+def state_text(prompt: Mapping[str, Any]) -> str:
+    """``PASSED``, ``FAILED``, ``ERROR``, ``TIMED OUT`` or ``NOT ATTEMPTED``; a pass with failed
+    security checks is ``PASSED (security checks failed)``, not a clean pass."""
+    state = verdict(prompt)
+    shown = {"pass": "PASSED", "fail": "FAILED", "error": "ERROR", "timed_out": "TIMED OUT",
+             "not_attempted": "NOT ATTEMPTED"}[state]
+    if state == "pass" and security_failures(prompt):
+        shown += " (security checks failed)"
+    return shown
+
+
+def state_marks(prompt: Mapping[str, Any]) -> str:
+    """The state's mark, then 🔓 for failed security checks and 🚫 for sandbox denials."""
+    return (STATE_MARKS[verdict(prompt)] + (SECURITY_MARK if security_failures(prompt) else "")
+            + (DENIAL_MARK if denials_of(prompt) else ""))
+
+
+def _place(item: Mapping[str, Any]) -> str:
+    line = item.get("line")
+    return f"{item.get('file')}:{line}" if isinstance(line, int) and not isinstance(line, bool) else str(item.get("file"))
+
+
+def loss_text(loss: Mapping[str, Any], evidence: Any = ()) -> str:
+    """One part of where a prompt's points went: ``-3.00 perturbed_dataset [fail]: why [a.py:3]``."""
+    places = [_place(e) for e in evidence or () if isinstance(e, Mapping) and e.get("file")]
+    where = f" [{', '.join(places[:3])}]" if places else ""
+    status = "" if loss["kind"] == "gate" else f" [{loss['status']}]"
+    return f"-{loss['points']:.2f} {loss['id']}{status}: {loss['reason']}{where}"
+
+
+def loss_lines(prompt: Mapping[str, Any]) -> list[str]:
+    """Every part of where the prompt's points went (``point_losses``), largest first, each
+    check with up to three evidence places; the parts add up to max - score."""
+    evidence = {str(c.get("id")): c.get("evidence") for c in prompt.get("checks") or () if isinstance(c, Mapping)}
+    return [loss_text(loss, evidence.get(loss["id"]) if loss["kind"] == "check" else ())
+            for loss in point_losses(prompt)]
+
+
+def denial_text(denial: Mapping[str, Any]) -> str:
+    """``network socket.connect 203.0.113.9:443 at prompt_3.py:140 (x2)``."""
+    count = int(num(denial.get("count")) or 1)
+    target = f" {denial.get('target')}" if denial.get("target") else ""
+    where = f" at {denial.get('where')}" if denial.get("where") else ""
+    return f"{denial.get('kind')} {denial.get('event')}{target}{where}{'' if count == 1 else f' (x{count})'}"
+
+
+def raised_runs(prompt: Mapping[str, Any]) -> list[tuple[Mapping[str, Any], Mapping[str, Any]]]:
+    """(child run, what it raised) for each run of the prompt that reported an exception."""
+    return [(run, run["raised"]) for run in prompt.get("execution") or ()
+            if isinstance(run, Mapping) and isinstance(run.get("raised"), Mapping)]
+
+
+def raised_text(run: Mapping[str, Any], raised: Mapping[str, Any]) -> str:
+    """``fixture run raised KeyError: 'k' at prompt_3.py:102``."""
+    name = run.get("label") or run.get("mode") or "a"
+    at = f" at {_place(raised)}" if raised.get("file") else ""
+    return f"{name} run raised {raised.get('type')}: {raised.get('message')}{at}"

@@ -64,6 +64,13 @@ class _GradedFiles:
 
 def _fill_prompt(prompt: dict[str, Any], files: _GradedFiles) -> None:
     hashes = prompt.get("files") if isinstance(prompt.get("files"), Mapping) else {}
+    for run in prompt.get("execution") or ():  # the line an exception came through
+        raised = run.get("raised") if isinstance(run, Mapping) else None
+        sha256 = hashes.get(raised.get("file")) if isinstance(raised, dict) else None
+        lines = files.lines(raised["file"], sha256) if isinstance(sha256, str) else None
+        excerpt = excerpt_for(lines, raised.get("line")) if lines is not None else None
+        if excerpt is not None:
+            raised["excerpt"] = excerpt
     for check in prompt.get("checks") or ():
         shown = 0
         for item in check.get("evidence") or ():
@@ -106,7 +113,8 @@ def attach_excerpts(doc: Mapping[str, Any], folders: Mapping[str, str | Path], *
     ``in_place=True`` fills ``doc``'s own evidence entries and returns ``doc``: for a document
     nothing else holds a part of, such as one ``results_json.run_to_dict`` has just built
     (its evidence entries are new dicts; the copy costs about half of this function)."""
-    out = doc if in_place else _copied(doc, "models", "*", "prompts", "*", "checks", "*", "evidence", "*")
+    out = doc if in_place else _copied(_copied(doc, "models", "*", "prompts", "*", "checks", "*", "evidence", "*"),
+                                       "models", "*", "prompts", "*", "execution", "*", "raised")
     for name, model in (out.get("models") or {}).items():
         folder = folders.get(name)
         if folder is None or not isinstance(model, Mapping):

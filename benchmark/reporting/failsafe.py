@@ -17,7 +17,7 @@ from typing import Any
 from ..packs.model import loaded_task
 from ..rubric import PROMPT_POINTS, RUBRIC, PromptRubric
 from ..scoring import compare_models, score_model, score_prompt
-from ..types import INTERNAL_ERROR, Check, PromptResult
+from ..types import CAUSE_INTERNAL, INTERNAL_ERROR, Check, PromptResult
 from ..untrusted import NAME_LIMIT, NOTE_LIMIT, is_clean, text
 from .conformance import conforms, model_conforms, slow
 from .encoding import dumps_bytes
@@ -63,7 +63,7 @@ def safe_key(name: Any) -> str:
 
 def _error_prompt(rubric: PromptRubric | Any, reason: str) -> PromptResult:
     """A core prompt's rubric or a pack's task, every check an ``error`` saying ``reason``."""
-    checks = [Check(row.id, row.category, row.points, 0.0, "error", row.method, reason)
+    checks = [Check(row.id, row.category, row.points, 0.0, "error", row.method, reason, (), CAUSE_INTERNAL)
               for row in rubric.checks]
     categories, score, _ = score_prompt(rubric, checks)
     return PromptResult(getattr(rubric, "key", rubric.id), rubric.title, score,

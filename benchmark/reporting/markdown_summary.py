@@ -1,7 +1,9 @@
 """summary.md: Markdown for a CI job summary (e.g. ``cat summary.md >> $GITHUB_STEP_SUMMARY``).
 
-Leaderboard table, per-prompt pass/fail table and the failed checks (status fail, error or
-skipped) per model and prompt; first, when there are any, the model folders the run did not
+Leaderboard table, per-prompt table of states (passed, failed, could not be graded, timed out,
+not attempted; marked when security checks failed or the sandbox denied an attempt), the
+sandbox denials, and where the points went per model and prompt (every check that lost points
+and every gate deduction); first, when there are any, the model folders the run did not
 grade (``skipped_models``) and the tasks whose reference solution failed. A run with task-pack tasks gets a per-task table with a row per
 task (key and title; a subtotal row per pack) and, with more than one pack, a leaderboard per pack. Every value from the document is escaped for Markdown and
 inline HTML, so a submission's text cannot add markup; long lists are capped.
@@ -14,13 +16,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..scoring import prompt_sort_key
-from .common import (NOTHING_GRADED, by_percentage, fixed, isolation_origin, maximum, num, pack_boards, pack_score,
-                     pack_subtotals, pack_titles, places, prompts_of, reference_failures, skipped_of, tasks_by_pack)
+from .common import (DENIAL_MARK, NOTHING_GRADED, SCORING_DOC, STATE_LEGEND, by_percentage, denials_of, fixed,
+                     isolation_origin, maximum, num, pack_boards, pack_score, pack_subtotals, pack_titles, places,
+                     point_losses, prompts_of, reference_failures, skipped_of, state_marks, tasks_by_pack, verdict)
 
-FAILED = ("fail", "error", "skipped")
 MAX_FAILED_ROWS = 150
 MAX_CELL_CHARS = 220
-MARKS = {"pass": "✅", "fail": "❌", "error": "⚠️"}
 # Inside a table cell only these can start markup; "_" only at a word's edge (GFM ignores intraword).
 _SPECIAL = re.compile(r"([\\`*\[\]|~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 
@@ -32,12 +33,6 @@ def md(value: Any, limit: int = MAX_CELL_CHARS) -> str:
         text = text[: limit - 1] + "…"
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _SPECIAL.sub(r"\\\1", text)
-
-
-def _verdict(prompt: Mapping[str, Any]) -> str:
-    if prompt.get("status") == "error":
-        return "error"
-    return "pass" if prompt.get("passed") is True else "fail"
 
 
 def _header(doc: Mapping[str, Any]) -> list[str]:
@@ -86,7 +81,7 @@ def _leaderboard(ranked: list[tuple[str, Mapping[str, Any]]], unit: str = "Promp
              "|---:|---|---|---:|---:|:---:|---|:---:|"]
     for place, (name, model) in zip(places(ranked), ranked):
         prompts = prompts_of(model)
-        passed = sum(1 for _, p in prompts if _verdict(p) == "pass")
+        passed = sum(1 for _, p in prompts if verdict(p) == "pass")
         lines.append(f"| {place} | {md(name)} | {md(model.get('tier', '?'))} | "
                      f"{fixed(model.get('overall_score'), 2)}/{maximum(model.get('total_possible'))} | "
                      f"{num(model.get('percentage')):.2f}% | {md(model.get('grade', '?'))} | "
@@ -105,9 +100,9 @@ def _per_prompt(ranked: list[tuple[str, Mapping[str, Any]]]) -> list[str]:
         cells = []
         for pid in prompt_ids:
             prompt = prompts.get(pid)
-            cells.append("–" if prompt is None else f"{MARKS[_verdict(prompt)]} {fixed(prompt.get('score'), 2)}")
+            cells.append("–" if prompt is None else f"{state_marks(prompt)} {fixed(prompt.get('score'), 2)}")
         lines.append(f"| {md(name)} | " + " | ".join(cells) + " |")
-    lines += ["", "✅ passed · ❌ below the pass mark · ⚠️ could not be graded"]
+    lines += ["", STATE_LEGEND]
     return lines
 
 
@@ -117,7 +112,7 @@ def _task_row(pid: str, ranked: list[tuple[str, Mapping[str, Any]]]) -> str:
         prompt = dict(prompts_of(model)).get(pid)
         title = title or (prompt.get("title") if prompt else "")
         cells.append("–" if prompt is None else
-                     f"{MARKS[_verdict(prompt)]} {fixed(prompt.get('score'), 2)}/{maximum(prompt.get('max_score'))}")
+                     f"{state_marks(prompt)} {fixed(prompt.get('score'), 2)}/{maximum(prompt.get('max_score'))}")
     return f"| {md(pid, 90)} | {md(title or pid)} | " + " | ".join(cells) + " |"
 
 
@@ -132,7 +127,7 @@ def _per_task(doc: Mapping[str, Any], ranked: list[tuple[str, Mapping[str, Any]]
         if len(groups) > 1:
             cells = [pack_score(pack_subtotals(m)[pack]) if pack in pack_subtotals(m) else "–" for _, m in ranked]
             lines.append(f"| **{md(pack)} subtotal** | {md(titles.get(pack, ''))} | " + " | ".join(cells) + " |")
-    return lines + ["", "✅ passed · ❌ below the pass mark · ⚠️ could not be graded"]
+    return lines + ["", STATE_LEGEND]
 
 
 def _pack_leaderboards(doc: Mapping[str, Any]) -> list[str]:
@@ -147,25 +142,39 @@ def _pack_leaderboards(doc: Mapping[str, Any]) -> list[str]:
     return ["", "### Leaderboard per pack"] + lines if lines else []
 
 
-def _failed_rows(ranked: list[tuple[str, Mapping[str, Any]]]) -> list[tuple[str, str, Mapping[str, Any]]]:
-    return [(name, pid, check) for name, model in ranked for pid, prompt in prompts_of(model)
-            for check in prompt.get("checks") or ()
-            if isinstance(check, Mapping) and check.get("status") in FAILED]
+def _loss_rows(ranked: list[tuple[str, Mapping[str, Any]]]) -> list[tuple[str, str, Mapping[str, Any]]]:
+    """(model, task, loss) for every part of where a graded task's points went."""
+    return [(name, pid, loss) for name, model in ranked for pid, prompt in prompts_of(model)
+            if verdict(prompt) != "not_attempted" for loss in point_losses(prompt)]
 
 
 def _failed_checks(ranked: list[tuple[str, Mapping[str, Any]]], unit: str = "Prompt") -> list[str]:
-    rows = _failed_rows(ranked)
-    lines = ["", "### Failed checks", ""]
+    """Where the points went: every check that lost points and every gate deduction, per
+    model and task, largest first within each (they add up to what the task lost)."""
+    rows = _loss_rows(ranked)
+    lines = ["", "### Where the points went", ""]
     if not rows:
-        return lines + ["None: every check passed or earned partial credit."]
-    lines += [f"| Model | {unit} | Check | Category | Status | Points | Rationale |",
-              "|---|---|---|---|---|---:|---|"]
-    for name, pid, check in rows[:MAX_FAILED_ROWS]:
-        lines.append(f"| {md(name)} | {md(pid, 90)} | {md(check.get('id'), 80)} | {md(check.get('category'))} | "
-                     f"{md(check.get('status'))} | {fixed(check.get('earned'), 2)}/{fixed(check.get('points'), 2)} | "
-                     f"{md(check.get('rationale', ''))} |")
+        return lines + ["Nowhere: every graded task earned all of its points."]
+    lines += [f"A gate scales a category by w = execution earned / execution maximum (× w, or × (0.25 + 0.75·w)): "
+              f"see {SCORING_DOC}.", "",
+              f"| Model | {unit} | Lost | Check or gate | Status | Reason |", "|---|---|---:|---|---|---|"]
+    for name, pid, loss in rows[:MAX_FAILED_ROWS]:
+        lines.append(f"| {md(name)} | {md(pid, 90)} | {loss['points']:.2f} | {md(loss['id'], 80)} | "
+                     f"{md(loss['status'])} | {md(loss['reason'])} |")
     if len(rows) > MAX_FAILED_ROWS:
         lines += ["", f"…and {len(rows) - MAX_FAILED_ROWS} more; see report.html or junit.xml for all of them."]
+    return lines
+
+
+def _denials(ranked: list[tuple[str, Mapping[str, Any]]]) -> list[str]:
+    """A table of what the sandbox denied, per model and task (none: no lines)."""
+    rows = [(name, pid, d) for name, model in ranked for pid, prompt in prompts_of(model) for d in denials_of(prompt)]
+    if not rows:
+        return []
+    lines = ["", f"### {DENIAL_MARK} Sandbox denials ({len(rows)})", "",
+             "| Model | Task | Kind | Event | Tried | Where | Times |", "|---|---|---|---|---|---|---:|"]
+    lines += [f"| {md(name)} | {md(pid, 90)} | {md(d.get('kind'))} | {md(d.get('event'))} | {md(d.get('target'))} | "
+              f"{md(d.get('where'))} | {int(num(d.get('count')) or 1)} |" for name, pid, d in rows[:MAX_FAILED_ROWS]]
     return lines
 
 
@@ -176,9 +185,9 @@ def render_markdown_summary(doc: Mapping[str, Any]) -> str:
         lines = _header(doc) + _not_graded(doc) + ["", "### Leaderboard", "", f"_{NOTHING_GRADED}._"]
     elif not any("." in pid for _, m in ranked for pid, _ in prompts_of(m)):  # the core pack alone
         lines = (_header(doc) + _not_graded(doc) + _references(doc) + _leaderboard(ranked) + _per_prompt(ranked)
-                 + _failed_checks(ranked))
+                 + _denials(ranked) + _failed_checks(ranked))
     else:
         lines = (_header(doc) + _not_graded(doc) + _references(doc) + _leaderboard(ranked, "Tasks")
                  + _pack_leaderboards(doc)
-                 + _per_task(doc, ranked) + _failed_checks(ranked, "Task"))
+                 + _per_task(doc, ranked) + _denials(ranked) + _failed_checks(ranked, "Task"))
     return "\n".join(lines) + "\n"

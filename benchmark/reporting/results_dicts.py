@@ -40,7 +40,7 @@ def feedback_line(category: CategoryScore) -> str:
 
 
 def check_to_dict(check: Check) -> dict[str, Any]:
-    return {
+    out = {
         "id": check.id,
         "category": check.category.value,
         "points": check.points,
@@ -50,6 +50,9 @@ def check_to_dict(check: Check) -> dict[str, Any]:
         "rationale": check.rationale,
         "evidence": [{"file": e.file, "line": e.line, "note": e.note} for e in check.evidence],
     }
+    if check.cause is not None:
+        out["cause"] = check.cause
+    return out
 
 
 def prompt_to_dict(prompt: PromptResult) -> dict[str, Any]:
@@ -74,6 +77,8 @@ def prompt_to_dict(prompt: PromptResult) -> dict[str, Any]:
     }
     if prompt.error is not None:
         out["error"] = prompt.error
+    if prompt.denials:
+        out["denials"] = [dict(denial) for denial in prompt.denials]
     return out
 
 

@@ -6,12 +6,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..scoring import generate_feedback_summary, generate_improvement_suggestions
-from .common import (CATEGORY_NAMES, RULE_WIDTH, by_percentage, fixed, isolation_origin, label, maximum, num,
-                     NOTHING_GRADED, pack_boards, pack_score, pack_subtotals, pack_titles, places, prompts_of,
-                     reference_failures, skipped_of)
+from .common import (CATEGORY_NAMES, RULE_WIDTH, SCORING_DOC, by_percentage, denial_text, denials_of, fixed,
+                     isolation_origin, label, loss_lines, maximum, num, NOTHING_GRADED, pack_boards, pack_score,
+                     pack_subtotals, pack_titles, places, prompts_of, raised_runs, raised_text, reference_failures,
+                     skipped_of, state_text, verdict)
 
 TOP_N = 3
-STATUS_MARKS = {"partial": "◐", "fail": "✗", "error": "!", "skipped": "-"}
 
 
 def _flatten(value: Any, prefix: str = "") -> list[str]:
@@ -102,36 +102,38 @@ def _subtotal_lines(model: Mapping[str, Any], titles: Mapping[str, str]) -> list
     return lines + [f"    {_pack_name(pack, titles)}: {pack_score(t)}" for pack, t in subtotals.items()]
 
 
-def _evidence(check: Mapping[str, Any]) -> str:
-    places = []
-    for item in check.get("evidence") or ():
-        if isinstance(item, Mapping) and item.get("file"):
-            line = item.get("line")
-            places.append(f"{item['file']}:{line}" if line else str(item["file"]))
-    return f" [{', '.join(places[:3])}]" if places else ""
+TAIL_CHARS = 300  # of a raising run's stderr tail shown here (report.html shows more)
 
 
 def _prompt_lines(pid: str, prompt: Mapping[str, Any]) -> list[str]:
-    verdict = "ERROR" if prompt.get("status") == "error" else ("PASSED" if prompt.get("passed") is True else "FAILED")
-    lines = ["", f"  {label(pid)} {label(prompt.get('title', ''))}: {verdict} "
+    lines = ["", f"  {label(pid)} {label(prompt.get('title', ''))}: {state_text(prompt)} "
                  f"{fixed(prompt.get('score'))}/{maximum(prompt.get('max_score'))}"]
     if prompt.get("error"):
         lines.append(f"    error: {prompt['error']}")
-    detailed = prompt.get("detailed_scoring") or {}
-    for name in CATEGORY_NAMES:
+    detailed = prompt.get("detailed_scoring") if verdict(prompt) != "not_attempted" else None
+    for name in CATEGORY_NAMES if isinstance(detailed, Mapping) else ():
         numbers = detailed.get(name)
         if not isinstance(numbers, Mapping):
             continue
         factor = num(numbers.get("factor", 1.0))
-        gated = f"  (gate x{factor:.2f})" if num(numbers.get("max")) > 0 and factor < 0.995 else ""
+        gated = f"  (gated x{factor:.2f})" if num(numbers.get("max")) > 0 and factor < 0.995 else ""
         lines.append(f"    {name:<16}{fixed(numbers.get('earned')):>5}/{fixed(numbers.get('max'))}{gated}")
-    lost = [c for c in prompt.get("checks") or () if isinstance(c, Mapping) and c.get("status") != "pass"]
-    if lost:
-        lines.append("    checks not fully passed:")
-    for check in lost:
-        mark = STATUS_MARKS.get(str(check.get("status")), "?")
-        lines.append(f"      {mark} {check.get('id')} ({fixed(check.get('earned'), 2)}/{fixed(check.get('points'), 2)}, "
-                     f"{check.get('method')}): {check.get('rationale', '')}{_evidence(check)}")
+    losses = loss_lines(prompt)
+    if losses and verdict(prompt) != "not_attempted":
+        lines.append(f"    where the {fixed(num(prompt.get('max_score')) - num(prompt.get('score')), 2)} "
+                     f"points went (gates: {SCORING_DOC}):")
+        lines += [f"      {line}" for line in losses]
+    elif losses:
+        lines.append(f"    {next(iter(c.get('rationale') for c in prompt.get('checks') or ()), '')}")
+    denials = denials_of(prompt)
+    if denials:
+        lines.append(f"    sandbox denied {len(denials)} distinct attempt(s):")
+        lines += [f"      ! {denial_text(d)}" for d in denials[:10]]
+    for run, raised in raised_runs(prompt)[:3]:
+        lines.append(f"    {raised_text(run, raised)}")
+        tail = str(run.get("stderr_tail") or "")
+        if tail:
+            lines.append(f"      stderr (end): {tail[-TAIL_CHARS:]}")
     return lines
 
 

@@ -1,7 +1,7 @@
 """A pids limit per sandboxed run through the cgroup ``pids`` controller, where this process
 may create cgroups (a root grader, or a delegated cgroup v2 subtree).
 
-One folder per grader process (``rubricbench-<pid>``) beside or below its own cgroup, and one
+One folder per grader process (``rubricbench-<pid>-<pid namespace>-<start time>``) beside or below its own cgroup, and one
 group per run inside it whose ``pids.max`` bounds every task (process or thread) of the run;
 the child moves itself into its group before it confines itself (``confine.join_cgroup``).
 Where no such group can be made, ``detect()`` says why; the runs then rely on
@@ -80,12 +80,45 @@ class PidsGroups:
             pass
 
 
+def _start_of(pid: int | str) -> str | None:
+    """A process's start time (``/proc/<pid>/stat`` field 22, clock ticks since boot), or None
+    when there is no such process here."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    fields = stat.rpartition(")")[2].split()  # (the name in parentheses may hold spaces)
+    return fields[19] if len(fields) > 19 else None
+
+
+def _pid_namespace() -> int:
+    return os.stat("/proc/self/ns/pid").st_ino
+
+
+def _folder_name() -> str:
+    """``rubricbench-<pid>-<pid namespace>-<start time>``: unique to this process, also where
+    the same pid was another grader's (a container restarted, a grader that was pid 1 of a pid
+    namespace killed before it cleaned up), so a folder left behind is never taken for ours."""
+    return f"rubricbench-{os.getpid()}-{_pid_namespace()}-{_start_of('self')}"
+
+
+def _gone(name: str, namespace: int) -> bool:
+    """Whether the grader process a folder was named for (``_folder_name``) has ended. One of
+    another pid namespace cannot be seen from here and is left to its own namespace's sweep."""
+    parts = name.split("-")[1:]
+    if len(parts) == 1 and parts[0].isdigit():  # (the older name: the pid alone)
+        return not Path(f"/proc/{parts[0]}").exists()
+    if len(parts) != 3 or not all(part.isdigit() for part in parts) or int(parts[1]) != namespace:
+        return False
+    return _start_of(parts[0]) != parts[2]
+
+
 def _sweep(own: Path) -> None:
     """Remove the (empty) folders of grader processes that are gone: a pool worker ends
     with ``os._exit``, so its own clean-up at exit never runs."""
+    namespace = _pid_namespace()
     for folder in own.glob("rubricbench-*"):
-        pid = folder.name.rpartition("-")[2]
-        if not pid.isdigit() or Path(f"/proc/{pid}").exists():
+        if not _gone(folder.name, namespace):
             continue
         for group in folder.glob("run-*"):
             try:
@@ -121,7 +154,7 @@ def _make_folder(folder: Path) -> None:
 def _create() -> PidsGroups:
     own = _own_folder()
     _sweep(own)
-    folder = own / f"rubricbench-{os.getpid()}"
+    folder = own / _folder_name()
     _make_folder(folder)
     groups = PidsGroups(folder)
     groups.remove(groups.new_run(1))  # can we make, limit and remove a run's group?

@@ -77,7 +77,9 @@ EVENT_KEYS = frozenset(("blocked", "event", "detail", "count"))
 
 def _event_ok(event: Any) -> bool:
     """A listed denied attempt of the one shape the supervisor writes (exact types)."""
-    return (type(event) is dict and event.keys() == EVENT_KEYS
+    return (type(event) is dict and (event.keys() == EVENT_KEYS or (
+                event.keys() == EVENT_KEYS | {"where"} and type(event["where"]) is str
+                and 0 < len(event["where"]) <= REPORT_DETAIL_CAP))
             and type(event["blocked"]) is str and event["blocked"] in EVENT_KINDS
             and type(event["event"]) is str and len(event["event"]) <= EVENT_NAME_CAP
             and type(event["detail"]) is str and len(event["detail"]) <= REPORT_DETAIL_CAP
@@ -145,8 +147,9 @@ def _typed(value: Any, kinds: tuple[Any, ...]) -> bool:
     for kind in kinds:
         if kind is None and value is None:
             return True
-        if kind == _ERROR and (type(value) is dict and value.keys() in ({"type", "message"},
-                                                                        {"type", "message", "builtin"})
+        if kind == _ERROR and (type(value) is dict and {"type", "message"} <= value.keys()
+                               and value.keys() <= {"type", "message", "builtin", "where"}
+                               and (type(value.get("where", "x")) is str and 0 < len(value.get("where", "x")) <= 400)
                                and type(value["type"]) is str and type(value["message"]) is str
                                and (type(value.get("builtin", [])) is list
                                     and all(type(n) is str for n in value.get("builtin", [])))):

@@ -147,7 +147,8 @@ def reference_failure(ctx: CheckContext, labels: Iterable[str], name: str) -> Ou
         return None
     transient = any(item.get("transient") is not False for item in hit.values())
     reasons = {label: str(item.get("reason", "")) for label, item in hit.items()}
-    return Outcome.error(reference.failure_message(ctx.task, name, reasons, transient))
+    return Outcome.error(reference.failure_message(ctx.task, name, reasons, transient),
+                         reference.failure_cause(transient))
 
 
 def pooled(name: str, scores: Sequence[tuple[str, float, str]], what: str) -> Outcome:
