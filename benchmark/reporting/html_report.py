@@ -31,7 +31,7 @@ from markupsafe import Markup
 from ..rubric import GATES, PASS_FRACTION
 from .banner import banner_rows
 from .common import (CATEGORY_NAMES, GATE_FORMULAS, NOTHING_GRADED, STATES, by_percentage, denials_of, fixed,
-                     isolation_origin, maximum, models_of, num, pack_boards, pack_subtotals, pack_titles, places, prompts_of,
+                     isolation_origin, maximum, num, pack_boards, pack_subtotals, pack_titles, places, prompts_of,
                      reference_failures, skipped_of, verdict)
 from .html_board import STATE_WORDS, bars, board, heatmap_chart, prompt_charts, short  # noqa: F401  (short: diff_html's)
 from .chart_markup import escaped as _h
@@ -179,15 +179,9 @@ def _pack_total_view(pack: str, totals: Mapping[str, Any], titles: Mapping[str, 
 
 def _pack_boards(doc: Mapping[str, Any], hrefs: Mapping[str, str]) -> list[dict[str, Any]]:
     """Per pack (when more than one was graded): its title and models best first, with links."""
-    titles, models = pack_titles(doc), models_of(doc)
-
-    def attempted(name: str, pack: str) -> dict[str, Any]:
-        entry = _mapping(_mapping(models[name].get("packs")).get(pack))
-        return {"attempted": entry.get("attempted") is not False}
-
+    titles = pack_titles(doc)  # (a model that attempted no task of a pack is not on its board: scoring.pack_rankings)
     return [{"pack": pack, "title": titles.get(pack, ""),
-             "rows": [{"name": name, "href": hrefs[name], "rank": place, **_pack_total_view(pack, t, titles),
-                       **attempted(name, pack)}
+             "rows": [{"name": name, "href": hrefs[name], "rank": place, **_pack_total_view(pack, t, titles)}
                       for place, (name, t) in zip(places(rows, "score"), rows)]}
             for pack, rows in pack_boards(doc)]
 
