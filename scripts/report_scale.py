@@ -165,7 +165,8 @@ def run(sizes: list[int], source: dict[str, Any], work: Path) -> list[dict[str, 
                 figures = measure(browser, report)
                 rows.append({"models": size, "bytes": report.stat().st_size,
                              "folder_bytes": sum(p.stat().st_size for p in _pages(report.parent)),
-                             "files": len(_pages(report.parent)), "write_s": write_s, **figures})
+                             "files": len(_pages(report.parent)), "write_s": write_s, "dropped": bool(DROPPED),
+                             **figures})
                 print(_line(rows[-1], rows[0]), flush=True)
         finally:
             browser.close()
@@ -209,6 +210,8 @@ def _rows(rows: list[dict[str, Any]]) -> list[str]:
 
 def table(rows: list[dict[str, Any]], commit: str, before: tuple[str, list[dict[str, Any]]] | None) -> str:
     sizes = " ".join(str(r["models"]) for r in rows)
+    checkouts = [(commit, not any(r.get("dropped") for r in rows))]
+    checkouts += [(before[0], not any(r.get("dropped") for r in before[1]))] if before else []
     lines = [BEGIN, "", "## report.html at scale", "",
              f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {os.cpu_count()} CPUs, "
              f"Python {platform.python_version()}, Chromium headless; grader at commit {commit}. Reproduce with:", "",
@@ -221,8 +224,9 @@ def table(rows: list[dict[str, Any]], commit: str, before: tuple[str, list[dict[
               "`tests/models/{strong,decent,weak,broken}_model`): each model takes each prompt's record from one of "
               "them at random (seeded), 2% of prompts time out and 2% carry a sandbox denial; totals, grades and the "
               "comparison are recomputed by the grader's functions and the writer validates the document"
-              + (" (this checkout's schema does not hold a prompt's `denials` yet, so they were left out)."
-                 if DROPPED else "."),
+              + (" (where the schema of the commit measured does not hold a prompt's `denials` yet, "
+                 "they were left out: " + ", ".join(sorted(label for label, kept in checkouts if not kept)) + ")."
+                 if not all(kept for _, kept in checkouts) else "."),
               "- Load: median of 3 loads of `report.html` from disk to the `load` event, in one browser; DOM nodes: "
               "elements; height: `scrollHeight` at 1366 px wide with every drill-down closed (and the leaderboard's "
               "script listing its first 100 rows, where there is one).",
