@@ -662,7 +662,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"note: {note}")
     print("\nWhere one model's CPU goes:\n" + "\n".join(roles_section(m)))
     print("\nWhere the time goes:\n" + "\n".join(time_section(m)))
-    DOC.write_text(render_doc(m, header, rows), encoding="utf-8")
+    from report_scale import keep  # (here: it imports the grader's reporting, which the phases time)
+
+    old = DOC.read_text(encoding="utf-8") if DOC.exists() else ""
+    DOC.write_text(keep(render_doc(m, header, rows), old), encoding="utf-8")  # (report_scale.py's section kept)
     print(f"\nwrote {DOC.relative_to(ROOT)} ({m['runtime']:.0f} s)")
     differ = [tree.get(key) for tree in m["trees"].values() for key in ("w1_vs_w2", "cached_vs_w1")]
     differ += [tree.get("vs_head") for tree in m["trees"].values() if len(set(tree.get("rubrics") or [None])) == 1]

@@ -33,7 +33,9 @@ class Page(HTMLParser):
         self.attrs: list[tuple[str, str, str]] = []
         self.ids: set[str] = set()
         self.style = ""
+        self.scripts: list[str] = []
         self._in_style = False
+        self._in_script = False
 
     def handle_starttag(self, tag, attrs):
         self.tags.append(tag)
@@ -42,13 +44,18 @@ class Page(HTMLParser):
             if name == "id":
                 self.ids.add(value)
         self._in_style = tag == "style"
+        self._in_script = tag == "script"
+        if self._in_script:
+            self.scripts.append("")
 
     def handle_endtag(self, tag):
-        self._in_style = False
+        self._in_style = self._in_script = False
 
     def handle_data(self, data):
         if self._in_style:
             self.style += data
+        if self._in_script:
+            self.scripts[-1] += data
 
 
 def parse(html: str) -> Page:
@@ -109,22 +116,33 @@ def test_page_is_self_contained_with_a_strict_csp(doc):
     metas = [v for t, n, v in page.attrs if t == "meta" and n == "content" and "default-src" in v]
     assert len(metas) == 1
     csp = metas[0]
-    for directive in ("default-src 'none'", "script-src 'none'", "connect-src 'none'", "img-src 'none'",
+    for directive in ("default-src 'none'", "connect-src 'none'", "img-src 'none'",
                       "form-action 'none'", "base-uri 'none'"):
         assert directive in csp
     digest = base64.b64encode(hashlib.sha256(page.style.encode()).digest()).decode()
-    assert f"style-src 'sha256-{digest}'" in csp and "unsafe-inline" not in csp
-    assert "script" not in page.tags and "link" not in page.tags and "img" not in page.tags
+    assert f"style-src 'sha256-{digest}'" in csp and "unsafe-inline" not in csp and "unsafe-eval" not in csp
+    # one script, ours (the leaderboard's), inline and allowed by the hash of its exact text only
+    assert page.tags.count("script") == 1 and page.scripts == [templating.leaderboard_script()]
+    script = base64.b64encode(hashlib.sha256(page.scripts[0].encode()).digest()).decode()
+    assert re.search(r"script-src ([^;]*);", csp).group(1) == f"'sha256-{script}'"
+    assert not any(t == "script" and n == "src" for t, n, _ in page.attrs)
+    assert "fetch(" not in page.scripts[0] and "XMLHttpRequest" not in page.scripts[0]
+    assert "link" not in page.tags and "img" not in page.tags
     links = [v for _, n, v in page.attrs if n in ("href", "src", "xlink:href", "action")]
     assert links and all(v.startswith("#") for v in links)
     assert not any(n == "style" for _, n, _ in page.attrs)  # inline style attributes would need 'unsafe-inline'
     assert not re.search(r"https?://", html) and "url(" not in page.style and "@import" not in page.style
 
 
+def test_a_page_without_a_script_keeps_script_src_none():
+    assert "script-src 'none'" in templating.content_security_policy("x")
+    assert "script-src 'sha256-" in templating.content_security_policy("x", ("a",))
+
+
 def test_submission_text_is_escaped_everywhere():
     html = render_html_report(_hostile_doc())
     page = parse(html)
-    assert "script" not in page.tags and "img" not in page.tags and "evil<b>model" not in html
+    assert page.scripts == [templating.leaderboard_script()] and "img" not in page.tags and "evil<b>model" not in html
     assert not any(n.startswith("on") for _, n, _ in page.attrs)
     assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in html
     assert "evil&lt;b&gt;model" in html
@@ -407,8 +425,9 @@ def test_the_whole_page_is_byte_identical_to_the_reference_rows(doc, monkeypatch
         monkeypatch.undo()
 
 
-# The report's charts as Jinja2 macros, as 838a1a3 wrote them in ``_charts.html.j2``:
-# ``chart_markup`` must give the same text.
+# The report's charts as Jinja2 macros, as 838a1a3 wrote them in ``_charts.html.j2`` (and,
+# since, a bar's track in its state's colour and a note in it: issue 30): ``chart_markup``
+# must give the same text.
 REFERENCE_CHART_MACROS = r"""
 {% macro meter(m) %}
 <svg class="meter" viewBox="0 0 {{ m.width }} {{ m.height }}" width="{{ m.width }}" height="{{ m.height }}" aria-hidden="true"><rect x="0" y="0" width="{{ m.width }}" height="{{ m.height }}" rx="3" fill="#eceef2"/><rect x="0" y="0" width="{{ m.fill }}" height="{{ m.height }}" rx="3" fill="{{ m.colour }}"/></svg>
@@ -431,7 +450,7 @@ REFERENCE_CHART_MACROS = r"""
 {% macro hbars(c) %}
 <svg class="bars" viewBox="0 0 {{ c.width }} {{ c.height }}" width="{{ c.width }}" height="{{ c.height }}" role="img" aria-label="Scores per model">
 {% for b in c.bars %}
-<g class="bar"><title>{{ b.tip }}</title><text class="label" x="{{ c.label_width - 8 }}" y="{{ b.y + b.h / 2 }}">{{ b.label }}</text><rect x="{{ c.label_width }}" y="{{ b.y }}" width="{{ c.bar_area }}" height="{{ b.h }}" fill="#eceef2"/><rect x="{{ c.label_width }}" y="{{ b.y }}" width="{{ b.w }}" height="{{ b.h }}" fill="{{ b.colour }}"/><text class="value" x="{{ c.label_width + c.bar_area + 6 }}" y="{{ b.y + b.h / 2 }}">{{ b.text }}</text></g>
+<g class="bar"><title>{{ b.tip }}</title><text class="label" x="{{ c.label_width - 8 }}" y="{{ b.y + b.h / 2 }}">{{ b.label }}</text><rect x="{{ c.label_width }}" y="{{ b.y }}" width="{{ c.bar_area }}" height="{{ b.h }}" fill="{{ b.track }}"/><rect x="{{ c.label_width }}" y="{{ b.y }}" width="{{ b.w }}" height="{{ b.h }}" fill="{{ b.colour }}"/><text class="value" x="{{ c.label_width + c.bar_area + 6 }}" y="{{ b.y + b.h / 2 }}">{{ b.text }}</text>{% if b.note %}<text class="value note" x="{{ c.label_width + 6 }}" y="{{ b.y + b.h / 2 }}">{{ b.note }}</text>{% endif %}</g>
 {% endfor %}
 {% if c.mark_x is not none %}
 <line x1="{{ c.mark_x }}" y1="2" x2="{{ c.mark_x }}" y2="{{ c.height - 2 }}" stroke="#333333" stroke-width="1" stroke-dasharray="4 3"/>
@@ -458,7 +477,8 @@ def test_the_charts_are_the_text_the_macros_gave(fractions):
     grid = svg.heatmap(labels, [f"col{i} <&>" for i in range(len(fractions))], values)
     grid["anchors"] = [f"m{i}\"" for i in range(len(labels))]
     assert str(chart_markup.heatmap(grid)) == str(reference.heatmap(grid))
-    items = [{"label": label, "value": 10 * (f or 0), "state": state, "text": f"{label}/25", "tip": HOSTILE}
+    items = [{"label": label, "value": 10 * (f or 0), "state": state, "text": f"{label}/25", "tip": HOSTILE,
+              "note": label if state == "error" else ""}
              for label, f, state in zip(labels, fractions + [0.5], ["pass", "fail", "error", "odd"])]
     for mark in (None, 15.0, 99.0):
         bars = svg.hbars(items, 25.0, mark)

@@ -1,7 +1,9 @@
 """The drill-down's category totals, child-run rows and graded-files note, built in Python by
 ``html_report`` (``_category_spans``, ``_run_row``, ``_graded_files``): the same text as the
 template loops they replaced (as ``report.html.j2`` wrote them at f0f205f, rendered here
-with the report's own Jinja2 environment), for ordinary and hostile values."""
+with the report's own Jinja2 environment; but for a gate's factor, which since issue 30 links
+to the page's "How scores are computed" with the formula as its tooltip), for ordinary and
+hostile values."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ HOSTILE = '</td><script>window.__pwned = 1</script><img src=x onerror="x">&\'"'
 
 # The loops as the template held them; the views as ``html_report`` built them for it.
 REFERENCE = r"""
-{% macro cats(categories) %}<div class="cats">{% for c in categories %}<span>{{ c.name }} <b>{{ c.earned }}/{{ c.max }}</b>{% if c.factor != "1.00" %} (gate ×{{ c.factor }}){% endif %}</span>{% endfor %}</div>{% endmacro %}
+{% macro cats(categories) %}<div class="cats">{% for c in categories %}<span>{{ c.name }} <b>{{ c.earned }}/{{ c.max }}</b>{% if c.factor != "1.00" %} <a class="gate" href="#how-scores" title="{{ c.name }} scaled by how much of the prompt works (w = execution earned / execution maximum)">gate ×{{ c.factor }}</a>{% endif %}</span>{% endfor %}</div>{% endmacro %}
 
 {% macro runs(execution) %}
 {% for e in execution %}

@@ -47,8 +47,9 @@ def heatmap(h: Mapping[str, Any]) -> Markup:
     parts += [f'<text class="head" x="{escaped(col["x"])}" y="{head_y}">{escaped(col["label"])}</text>\n'
               for col in h["columns"]]
     label_x = escaped(h["label_width"] - 10)
-    parts += [f'<a href="#{escaped(anchor)}"><text class="label" x="{label_x}" y="{escaped(row["y"])}">'
-              f'{escaped(row["label"])}</text></a>\n' for row, anchor in zip(h["rows"], h["anchors"])]
+    hrefs = h.get("hrefs") or [f"#{anchor}" for anchor in h["anchors"]]  # (a model's page, past the inline limit)
+    parts += [f'<a href="{escaped(href)}"><text class="label" x="{label_x}" y="{escaped(row["y"])}">'
+              f'{escaped(row["label"])}</text></a>\n' for row, href in zip(h["rows"], hrefs)]
     for c in h["cells"]:
         empty = " empty" if c["text"] == "n/a" else ""
         parts.append(f'<g class="cell"><title>{escaped(c["tip"])}</title><rect x="{escaped(c["x"])}" '
@@ -69,12 +70,40 @@ def hbars(c: Mapping[str, Any]) -> Markup:
         y, bh, middle = escaped(b["y"]), escaped(b["h"]), escaped(b["y"] + b["h"] / 2)
         parts.append(f'<g class="bar"><title>{escaped(b["tip"])}</title><text class="label" x="{label_x}" '
                      f'y="{middle}">{escaped(b["label"])}</text><rect x="{escaped(left)}" y="{y}" '
-                     f'width="{escaped(area)}" height="{bh}" fill="#eceef2"/><rect x="{escaped(left)}" '
+                     f'width="{escaped(area)}" height="{bh}" fill="{escaped(b["track"])}"/><rect x="{escaped(left)}" '
                      f'y="{y}" width="{escaped(b["w"])}" height="{bh}" fill="{escaped(b["colour"])}"/>'
-                     f'<text class="value" x="{value_x}" y="{middle}">{escaped(b["text"])}</text></g>\n')
+                     f'<text class="value" x="{value_x}" y="{middle}">{escaped(b["text"])}</text>'
+                     + (f'<text class="value note" x="{escaped(left + 6)}" y="{middle}">{escaped(b["note"])}</text>'
+                        if b.get("note") else "") + '</g>\n')
     if c["mark_x"] is not None:
         mark = escaped(c["mark_x"])
         parts.append(f'<line x1="{mark}" y1="2" x2="{mark}" y2="{escaped(c["height"] - 2)}" stroke="#333333" '
                      f'stroke-width="1" stroke-dasharray="4 3"/>\n')
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+def histogram(c: Mapping[str, Any], labels: Mapping[str, str]) -> Markup:
+    """A prompt's score distribution: a bar per tenth of its points, stacked by state, each
+    segment with its tooltip (``labels``: state -> words), the pass mark dashed."""
+    w, ht, left, base = escaped(c["width"]), escaped(c["height"]), c["left"], c["base"]
+    parts = [f'<svg class="histogram" viewBox="0 0 {w} {ht}" width="{w}" height="{ht}" role="img" '
+             f'aria-label="Number of models per score band, by state">\n',
+             f'<line x1="{escaped(left)}" y1="{escaped(base)}" x2="{escaped(c["left"] + c["plot_w"])}" y2="{escaped(base)}" '
+             f'stroke="#333333" stroke-width="1"/>\n',
+             f'<text class="axis" x="{escaped(left - 4)}" y="{escaped(c["top"])}">{escaped(c["peak"])}</text>\n']
+    for s in c["segments"]:
+        tip = f'{s["bin"]} of the points: {s["count"]} {labels.get(s["state"], s["state"])}'
+        parts.append(f'<g class="seg st-{escaped(s["state"])}"><title>{escaped(tip)}</title><rect x="{escaped(s["x"])}" '
+                     f'y="{escaped(s["y"])}" width="{escaped(s["w"])}" height="{escaped(s["h"])}" '
+                     f'fill="{escaped(s["colour"])}"/></g>\n')
+    parts += [f'<text class="count" x="{escaped(t["x"])}" y="{escaped(t["y"])}">{escaped(t["text"])}</text>\n'
+              for t in c["totals"] if t["text"]]
+    parts += [f'<text class="tick" x="{escaped(t["x"])}" y="{escaped(c["height"] - 6)}">{escaped(t["text"])}</text>\n'
+              for t in c["ticks"]]
+    if c["mark_x"] is not None:
+        mark = escaped(c["mark_x"])
+        parts.append(f'<line x1="{mark}" y1="{escaped(c["top"] - 6)}" x2="{mark}" y2="{escaped(base)}" '
+                     f'stroke="#333333" stroke-width="1" stroke-dasharray="4 3"/>\n')
     parts.append("</svg>")
     return Markup("".join(parts))

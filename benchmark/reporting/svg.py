@@ -11,7 +11,12 @@ from typing import Any
 
 from .common import num
 
-STATE_COLOURS = {"pass": "#2e7d32", "fail": "#c62828", "error": "#6a1b9a", "partial": "#ef8f00"}
+STATE_COLOURS = {"pass": "#2e7d32", "fail": "#c62828", "error": "#6a1b9a", "partial": "#ef8f00",
+                 "not_attempted": "#6b7280", "timed_out": "#d84315", "pass-security": "#b36b00"}
+# A bar's track: grey, but for a prompt that was not judged on its merits (it scores 0, so its
+# bar has no length): the track itself takes the state's colour, pale, so the state is seen.
+TRACKS = {"error": "#dcc6ea", "not_attempted": "#d5d8de", "timed_out": "#f6c9b8"}
+TRACK_COLOUR = "#eceef2"
 EMPTY_COLOUR = "#e6e6e6"
 
 
@@ -71,13 +76,49 @@ def hbars(items: Sequence[dict[str, Any]], maximum: float, mark: float | None = 
         bars.append({
             "label": item["label"], "text": item["text"], "y": top + i * row, "h": row - 6,
             "w": round(bar_area * share, 2), "colour": STATE_COLOURS.get(item.get("state"), "#555555"),
-            "tip": item.get("tip", item["text"]),
+            "tip": item.get("tip", item["text"]), "track": TRACKS.get(item.get("state"), TRACK_COLOUR),
+            "note": item.get("note", ""),
         })
     mark_x = label_width + bar_area * max(0.0, min(1.0, mark / top_value)) if mark is not None else None
     return {
         "width": label_width + bar_area + 90, "height": top + len(items) * row + 4,
         "label_width": label_width, "bar_area": bar_area, "bars": bars, "mark_x": mark_x,
     }
+
+
+RIGHT = 20  # room right of a histogram's plot for its "100%"
+
+
+def histogram(values: Sequence[tuple[float, str]], states: Sequence[str], mark: float | None = None,
+              bins: int = 10, width: float = 460, height: float = 150) -> dict[str, Any]:
+    """How many models scored in each tenth of a prompt's points, each bin's bar stacked by
+    state (``states``, bottom first): ``values`` are (score / maximum, state); ``mark`` the pass
+    mark as a fraction, drawn dashed."""
+    left, top, bottom = 40.0, 16.0, 22.0
+    plot_w, plot_h = width - left - RIGHT, height - top - bottom
+    counts = [{state: 0 for state in states} for _ in range(bins)]
+    for fraction, state in values:
+        counts[min(bins - 1, max(0, int(num(fraction) * bins)))][state if state in states else states[-1]] += 1
+    peak = max([sum(c.values()) for c in counts] + [1])
+    slot = plot_w / bins
+    segments, totals = [], []
+    for b, count in enumerate(counts):
+        x, base = left + b * slot + 1, top + plot_h
+        span = f"{100 * b // bins}–{100 * (b + 1) // bins}%"
+        for state in states:
+            if count[state]:
+                h = round(plot_h * count[state] / peak, 2)
+                base -= h
+                segments.append({"x": round(x, 2), "y": round(base, 2), "w": round(slot - 2, 2), "h": h,
+                                 "colour": STATE_COLOURS.get(state, "#555555"), "state": state,
+                                 "count": count[state], "bin": span})
+        total = sum(count.values())
+        totals.append({"x": round(x + (slot - 2) / 2, 2), "y": round(base - 4, 2), "text": str(total) if total else ""})
+    ticks = [{"x": round(left + plot_w * t / 100, 2), "text": f"{t}%"} for t in (0, 50, 100)]
+    mark_x = round(left + plot_w * max(0.0, min(1.0, mark)), 2) if mark is not None else None
+    return {"width": width, "height": height, "left": left, "top": top, "base": top + plot_h, "peak": peak,
+            "plot_w": plot_w,
+            "segments": segments, "totals": totals, "ticks": ticks, "mark_x": mark_x, "models": len(values)}
 
 
 def diverging(items: Sequence[dict[str, Any]], span: float, half: float = 200,

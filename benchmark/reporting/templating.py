@@ -3,7 +3,11 @@
 Autoescaping is on for every template, so anything taken from a results document (model
 names, rationales, evidence notes, source excerpts) is escaped; undefined names raise. The
 stylesheet is inlined and allowed by its sha256 in the CSP, which forbids everything else:
-no scripts, no images, fonts, frames or connections, so an opened report fetches nothing.
+no images, fonts, frames or connections, so an opened report fetches nothing. A page may
+carry scripts of ours (report.html: ``templates/leaderboard.js``, the leaderboard's search,
+sort and filter), inlined and each allowed by the sha256 of its exact text; any other script,
+inline or fetched, is refused, and there is no 'unsafe-inline'. A page without one has
+``script-src 'none'``.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from .common import fixed, maximum, num
 from .svg import pct_text
 
 STYLESHEET = "report.css"
+LEADERBOARD_SCRIPT = "leaderboard.js"
 
 
 @lru_cache(maxsize=1)
@@ -70,22 +75,39 @@ def _bytecode_cache() -> Any:
         return None
 
 
+def _template_text(name: str) -> str:
+    return resources.files("benchmark").joinpath("reporting", "templates", name).read_text(encoding="utf-8")
+
+
 @lru_cache(maxsize=1)
 def stylesheet() -> str:
-    return resources.files("benchmark").joinpath("reporting", "templates", STYLESHEET).read_text(encoding="utf-8")
+    return _template_text(STYLESHEET)
 
 
-def content_security_policy(css: str) -> str:
-    """Everything denied except the one inline stylesheet (by hash)."""
-    digest = base64.b64encode(hashlib.sha256(css.encode("utf-8")).digest()).decode("ascii")
-    return ("default-src 'none'; script-src 'none'; connect-src 'none'; img-src 'none'; "
+@lru_cache(maxsize=1)
+def leaderboard_script() -> str:
+    return _template_text(LEADERBOARD_SCRIPT)
+
+
+def _sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+def content_security_policy(css: str, scripts: tuple[str, ...] = ()) -> str:
+    """Everything denied except the one inline stylesheet and the given inline scripts, each
+    by the hash of its exact text (no script at all when there is none)."""
+    script_src = " ".join(_sha256(script) for script in scripts) or "'none'"
+    return (f"default-src 'none'; script-src {script_src}; connect-src 'none'; img-src 'none'; "
             "font-src 'none'; media-src 'none'; object-src 'none'; frame-src 'none'; "
             "worker-src 'none'; manifest-src 'none'; form-action 'none'; base-uri 'none'; "
-            f"style-src 'sha256-{digest}'")
+            f"style-src {_sha256(css)}")
 
 
-def render_page(template: str, **context: Any) -> str:
-    """Render ``template`` with the shared stylesheet and CSP in ``page``."""
+def render_page(template: str, scripts: tuple[str, ...] = (), **context: Any) -> str:
+    """Render ``template`` with the shared stylesheet, ``scripts`` (our own inline scripts,
+    written by ``_page.html.j2`` at the end of the body) and the CSP allowing exactly them in
+    ``page``."""
     css = stylesheet()
-    page = {"css": Markup(css), "csp": content_security_policy(css)}
+    page = {"css": Markup(css), "csp": content_security_policy(css, scripts),
+            "scripts": [Markup(script) for script in scripts]}
     return environment().get_template(template).render(page=page, **context)

@@ -22,7 +22,7 @@ from typing import Any
 from .chart import render_comparison_chart
 from .encoding import dumps, dumps_bytes  # noqa: F401  (re-exported: they have always been here)
 from .failsafe import SERIALISATION_ERRORS, isolate_failures
-from .html_report import render_html_report
+from .html_report import MODEL_PAGES, render_html_report, render_model_pages
 from .junit import render_junit
 from .markdown_summary import render_markdown_summary
 from .results_json import validate_results
@@ -40,6 +40,10 @@ REPORTS = {
     "junit": ("junit.xml", render_junit),
     "markdown": ("summary.md", render_markdown_summary),
 }
+# Outputs of many files in a folder beside them: kind -> (folder, renderer -> {file name: text}).
+# report.html's per-model pages, past its inline limit (none for a smaller run).
+PAGES = {"report_pages": (MODEL_PAGES, render_model_pages)}
+WRITE_THREADS = 16
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -113,8 +117,19 @@ def atomic_write_json(path: str | Path, obj: Any) -> Path:
 
 
 def render_reports(doc: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
-    """Every report for ``doc`` as ``{kind: (file name, text)}``; renders all before any write."""
-    return {kind: (name, render(doc)) for kind, (name, render) in REPORTS.items()}
+    """Every report for ``doc`` as ``{kind: (file name, text)}``; renders all before any write.
+    A page of ``PAGES`` is ``{"<kind>/<file name>": ("<folder>/<file name>", text)}``."""
+    outputs = {kind: (name, render(doc)) for kind, (name, render) in REPORTS.items()}
+    for kind, (folder, render_pages) in PAGES.items():
+        outputs.update({f"{kind}/{name}": (f"{folder}/{name}", text) for name, text in render_pages(doc).items()})
+    return outputs
+
+
+def _by_kind(paths: dict[str, Path]) -> dict[str, Path]:
+    """The paths written, one per kind: a kind of ``PAGES`` by its folder (when it wrote any)."""
+    found = {kind: path for kind, path in paths.items() if "/" not in kind}
+    found.update({kind.split("/", 1)[0]: path.parent for kind, path in paths.items() if "/" in kind})
+    return found
 
 
 def _write_all(folder: Path, outputs: Mapping[str, tuple[str, str | bytes]]) -> dict[str, Path]:
@@ -122,7 +137,7 @@ def _write_all(folder: Path, outputs: Mapping[str, tuple[str, str | bytes]]) -> 
     side on threads (each waits on its own fsync with the GIL released). Every write is
     attempted; the first failure is raised once all have finished."""
     folder.mkdir(parents=True, exist_ok=True)
-    with ThreadPoolExecutor(max_workers=max(1, len(outputs)), thread_name_prefix="write") as pool:
+    with ThreadPoolExecutor(max_workers=max(1, min(WRITE_THREADS, len(outputs))), thread_name_prefix="write") as pool:
         futures = {kind: pool.submit(atomic_write_bytes if isinstance(text, bytes) else atomic_write_text,
                                      folder / name, text)
                    for kind, (name, text) in outputs.items()}
@@ -134,7 +149,7 @@ def write_reports(doc: Mapping[str, Any], folder: str | Path) -> dict[str, Path]
 
     The results file itself is not rewritten. A schema failure writes nothing."""
     validate_results(doc)
-    return _write_all(Path(folder), render_reports(doc))
+    return _by_kind(_write_all(Path(folder), render_reports(doc)))
 
 
 def _checked_bytes(doc: dict[str, Any], failures: dict[str, str] | None) -> bytes:
@@ -153,7 +168,8 @@ def _checked_bytes(doc: dict[str, Any], failures: dict[str, str] | None) -> byte
 def write_run(doc: dict[str, Any], results_dir: str | Path, *, update_latest: bool = True,
               failures: dict[str, str] | None = None) -> dict[str, Path]:
     """Validate ``doc``, then write ``<results_dir>/<run_id>/results.json`` and every report
-    (summary_report.txt, comparison_chart.txt, report.html, junit.xml, summary.md), then
+    (summary_report.txt, comparison_chart.txt, report.html, junit.xml, summary.md; past report.html's
+    inline limit also its per-model pages, ``models/m<index>.html``, kind ``report_pages``), then
     ``<results_dir>/latest_results.json`` and the link ``<results_dir>/latest`` to the run's
     folder. Returns the paths by kind.
 
@@ -170,7 +186,7 @@ def write_run(doc: dict[str, Any], results_dir: str | Path, *, update_latest: bo
         raise ValueError(f"unsafe run_id {run_id!r}")
     rendered = render_reports(doc)
     run_dir = Path(results_dir) / run_id
-    paths = _write_all(run_dir, {"results": ("results.json", results_json), **rendered})
+    paths = _by_kind(_write_all(run_dir, {"results": ("results.json", results_json), **rendered}))
     if update_latest:  # last: it names a run folder that is complete
         paths["latest"] = atomic_write_bytes(Path(results_dir) / LATEST_NAME, results_json)
         linked = _point_latest(Path(results_dir), run_id)
