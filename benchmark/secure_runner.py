@@ -294,13 +294,20 @@ def _check_not_killed_from_outside(result: ExecResult, policy: isolation.KernelP
             "not the submission's doing (an operator, the OOM killer, a stop of the grader)")
 
 
+_INSTALL = str(Path(__file__).resolve().parent.parent)  # (the folder holding the benchmark package)
+
+
 def _relative_stderr(result: ExecResult, work: Path) -> ExecResult:
-    """``result`` with the run's folder left out of the paths its stderr names (a traceback's
-    ``File "/dev/shm/rubricbench-.../work/x.py"`` becomes ``File "x.py"``): the folder is new
-    each run, and what a run's summary keeps of its stderr must not change from run to run."""
+    """``result`` with the machine's folders left out of the paths its stderr names: the run's
+    folder (a traceback's ``File "/dev/shm/rubricbench-.../work/x.py"`` becomes ``File
+    "x.py"``), the grader's install (``benchmark/harness/modes.py``), the environment's and the
+    interpreter's (``<env>/...``, ``<python>/...``). The run's folder is new each run, and what a
+    run's summary keeps of its stderr must not depend on the run or the machine's layout."""
     stderr = result.stderr
-    for folder in {str(work), os.path.realpath(work)}:
-        stderr = stderr.replace(folder + "/", "")
+    folders = ((str(work), ""), (os.path.realpath(work), ""), (_INSTALL, ""),
+               (sys.prefix, "<env>"), (sys.base_prefix, "<python>"))
+    for folder, shown in sorted(folders, key=lambda item: -len(item[0])):  # (the longest first)
+        stderr = stderr.replace(folder + "/", shown + "/" if shown else "")
     return result if stderr == result.stderr else dataclasses.replace(result, stderr=stderr)
 
 

@@ -39,7 +39,10 @@ TIMING_KEYS = {"timestamp", "wall_s", "cpu_s", "peak_rss_mb", "run_id", "finishe
 # address-space limit built on it).
 RUN_KEYS = {"workers", "results_dir", "no_cache", "idle_child_mb", "address_space_mb", "cluster", "kernel_profile",
             "isolation_source", "graded_by"}
-VOLATILE_KEYS = TIMING_KEYS | RUN_KEYS
+# What a submission wrote to stderr (a run's ``stderr_tail``): its own text, in which a
+# logging timestamp or an object's address differs from run to run.
+OUTPUT_KEYS = {"stderr_tail"}
+VOLATILE_KEYS = TIMING_KEYS | RUN_KEYS | OUTPUT_KEYS
 
 
 def generate_models(root: Path, count: int) -> Path:

@@ -43,8 +43,16 @@ def test_the_record_accepts_where_and_the_rationale_shows_it():
 
 def test_a_runs_summary_lists_what_it_raised_and_its_stderr_tail(tmp_path):
     work = tmp_path / "work"
-    stderr = (f'Traceback (most recent call last):\n  File "{work}/answer.py", line 2\n\x1b[31m'
-              + "x" * 5000 + "\nKeyError: 'k'\n")
+    import sys
+
+    from benchmark import secure_runner
+
+    stderr = (f'Traceback (most recent call last):\n  File "{secure_runner._INSTALL}/benchmark/harness/modes.py"'
+              f', line 9\n  File "{sys.base_prefix}/lib/json/x.py", line 3\n'
+              f'  File "{work}/answer.py", line 2\n\x1b[31m' + "x" * 5000 + "\nKeyError: 'k'\n")
+    shown = _relative_stderr(ExecResult(1, "", stderr, False, None, 0.1, 0.1, 1.0), work).stderr
+    assert 'File "benchmark/harness/modes.py"' in shown and 'File "<python>/lib/json/x.py"' in shown
+    assert 'File "answer.py", line 2' in shown and str(work) not in shown
     result = ExecResult(returncode=1, stdout="", stderr=stderr, timed_out=False, killed_by=None,
                         wall_s=0.1, cpu_s=0.1, peak_rss_mb=10.0,
                         observation={"exception": None, "results": [
