@@ -236,21 +236,31 @@ def table(rows: list[dict[str, Any]], commit: str, before: tuple[str, list[dict[
     return "\n".join(lines) + "\n"
 
 
-def splice(doc_text: str, section: str) -> str:
-    """``doc_text`` with its report-scale section replaced by ``section`` (appended when absent)."""
-    if BEGIN in doc_text and END in doc_text:
-        head, rest = doc_text.split(BEGIN, 1)
-        return head + section.rstrip("\n") + rest.split(END, 1)[1]
+# The sections of docs/performance.md other scripts write, each between its markers, which
+# bench.py keeps when it rewrites the file: this script's, and scripts/stop_time.py's
+STOP_BEGIN = "<!-- stop-time:begin (scripts/stop_time.py writes this section; bench.py keeps it) -->"
+STOP_END = "<!-- stop-time:end -->"
+KEPT = ((BEGIN, END), (STOP_BEGIN, STOP_END))
+
+
+def splice(doc_text: str, section: str, begin: str = BEGIN, end: str = END) -> str:
+    """``doc_text`` with its section between ``begin`` and ``end`` (the report-scale one by
+    default) replaced by ``section`` (appended when absent)."""
+    if begin in doc_text and end in doc_text:
+        head, rest = doc_text.split(begin, 1)
+        return head + section.rstrip("\n") + rest.split(end, 1)[1]
     return doc_text.rstrip("\n") + "\n\n" + section
 
 
 def keep(new_doc: str, old_doc: str) -> str:
-    """``new_doc`` (``scripts/bench.py``'s whole performance.md) with the report-scale section
-    of ``old_doc`` (the file it replaces) kept, where it was or at the end."""
-    if BEGIN not in old_doc or END not in old_doc:
-        return new_doc
-    section = BEGIN + old_doc.split(BEGIN, 1)[1].split(END, 1)[0] + END + "\n"
-    return splice(new_doc, section)
+    """``new_doc`` (``scripts/bench.py``'s whole performance.md) with each section of
+    ``old_doc`` (the file it replaces) that another script writes (``KEPT``) kept, where it was
+    or at the end."""
+    for begin, end in KEPT:
+        if begin in old_doc and end in old_doc:
+            section = begin + old_doc.split(begin, 1)[1].split(end, 1)[0] + end + "\n"
+            new_doc = splice(new_doc, section, begin, end)
+    return new_doc
 
 
 def main(argv: list[str] | None = None) -> int:

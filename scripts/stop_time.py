@@ -11,7 +11,10 @@ is measured ``--repeat`` times; printed: the median seconds from the signal unti
 has exited and until every process it started has ended (gone, or a zombie its parent has yet
 to reap), and the ratio of the alone case to the group case measured in the same run.
 
-    .venv/bin/python scripts/stop_time.py [--repeat 3]
+    .venv/bin/python scripts/stop_time.py [--repeat 3] [--write-doc]
+
+``--write-doc`` puts the table into docs/performance.md between the ``stop-time`` markers
+(``scripts/bench.py``, which rewrites that file, keeps the section).
 """
 
 from __future__ import annotations
@@ -117,11 +120,18 @@ def _spinning(process: psutil.Process) -> bool:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--write-doc", action="store_true", help="write the table into docs/performance.md")
     args = parser.parse_args()
     init_ok = subprocess.run([*INIT, "true"], capture_output=True).returncode == 0
+    table: list[str] = []
+
+    def out(line: str) -> None:
+        print(line)
+        table.append(line)
+
     with tempfile.TemporaryDirectory(prefix="rubricbench-stop-") as scratch:
         top = _tree(Path(scratch))
-        print(f"{'case':<34}{'grader exited':>15}{'all ended':>11}{'exit':>6}")
+        out(f"{'case':<34}{'grader exited':>15}{'all ended':>11}{'exit':>6}")
         for as_init in (False, True) if init_ok else (False,):
             for signum in (signal.SIGTERM, signal.SIGINT):
                 medians = {}
@@ -131,9 +141,30 @@ def main() -> int:
                     gone = statistics.median(r[1] for r in runs)
                     medians[alone] = exited
                     case = f"{'pid 1, ' if as_init else ''}{signal.Signals(signum).name} to the {'grader alone' if alone else 'group'}"
-                    print(f"{case:<34}{exited:>13.2f} s{gone:>9.2f} s{','.join(str(r[2]) for r in runs):>8}")
-                print(f"{'':<34}alone / group: {medians[True] / medians[False]:.2f}")
+                    out(f"{case:<34}{exited:>13.2f} s{gone:>9.2f} s{','.join(str(r[2]) for r in runs):>8}")
+                out(f"{'':<34}alone / group: {medians[True] / medians[False]:.2f}")
+    if args.write_doc:
+        _write_doc(table, args.repeat, init_ok)
     return 0
+
+
+def _write_doc(table: list[str], repeat: int, init_ok: bool) -> None:
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from report_scale import STOP_BEGIN, STOP_END, splice
+
+    doc = ROOT / "docs" / "performance.md"
+    section = "\n".join([
+        STOP_BEGIN, "", "## Stopping a run", "",
+        "`scripts/stop_time.py`: a `--workers 2` run of two models, one of whose prompt-1 scripts spins for ever "
+        "(a 120 s deadline), stopped once the other model is graded and the spinning child runs, by a signal to "
+        "the grader's process alone (`kill PID`, `docker stop`) or to its process group (Ctrl-C in a terminal); "
+        "the grader an ordinary process, then pid 1 of its own pid namespace (a container)"
+        + ("" if init_ok else " (not measured here: no pid namespace could be made)")
+        + f". Medians of {repeat} runs; \"all ended\": every process the grader started is gone or a zombie; "
+        "exit 1: \"nothing of this run was written\". The ratio compares the two cases measured in the same run.",
+        "", "```", *table, "```", "", STOP_END, ""])
+    doc.write_text(splice(doc.read_text(encoding="utf-8"), section, STOP_BEGIN, STOP_END), encoding="utf-8")
+    print(f"wrote {doc.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

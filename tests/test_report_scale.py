@@ -1,5 +1,6 @@
 """``scripts/report_scale.py``: the documents it makes are valid results of many models, and
-its section of docs/performance.md survives ``scripts/bench.py`` rewriting the file."""
+its section of docs/performance.md (and scripts/stop_time.py's) survives ``scripts/bench.py``
+rewriting the file."""
 
 import sys
 from pathlib import Path
@@ -22,6 +23,15 @@ def test_bench_keeps_the_report_scale_section_it_does_not_write():
     assert report_scale.keep(new, "# Performance\n\nno section\n") == new
     assert report_scale.keep(kept, old) == kept  # (again: in place, once)
     assert kept.count(report_scale.BEGIN) == 1
+
+
+def test_bench_keeps_the_stop_time_section_too():
+    stop = f"{report_scale.STOP_BEGIN}\n\n## Stopping a run\n\n0.10 s\n\n{report_scale.STOP_END}\n"
+    kept = report_scale.keep("# Performance\n\nnew\n", "# Performance\n\nold\n\n" + SECTION + stop)
+    assert SECTION.strip() in kept and stop.strip() in kept and "old" not in kept
+    fresh = f"{report_scale.STOP_BEGIN}\nnewer\n{report_scale.STOP_END}\n"
+    replaced = report_scale.splice(kept, fresh, report_scale.STOP_BEGIN, report_scale.STOP_END)
+    assert "newer" in replaced and "0.10 s" not in replaced and SECTION.strip() in replaced
 
 
 def test_splice_replaces_the_section_in_place():
