@@ -119,13 +119,14 @@ def test_a_failed_core_reference_leaves_the_check_unjudged_naming_the_prompt_and
     facts = {"costs": [0.02, 0.08], "problem": None, "slept": {}, "unit": "64 and 256 generated users",
              "reference": gold}
     outcome = measured.outcome(CheckContext(files={}, facts={"measured": facts}, task=task), (3, 4), "x")
-    assert outcome.status == "error" and outcome.rationale == (
+    assert outcome.status == "error" and outcome.cause == ("reference_unfinished" if transient else "reference")
+    assert outcome.rationale == (
         f"{head}: task prompt_3 (prompt_3/reference/prompt_3_transform.py): the scale_16x call did "
         "not return with a CPU time (on 64 and 256 generated users); the check was not judged "
         "(the pack's fault, not the model's)")
     rubric = next(r for r in RUBRIC if r.id == "prompt_3")
-    checks = [replace(c, earned=0.0, status="error", rationale=outcome.rationale) if c.id == CHECK else c
-              for c in make_checks(rubric)]
+    checks = [replace(c, earned=0.0, status="error", rationale=outcome.rationale, cause=outcome.cause)
+              if c.id == CHECK else c for c in make_checks(rubric)]
     categories, score, passed = score_prompt(rubric, checks)
     prompt = PromptResult("prompt_3", rubric.title, score, 25.0, passed, "ok", categories, (), None, {})
     assert cacheable(score_model("m", "user_submissions", [prompt])) is not transient

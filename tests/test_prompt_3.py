@@ -997,7 +997,8 @@ def test_an_answer_that_raises_on_one_class_loses_that_class_only(tmp_path):
     assert earned["error_handling"] == pytest.approx(1.5 * 7 / 8)
     assert all(earned[c] == 1.5 for c in ("function_runs", *FIELD_CHECKS))
     rationale = next(c.rationale for cat in result.categories for c in cat.checks if c.id == "differential_run")
-    assert "email only_at" in rationale and 'raised ValueError: nothing around the @, on email "@"' in rationale
+    assert "email only_at" in rationale
+    assert 'raised ValueError: nothing around the @ (at prompt_3_transform.py:58), on email "@"' in rationale  # (its line)
     assert len(result.execution) == 1
 
 
