@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 
@@ -87,17 +88,41 @@ def _install(monkeypatch) -> None:
     assert manager.b_node_visitor.BanditNodeVisitor.__name__ == "LeanVisitor"
 
 
+def _both_ways(folder: str, items: list[tuple[int, str, str]]) -> list[tuple]:
+    """In a fresh interpreter: each of ``items`` scanned by bandit's own visitor, then (the lean
+    visitor installed) again; (stock, lean) per item, each file at the same path both times."""
+    stock = [_scan(Path(folder) / str(index), name, text, True) for index, name, text in items]
+    assert bandit_visit.install()
+    return list(zip(stock, [_scan(Path(folder) / str(index), name, text, True) for index, name, text in items]))
+
+
 def test_lean_visitor_finds_what_bandits_own_visitor_finds(tmp_path, monkeypatch):
     """Every file of the test suite and the submissions, and one written to trip many of
     bandit's tests: the same findings (all fields, line ranges, columns), skips, errors and
-    metrics."""
-    corpus = _corpus()  # both passes scan from the same stack depth: the deep file's
-    stock = [_scan(tmp_path, name, text, True) for name, text in corpus]  # errors depend on it
+    metrics. The repository's files are compared in a fresh interpreter per core (half of them
+    each); the two written ones here, where both passes scan from the same stack depth (the
+    deep file's errors depend on it)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    corpus = _corpus()
+    files = [(index, name, text) for index, (name, text) in enumerate(corpus[2:])]
+    for index, _, _ in files:
+        (tmp_path / str(index)).mkdir()
+    workers = max(1, min(2, os.cpu_count() or 1))
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        halves = list(pool.map(_both_ways, [str(tmp_path)] * workers, [files[i::workers] for i in range(workers)]))
+    pairs = {item[0]: pair for half, items in zip(halves, [files[i::workers] for i in range(workers)])
+             for item, pair in zip(items, half)}
+    stock = [_scan(tmp_path, name, text, True) for name, text in corpus[:2]]
     _install(monkeypatch)
-    lean = [_scan(tmp_path, name, text, True) for name, text in corpus]
+    lean = [_scan(tmp_path, name, text, True) for name, text in corpus[:2]]
     for (name, _), expected, found in zip(corpus, stock, lean):
         assert found == expected, name
-    assert sum(len(found[0]) for found in lean) > 100 and len(lean[0][0]) >= 15  # tests do run
+    assert len(pairs) == len(files) > 300
+    for index, name, _ in files:
+        assert pairs[index][1] == pairs[index][0], name
+    assert sum(len(pair[1][0]) for pair in pairs.values()) > 100 and len(lean[0][0]) >= 15  # tests do run
     assert lean[1][2] and not lean[1][0]  # the deep chain: plugin errors, as in bandit
 
 
