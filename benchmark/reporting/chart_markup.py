@@ -75,11 +75,7 @@ def hbars(c: Mapping[str, Any]) -> Markup:
                      f'<text class="value" x="{value_x}" y="{middle}">{escaped(b["text"])}</text>'
                      + (f'<text class="value note" x="{escaped(left + 6)}" y="{middle}">{escaped(b["note"])}</text>'
                         if b.get("note") else "") + '</g>\n')
-    if c["mark_x"] is not None:
-        mark = escaped(c["mark_x"])
-        parts.append(f'<line x1="{mark}" y1="2" x2="{mark}" y2="{escaped(c["height"] - 2)}" stroke="#333333" '
-                     f'stroke-width="1" stroke-dasharray="4 3"/>\n')
-    parts.append("</svg>")
+    parts.append(_pass_mark(c["mark_x"], 2, c["height"] - 2) + "</svg>")
     return Markup("".join(parts))
 
 
@@ -101,9 +97,14 @@ def histogram(c: Mapping[str, Any], labels: Mapping[str, str]) -> Markup:
               for t in c["totals"] if t["text"]]
     parts += [f'<text class="tick" x="{escaped(t["x"])}" y="{escaped(c["height"] - 6)}">{escaped(t["text"])}</text>\n'
               for t in c["ticks"]]
-    if c["mark_x"] is not None:
-        mark = escaped(c["mark_x"])
-        parts.append(f'<line x1="{mark}" y1="{escaped(c["top"] - 6)}" x2="{mark}" y2="{escaped(base)}" '
-                     f'stroke="#333333" stroke-width="1" stroke-dasharray="4 3"/>\n')
-    parts.append("</svg>")
+    parts.append(_pass_mark(c["mark_x"], c["top"] - 6, base) + "</svg>")
     return Markup("".join(parts))
+
+
+def _pass_mark(x: Any, top: Any, bottom: Any) -> str:
+    """The pass mark's dashed line at ``x`` from ``top`` to ``bottom`` ('' with no pass mark)."""
+    if x is None:
+        return ""
+    mark = escaped(x)
+    return (f'<line x1="{mark}" y1="{escaped(top)}" x2="{mark}" y2="{escaped(bottom)}" stroke="#333333" '
+            f'stroke-width="1" stroke-dasharray="4 3"/>\n')

@@ -255,15 +255,18 @@ STATE_LEGEND = ("✅ passed · ❌ below the pass mark · ⚠️ could not be gr
                 "➖ not attempted · 🔓 security checks failed · 🚫 the sandbox denied an attempt")
 
 
+def passed_not_clean(prompt: Mapping[str, Any]) -> bool:
+    """Whether a prompt passed with a security check not fully passed: not a clean pass, and
+    every report says so beside its verdict."""
+    return verdict(prompt) == "pass" and bool(security_failures(prompt))
+
+
 def state_text(prompt: Mapping[str, Any]) -> str:
     """``PASSED``, ``FAILED``, ``ERROR``, ``TIMED OUT`` or ``NOT ATTEMPTED``; a pass with failed
     security checks is ``PASSED (security checks failed)``, not a clean pass."""
-    state = verdict(prompt)
     shown = {"pass": "PASSED", "fail": "FAILED", "error": "ERROR", "timed_out": "TIMED OUT",
-             "not_attempted": "NOT ATTEMPTED"}[state]
-    if state == "pass" and security_failures(prompt):
-        shown += " (security checks failed)"
-    return shown
+             "not_attempted": "NOT ATTEMPTED"}[verdict(prompt)]
+    return shown + (" (security checks failed)" if passed_not_clean(prompt) else "")
 
 
 def state_marks(prompt: Mapping[str, Any]) -> str:
@@ -272,14 +275,15 @@ def state_marks(prompt: Mapping[str, Any]) -> str:
             + (DENIAL_MARK if denials_of(prompt) else ""))
 
 
-def _place(item: Mapping[str, Any]) -> str:
+def place(item: Mapping[str, Any]) -> str:
+    """An evidence item's place: ``file:line``, or the file alone when it has no line."""
     line = item.get("line")
     return f"{item.get('file')}:{line}" if isinstance(line, int) and not isinstance(line, bool) else str(item.get("file"))
 
 
 def loss_text(loss: Mapping[str, Any], evidence: Any = ()) -> str:
     """One part of where a prompt's points went: ``-3.00 perturbed_dataset [fail]: why [a.py:3]``."""
-    places = [_place(e) for e in evidence or () if isinstance(e, Mapping) and e.get("file")]
+    places = [place(e) for e in evidence or () if isinstance(e, Mapping) and e.get("file")]
     where = f" [{', '.join(places[:3])}]" if places else ""
     status = "" if loss["kind"] == "gate" else f" [{loss['status']}]"
     return f"-{loss['points']:.2f} {loss['id']}{status}: {loss['reason']}{where}"
@@ -310,5 +314,5 @@ def raised_runs(prompt: Mapping[str, Any]) -> list[tuple[Mapping[str, Any], Mapp
 def raised_text(run: Mapping[str, Any], raised: Mapping[str, Any]) -> str:
     """``fixture run raised KeyError: 'k' at prompt_3.py:102``."""
     name = run.get("label") or run.get("mode") or "a"
-    at = f" at {_place(raised)}" if raised.get("file") else ""
+    at = f" at {place(raised)}" if raised.get("file") else ""
     return f"{name} run raised {raised.get('type')}: {raised.get('message')}{at}"

@@ -18,7 +18,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .chart_markup import escaped as _h
-from .common import STATE_LABELS, denials_of, fixed, num, point_losses, security_failures, verdict
+from .common import (STATE_LABELS, denials_of, fixed, num, passed_not_clean, point_losses, security_failures,
+                     verdict)
 
 _HIT = ' class="hit"'
 HOW = "how-scores"  # the id of the page's "How scores are computed" section
@@ -28,9 +29,9 @@ GATE_TIP = "scaled by how much of the prompt works (w = execution earned / execu
 
 def state_of(prompt: Mapping[str, Any]) -> tuple[str, str]:
     """(css state, pill text): the verdict, or ``pass-security`` for a pass that is not clean."""
-    state = verdict(prompt)
-    if state == "pass" and security_failures(prompt):
+    if passed_not_clean(prompt):
         return "pass-security", "PASS · security"
+    state = verdict(prompt)
     return state, STATE_LABELS.get(state, state).upper() if state != "pass" else "PASS"
 
 

@@ -14,7 +14,7 @@ from unicodedata import combining, east_asian_width
 
 from ..scoring import prompt_sort_key
 from .common import (CATEGORY_NAMES, STATE_LABELS, STATES, by_percentage, denials_of, fixed, label, maximum,
-                     models_of, num, pack_score, pack_subtotals, places, prompts_of, security_failures, verdict)
+                     models_of, num, pack_score, pack_subtotals, places, passed_not_clean, prompts_of, verdict)
 
 INDENT = "   "
 
@@ -127,11 +127,8 @@ def task_keys(doc: Mapping[str, Any]) -> list[str]:
 def state_mark(prompt: Mapping[str, Any]) -> str:
     """The state's mark, then ``!`` for a pass with a failed security check, ``D`` when the
     sandbox denied the prompt's runs something."""
-    state = verdict(prompt)
-    mark = MARKS[state]
-    if state == "pass" and security_failures(prompt):
-        mark += SECURITY_MARK
-    return mark + (DENIAL_MARK if denials_of(prompt) else "")
+    return (MARKS[verdict(prompt)] + (SECURITY_MARK if passed_not_clean(prompt) else "")
+            + (DENIAL_MARK if denials_of(prompt) else ""))
 
 
 def _cells(rows: list[tuple[str, Mapping[str, Any]]], key: str) -> list[str]:
