@@ -386,7 +386,7 @@ def test_pool_runs_leave_no_pids_cgroup_behind(tmp_path):
                      "--results-dir", str(tmp_path / "results")]) == cli.EXIT_OK
     own = groups.folder.parent
     stale = [folder.name for folder in own.glob("rubricbench-*")
-             if pids_cgroup._gone(folder.name, pids_cgroup._pid_namespace())]
+             if pids_cgroup._gone(folder.name, pids_cgroup.pid_namespace())]
     assert stale == [] and list(groups.folder.glob("run-*")) == []
 
 

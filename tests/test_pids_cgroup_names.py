@@ -13,7 +13,7 @@ from benchmark.sandbox import pids_cgroup
 
 
 def test_the_name_is_this_process_and_the_sweep_judges_only_what_it_can_see():
-    namespace = pids_cgroup._pid_namespace()
+    namespace = pids_cgroup.pid_namespace()
     name = pids_cgroup._folder_name()
     pid, ns, start = name.split("-")[1:]
     assert int(pid) == os.getpid() and int(ns) == namespace and start == pids_cgroup._start_of(os.getpid())
@@ -37,4 +37,4 @@ def test_two_processes_with_the_same_pid_in_different_namespaces_get_different_f
     if inside is None or inside.returncode != 0:
         return  # (this machine does not let the test make a pid namespace)
     pid, ns, _ = inside.stdout.strip().split("-")[1:]
-    assert pid == "1" and int(ns) != pids_cgroup._pid_namespace()
+    assert pid == "1" and int(ns) != pids_cgroup.pid_namespace()

@@ -19,7 +19,7 @@ from .. import scoring, untrusted
 from ..packs.local_plugins import resolve_check
 from ..packs.model import Task, TaskCheck
 from ..packs.suite import Suite, core_pack, default_suite
-from ..prompts.base import SANDBOX_EVENTS, SANDBOX_UNLISTED, CheckContext, Outcome
+from ..prompts.base import SANDBOX_EVENTS, SANDBOX_UNLISTED, CheckContext, Outcome, split_where
 from ..sandbox.cleanup import CleanupError
 from ..submission import SourceFile, load_source
 from ..threads import PYTHON_WORK, released
@@ -170,9 +170,9 @@ def _first_raised(record: dict[str, Any] | None) -> dict[str, Any] | None:
     if not found:
         return None
     first = next((e for e in found if e.get("where")), found[0])
-    name, _, line = str(first.get("where") or "").rpartition(":")
+    name, line = split_where(first.get("where"))
     return {"type": first["type"], "message": str(first.get("message", ""))[:NOTE_LIMIT],
-            "file": name, "line": int(line) if name and line.isdigit() else None}
+            "file": name, "line": line}
 
 
 SKIPPED_RUN = "skipped: an earlier run of this prompt hit the time-out"

@@ -160,13 +160,18 @@ def _integrity_first(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(events, key=lambda e: e.get("blocked") != "integrity")
 
 
+def split_where(where: Any) -> tuple[str, int | None]:
+    """``("name.py", 12)`` from the harness's ``where`` (``"name.py:12"``: the submission's
+    line a denied attempt or an exception came from), else ``("", None)``."""
+    name, _, line = str(where or "").rpartition(":")
+    return (name, int(line)) if name and line.isdigit() else ("", None)
+
+
 def _where(event: dict[str, Any]) -> tuple[str, int | None]:
-    """The file and line of the submission's a denied attempt came from (the guard's
-    ``where``, "name.py:12"), else the run's module and no line."""
-    name, _, line = str(event.get("where") or "").rpartition(":")
-    if name and line.isdigit():
-        return name, int(line)
-    return str(event.get("file", "")), None
+    """The file and line of the submission's a denied attempt came from, else the run's
+    module and no line."""
+    name, line = split_where(event.get("where"))
+    return (name, line) if name else (str(event.get("file", "")), None)
 
 
 def sandbox_violations(ctx: CheckContext) -> Outcome:

@@ -93,14 +93,11 @@ def _start_of(pid: int | str) -> str | None:
     return fields[19] if len(fields) > 19 else None
 
 
-_pid_namespace = pid_namespace
-
-
 def _folder_name() -> str:
     """``rubricbench-<pid>-<pid namespace>-<start time>``: unique to this process, also where
     the same pid was another grader's (a container restarted, a grader that was pid 1 of a pid
     namespace killed before it cleaned up), so a folder left behind is never taken for ours."""
-    return f"rubricbench-{os.getpid()}-{_pid_namespace()}-{_start_of('self')}"
+    return f"rubricbench-{os.getpid()}-{pid_namespace()}-{_start_of('self')}"
 
 
 def _gone(name: str, namespace: int) -> bool:
@@ -117,7 +114,7 @@ def _gone(name: str, namespace: int) -> bool:
 def _sweep(own: Path) -> None:
     """Remove the (empty) folders of grader processes that are gone: a pool worker ends
     with ``os._exit``, so its own clean-up at exit never runs."""
-    namespace = _pid_namespace()
+    namespace = pid_namespace()
     for folder in own.glob("rubricbench-*"):
         if not _gone(folder.name, namespace):
             continue
