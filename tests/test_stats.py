@@ -1,0 +1,94 @@
+"""The estimators of ``benchmark.stats`` on cases with known answers: pass@k against brute-force
+enumeration, interval coverage and the paired test's error rates on simulated models."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pytest
+
+from benchmark import stats
+
+
+@pytest.mark.parametrize("n", range(1, 9))
+def test_pass_at_k_is_the_share_of_k_subsets_holding_a_pass(n):
+    for c in range(n + 1):
+        outcomes = [True] * c + [False] * (n - c)
+        for k in range(1, n + 1):
+            subsets = list(combinations(outcomes, k))
+            expected = sum(any(s) for s in subsets) / len(subsets)
+            assert stats.pass_at_k(n, c, k) == pytest.approx(expected, abs=1e-12)
+
+
+def test_pass_at_1_is_the_pass_rate_and_bad_arguments_are_refused():
+    assert stats.pass_at_k(10, 3, 1) == pytest.approx(0.3)
+    assert stats.pass_at_k(200, 0, 100) == 0.0 and stats.pass_at_k(200, 101, 100) == 1.0
+    for n, c, k in ((3, 4, 1), (3, 1, 0), (3, 1, 4), (3, -1, 1)):
+        with pytest.raises(ValueError):
+            stats.pass_at_k(n, c, k)
+
+
+def test_one_sample_totals_are_todays_percentage_and_an_even_model_has_no_spread():
+    assert stats.total([[25, 12.5, 0, 25]], [25, 25, 25, 25]) == 62.5
+    even = stats.interval([[20, 20, 10], [20, 20, 10]], [25, 25, 12.5], seed=1)
+    assert even.mean == pytest.approx(80) and even.low == pytest.approx(80) and even.high == pytest.approx(80)
+    with pytest.raises(ValueError):
+        stats.interval([[1, 2]], [25, 25, 25], seed=1)
+
+
+def test_the_same_seed_gives_the_same_interval_and_another_seed_nearly_the_same():
+    scores = [[25, 10, 3, 18, 22], [20, 14, 0, 25, 19]]
+    maxima = [25] * 5
+    first, again = stats.interval(scores, maxima, seed=7), stats.interval(scores, maxima, seed=7)
+    other = stats.interval(scores, maxima, seed=8)
+    assert first == again and first.low < first.mean < first.high
+    assert abs(first.low - other.low) < 2 and abs(first.high - other.high) < 2
+
+
+def _population(rng, tasks: int, samples: int, shift: float = 0.0):
+    """A model drawn from a known population: each task's chance of full points is Beta(2, 2)
+    distributed (mean 0.5) plus ``shift``; a sample earns 25 or 0 on a task by that chance. The
+    model's true total is 100 * (0.5 + shift)."""
+    chance = np.clip(rng.beta(2, 2, size=tasks) + shift, 0, 1)
+    return (rng.random((samples, tasks)) < chance) * 25.0, chance
+
+
+def test_the_interval_covers_the_true_total_about_95_times_in_100():
+    rng = np.random.default_rng(2026)
+    covered, runs = 0, 300
+    for run in range(runs):
+        scores, _ = _population(rng, tasks=30, samples=4)
+        found = stats.interval(scores, [25.0] * 30, seed=run, resamples=1000)
+        covered += found.low <= 50.0 <= found.high
+    assert 0.90 <= covered / runs <= 0.99
+
+
+def test_the_paired_test_rarely_calls_equal_models_different_and_finds_a_real_gap():
+    rng = np.random.default_rng(11)
+    false_alarms = found = 0
+    runs = 200
+    for run in range(runs):
+        chance = np.clip(rng.beta(2, 2, size=30), 0, 1)  # the same tasks, asked of both models
+        a = (rng.random((3, 30)) < chance) * 25.0
+        b = (rng.random((3, 30)) < chance) * 25.0
+        false_alarms += stats.compare(a, b, [25.0] * 30, seed=run, resamples=1000).significant
+        better = (rng.random((3, 30)) < np.clip(chance + 0.3, 0, 1)) * 25.0
+        found += stats.compare(better, b, [25.0] * 30, seed=run, resamples=1000).significant
+    assert false_alarms / runs <= 0.09  # (5 % expected)
+    assert found / runs >= 0.90
+
+
+def test_four_tasks_all_won_are_not_enough_to_tell_two_models_apart():
+    four = stats.compare([[25, 25, 25, 25]], [[20, 15, 10, 24]], [25] * 4, seed=1)
+    assert four.p_value == pytest.approx(2 / 16) and not four.significant and four.diff == pytest.approx(31)
+
+
+def test_a_model_compared_with_itself_does_not_differ_and_the_difference_is_signed():
+    scores = [[25, 10, 3, 18, 22]]
+    same = stats.compare(scores, scores, [25] * 5, seed=3)
+    assert same.diff == 0 and same.p_value == 1.0 and not same.significant
+    high, low = [[25.0] * 12], [[0.0] * 12]
+    gap = stats.compare(high, low, [25.0] * 12, seed=3)
+    assert gap.diff == 100 and gap.significant and gap.p_value < 0.001 and gap.low == gap.high == 100
+    assert stats.compare(low, high, [25.0] * 12, seed=3).diff == -100
