@@ -24,6 +24,7 @@ from .reporting import terminal
 from .reporting.banner import format_banner
 from .reporting.excerpts import attach_excerpts
 from .reporting.results_json import model_to_dict, run_to_dict
+from .reporting.view import run_view
 from .reporting.writer import write_run
 from .engine.cache import Measured, ResultCache
 from .sandbox.isolation import detect
@@ -69,21 +70,22 @@ def _build_doc(config, runner, models, started, isolation, cached=(), skipped=()
 
 def _report(config: RunConfig, doc: dict[str, Any], paths: dict[str, Path]) -> None:
     """After grading: the model x task table, the lost points (folded; not with --verbose,
-    whose blocks list every lost check), the folders not graded and the files written."""
+    whose blocks list every lost check), the folders not graded and the files written. ``doc``
+    passed validation when it was written, and is read into its view once here."""
+    run = run_view(doc)
     if not config.quiet:
         from .reporting.terminal_losses import format_losses
 
         try:
-            lines = terminal.format_table(doc) + ([] if config.verbose else format_losses(doc))
+            lines = terminal.format_table(run) + ([] if config.verbose else format_losses(run))
         except Exception as exc:  # (as for a model's block: the results are written, the run goes on)
             if config.debug:
                 raise
             lines = [f"🏆 the table cannot be shown ({type(exc).__name__}): see summary_report.txt"]
         if lines:
             _say(config, "\n".join(lines))
-    for folder in doc.get("skipped_models", ()):  # (escaped in the document)
-        _say(config, f"⚠️  not graded: model folder '{folder['folder']}' in {folder['tier']}: "
-                     f"{folder['reason']}")
+    for folder in run.skipped:  # (escaped in the document)
+        _say(config, f"⚠️  not graded: model folder '{folder.folder}' in {folder.tier}: {folder.reason}")
     for label, path in paths.items():
         _say(config, f"📄 {label}: {path}")
 

@@ -239,15 +239,20 @@ def get_model_statistics(results: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def format_results(results: Mapping[str, Any]) -> str:
-    """A whole results document (every model) or one model's dict, as terminal text."""
-    if isinstance(results.get("models"), Mapping):
-        return "\n\n".join(format_model_block(m) for m in results["models"].values() if isinstance(m, Mapping))
+    """A whole validated results document (every model, in its order) or one model's record, as
+    terminal text (``format_model_block`` reads each record into its view)."""
+    if "models" in results:
+        return "\n\n".join(format_model_block(record) for record in results["models"].values())
     return format_model_block(results)
 
 
 def _as_doc(results: Mapping[str, Any]) -> Mapping[str, Any]:
-    """Accept a results document or a bare ``{model_name: model_dict}`` mapping."""
-    return results if isinstance(results.get("models"), Mapping) else {"models": results}
+    """Accept a results document or a bare ``{model_name: model_dict}`` mapping, which gets
+    the frame of a document around it (no run, no comparison, no manifest) for the view."""
+    if isinstance(results.get("models"), Mapping):
+        return results
+    return {"schema_version": "", "run_id": "", "benchmark_run": {"timestamp": "", "total_models": len(results)},
+            "models": results, "comparison": {}, "_metadata": {}}
 
 
 def create_comparison_chart(results: Mapping[str, Any]) -> str:

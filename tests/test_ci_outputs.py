@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from benchmark import cli, commands
-from benchmark.reporting.common import point_losses
+from benchmark.reporting.view import run_view
 from benchmark.reporting.junit import render_junit, xml_text
 from benchmark.reporting.markdown_summary import MAX_FAILED_ROWS, md, render_markdown_summary
 from benchmark.reporting.results_json import run_to_dict
@@ -99,7 +99,7 @@ def test_summary_md_has_leaderboard_per_prompt_and_failed_checks(doc):
     lost = check["points"] - check["earned"]
     assert f"| bad\\|model | prompt_1 | {lost:.2f} | {check['id']} | {check['status']} |" in failed
     assert "no &lt;tag&gt; &amp; \\_emphasis\\_ here" in failed
-    total = sum(len(point_losses(p)) for m in doc["models"].values() for p in m["prompts"].values())
+    total = sum(len(p.losses) for m in run_view(doc).models for p in m.prompts)
     rows = [line for line in failed.splitlines() if line.startswith("| ") and not line.startswith("| Model")]
     assert total > MAX_FAILED_ROWS and len(rows) == MAX_FAILED_ROWS  # every check that lost points, each gate
     assert f"…and {total - MAX_FAILED_ROWS} more; see report.html" in failed and "gate |" in failed

@@ -702,7 +702,9 @@ def test_the_scheduler_variable_is_a_default_for_grading_runs_only(monkeypatch, 
 def test_several_grading_problems_exit_with_1_over_3_over_4_and_any_of_them_over_7():
     """README "Exit codes": a grader failure, then a file that could not be graded, then a
     time-out; ``--fail-under``'s 7 only when none of them happened."""
+    from benchmark.reporting.results_json import run_to_dict
     from benchmark.types import INTERNAL_ERROR, Category, CategoryScore, Check, ModelResult, PromptResult
+    from result_fakes import make_run
 
     def model(name, *, status="ok", error=None, timed_out=False, cause=None):
         checks = (Check("c", Category.SYNTAX, 5.0, 0.0, "error", "parse", error or "", (), cause),) if error else ()
@@ -720,6 +722,6 @@ def test_several_grading_problems_exit_with_1_over_3_over_4_and_any_of_them_over
     assert commands._exit_code([late]) == cli.EXIT_TIMEOUT
     assert commands._exit_code([model("d")], unwritable=True) == cli.EXIT_ERROR
     assert commands._exit_code([late], skipped=True) == cli.EXIT_VALIDATION
-    doc = {"models": {"c": {"percentage": 0.0}}}
+    doc = run_to_dict(make_run(late))  # (c: 0 %)
     assert commands._gate(cli.EXIT_TIMEOUT, doc, 50.0) == cli.EXIT_TIMEOUT
     assert commands._gate(cli.EXIT_OK, doc, 50.0) == cli.EXIT_FAIL_UNDER

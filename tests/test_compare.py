@@ -237,3 +237,18 @@ def test_runs_graded_with_other_settings_are_named_and_warned_about(runs, tmp_pa
     assert code == 0
     assert out.splitlines() == [out.splitlines()[0]] and out.startswith("Regression gate (--fail-on-regression 100.00")
     assert err.startswith("WARNING: grading settings differ") and "seed 20261121 → 7" in err
+
+
+def test_each_prompt_s_state_is_the_one_every_report_gives(runs):
+    """A task not submitted is ``not_attempted`` and one whose run hit the time-out ``timed_out``
+    (``view.Prompt.state``), not merely ``fail``: a model that stopped submitting a task shows a
+    change of state even where its score stayed 0."""
+    old, new = runs
+    beta = new["models"]["beta"]["prompts"]
+    beta["prompt_2"]["status"] = "not_attempted"
+    beta["prompt_3"]["execution"] = [{"mode": "script", "timed_out": True}]
+    states = {p["prompt"]: (p["old_verdict"], p["new_verdict"]) for p in _model(diff_runs(old, new), "beta")["prompts"]}
+    assert states == {"prompt_1": ("fail", "fail"), "prompt_2": ("fail", "not_attempted"),
+                      "prompt_3": ("fail", "timed_out"), "prompt_4": ("fail", "fail")}
+    text = render_diff_text(diff_runs(old, new))
+    assert "  fail → not_attempted" in text and "  fail → timed_out" in text

@@ -11,7 +11,7 @@ from result_fakes import make_model
 from benchmark.console import EXIT_ERROR, EXIT_OK, EXIT_VALIDATION
 from benchmark.engine.cache import model_from_dict
 from benchmark.exit_status import exit_code
-from benchmark.reporting.common import reference_failures
+from benchmark.reporting.view import run_view
 from benchmark.reporting.results_json import run_to_dict
 from result_fakes import make_run
 
@@ -39,5 +39,5 @@ def test_the_typed_cause_sets_the_code_and_survives_the_results_document():
     assert record["prompts"]["prompt_1"]["checks"][0]["cause"] == "reference"
     assert "cause" not in record["prompts"]["prompt_1"]["checks"][1]
     assert exit_code([model_from_dict(record)]) == EXIT_VALIDATION  # (as a cached record reads back)
-    assert [row["task"] for row in reference_failures(doc)] == ["prompt_1"]
-    assert reference_failures(run_to_dict(make_run(_with_check("reference solution failed: x", None, "fail")))) == []
+    assert [row.task for row in run_view(doc).reference_failures] == ["prompt_1"]
+    assert run_view(run_to_dict(make_run(_with_check("reference solution failed: x", None, "fail")))).reference_failures == ()

@@ -344,23 +344,22 @@ def test_excerpt_lines_spell_out_control_and_bidirectional_characters():
 
 
 def _reference_check_row(check) -> str:
-    """The check row as 673ad22 built it: a view of the check, then ``markupsafe.escape`` on
-    every value. ``html_report._check_row`` must give the same text for any check."""
+    """The check row as 673ad22 built it: a view model of the check, then ``markupsafe.escape`` on
+    every value. ``html_report._check_row`` must give the same text for any check (a ``view.Check``)."""
     from markupsafe import escape
 
     from benchmark.reporting.common import fixed
-    from benchmark.reporting.html_report import _excerpt
 
     evidence = []
-    for item in check.get("evidence") or ():
-        if isinstance(item, dict):
-            where = str(item.get("file") or "")
-            if item.get("line"):
-                where += f":{item['line']}"
-            evidence.append({"where": where, "note": str(item.get("note") or ""), "lines": _excerpt(item)})
-    view = {"id": check.get("id"), "category": check.get("category"), "method": check.get("method"),
-            "status": check.get("status"), "earned": fixed(check.get("earned"), 2),
-            "points": fixed(check.get("points"), 2), "rationale": str(check.get("rationale") or ""),
+    for item in check.evidence:
+        where = item.file + (f":{item.line}" if item.line else "")
+        excerpt = item.excerpt
+        lines = [{"no": excerpt.start + i, "text": text, "hit": excerpt.start + i == item.line}
+                 for i, text in enumerate(excerpt.lines)] if excerpt else []
+        evidence.append({"where": where, "note": item.note, "lines": lines})
+    view = {"id": check.id, "category": check.category, "method": check.method,
+            "status": check.status, "earned": fixed(check.earned, 2),
+            "points": fixed(check.points, 2), "rationale": check.rationale,
             "evidence": evidence}
     hit = ' class="hit"'
     status = escape(view["status"])
@@ -406,11 +405,29 @@ ODD_CHECKS = [
 ]
 
 
+def _as_view(check: dict):
+    """An odd check of ``ODD_CHECKS`` as a ``view.Check``: its values as they are (a view does not
+    check types), but its evidence read as the view reads a document's: an item that is not a
+    mapping left out, file and note as text, a line only when it is an int, an excerpt only
+    with an int start and a list of lines."""
+    from benchmark.reporting.view import Check, Evidence, Excerpt
+
+    def excerpt(raw):
+        ok = isinstance(raw, dict) and type(raw.get("start")) is int and isinstance(raw.get("lines"), list)
+        return Excerpt(raw["start"], tuple(raw["lines"])) if ok else None
+
+    evidence = tuple(Evidence(str(item.get("file") or ""), item.get("line") if type(item.get("line")) is int else None,
+                              str(item.get("note") or ""), excerpt(item.get("excerpt")))
+                     for item in check.get("evidence") or () if isinstance(item, dict))
+    return Check(check.get("id"), check.get("category"), check.get("points"), check.get("earned"),
+                 check.get("status"), check.get("method"), check.get("rationale"), None, evidence)
+
+
 @pytest.mark.parametrize("check", ODD_CHECKS)
 def test_check_rows_are_the_text_markupsafe_escaping_gives(check):
     from benchmark.reporting.html_report import _check_row
 
-    assert _check_row(check) == _reference_check_row(check)
+    assert _check_row(_as_view(check)) == _reference_check_row(_as_view(check))
 
 
 def test_the_whole_page_is_byte_identical_to_the_reference_rows(doc, monkeypatch):

@@ -13,9 +13,9 @@ from html.parser import HTMLParser
 import pytest
 
 from benchmark.reporting import html_board, html_report, svg
-from benchmark.reporting.common import point_losses
 from benchmark.reporting.html_report import render_html_report, render_model_pages
 from benchmark.reporting.results_json import run_to_dict
+from benchmark.reporting.view import run_view
 from benchmark.reporting.writer import write_reports
 from result_fakes import make_model, make_run
 
@@ -77,18 +77,18 @@ def test_where_the_points_went_lists_every_loss_and_each_gate_with_its_formula(g
     html = render_html_report(gated)
     prompt = gated["models"]["gated"]["prompts"]["prompt_1"]
     body = _body(html, "m0-prompt_1")
-    losses = point_losses(prompt)
+    losses = run_view(gated).model("gated").prompt("prompt_1").losses
     assert losses and "Where the points went" in body
     heading = re.search(r"Where the points went \(−([\d.]+)\)", body).group(1)
     assert abs(float(heading) - (prompt["max_score"] - prompt["score"])) < 0.011  # they add up
     for loss in losses:
-        assert f"−{loss['points']:.2f}" in body
-        if loss["kind"] == "check":
-            assert f"<code>{loss['id']}</code>" in body
-    gates = [loss for loss in losses if loss["kind"] == "gate"]
-    assert {g["formula"] for g in gates} == {"× w", "× (0.25 + 0.75·w)"}
+        assert f"−{loss.points:.2f}" in body
+        if loss.kind == "check":
+            assert f"<code>{loss.id}</code>" in body
+    gates = [loss for loss in losses if loss.kind == "gate"]
+    assert {g.formula for g in gates} == {"× w", "× (0.25 + 0.75·w)"}
     for gate in gates:  # the formula in text, as a tooltip, and a link to the page's own section
-        assert f'<a href="#how-scores" title="{gate["reason"]}">{gate["category"]} gate {gate["formula"]}</a>' in body
+        assert f'<a href="#how-scores" title="{gate.reason}">{gate.category} gate {gate.formula}</a>' in body
     assert "(gate ×" not in html and 'class="gate" href="#how-scores" title="security credit' in body
     how = _text(html[html.index('<section id="how-scores">'):])
     assert "w = execution points earned / execution points possible" in how

@@ -2,6 +2,7 @@ import copy
 import json
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from benchmark.reporting.results_json import (
 )
 from benchmark.reporting.terminal import format_detailed_score, format_model_block, format_prompt_line
 from benchmark.reporting.text_summary import render_summary
+from benchmark.reporting.view import run_view
 from benchmark.reporting.writer import atomic_write_json, atomic_write_text, write_run
 from result_fakes import make_model, make_run
 
@@ -121,16 +123,18 @@ def test_load_results_validates(tmp_path, doc):
 
 
 def test_terminal_lines(doc):
-    prompt = doc["models"]["Sonnet4.5_Thinking"]["prompts"]["prompt_1"]
+    run = run_view(doc)
+    prompt = run.model("Sonnet4.5_Thinking").prompt("prompt_1")
     assert format_prompt_line(prompt) == "   ✅ PASSED - Score: 25.00/25"
-    failing = doc["models"]["beta"]["prompts"]["prompt_1"]
+    failing = run.model("beta").prompt("prompt_1")
     assert format_prompt_line(failing).startswith("   ❌ FAILED - Score: ")
-    err = dict(failing, status="error", error="file not found", score=0.0)
-    assert "ERROR" in format_prompt_line(err) and "file not found" in format_prompt_line(err)
-    detail = format_detailed_score(prompt["detailed_scoring"]).splitlines()
+    err = replace(failing, status="error", error="file not found", score=0.0)
+    assert format_prompt_line(err).startswith("   ⚠️ ERROR - Score: 0.00/25 (file not found)")
+    assert format_prompt_line(replace(failing, status="not_attempted")).startswith("   ➖ NOT ATTEMPTED - Score: ")
+    detail = format_detailed_score(prompt.categories).splitlines()
     assert detail[0] == "     └─ Syntax: 5.0/5.0, Structure: 3.0/3.0, Execution: 6.0/6.0"
     assert detail[1].startswith("        Quality: 3.0/3.0, Security: 4.0/4.0")
-    assert format_detailed_score({}) == ""
+    assert format_detailed_score(()) == ""
 
 
 def test_model_block_shows_every_prompt_and_total(doc):
@@ -156,7 +160,7 @@ def test_chart_sorted_with_names_and_rounded_numbers(doc):
     pct = doc["models"]["alpha_model"]["percentage"]
     assert f"{pct:.2f}%" in chart and f"{pct:.3f}" not in chart  # two decimals, no float noise
     assert "prompt_4" in chart and "25.00/25 ✓" in chart
-    assert render_comparison_chart({"models": {}}).count("(no models)") == 1
+    assert render_comparison_chart(run_to_dict(make_run())).count("(no models)") == 1
 
 
 def test_summary_contains_models_numbers_isolation_and_top_performers(doc):

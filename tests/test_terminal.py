@@ -1,5 +1,7 @@
 """The terminal's view after grading (reporting.terminal, reporting.terminal_losses) and the
-progress lines without a terminal (reporting.progress), on hand-made results documents."""
+progress lines without a terminal (reporting.progress), on hand-made results documents (of the
+shape the schema gives them; their names and reasons may be hostile, as the terminal escapes
+them again)."""
 
 from __future__ import annotations
 
@@ -9,17 +11,18 @@ import threading
 import pytest
 
 from benchmark.reporting import terminal, terminal_losses
-from benchmark.reporting.common import point_losses
+from benchmark.reporting.common import CATEGORY_NAMES
 from benchmark.reporting.progress import Progress, duration
 from benchmark.reporting.terminal import format_model_line, format_table
 from benchmark.reporting.terminal_losses import format_losses
+from benchmark.reporting.view import run_view
 
 SYNTAX = "prompt_1_solution.py: syntax error: invalid syntax (line 1)"
 
 
 def check(cid, points, earned, status="pass", rationale="ok", category="execution"):
     return {"id": cid, "category": category, "points": points, "earned": earned, "status": status,
-            "rationale": rationale}
+            "method": "exec", "rationale": rationale, "evidence": []}
 
 
 def prompt(score, *, max_score=25.0, status="ok", passed=None, checks=None, execution=(), **extra):
@@ -27,13 +30,12 @@ def prompt(score, *, max_score=25.0, status="ok", passed=None, checks=None, exec
     lost = max_score - score
     checks = checks if checks is not None else [
         check("work", max_score, score, "pass" if not lost else "partial", f"lost {lost:.2f}")]
-    categories = {}
+    categories = {name: {"earned": 0.0, "max": 0.0, "factor": 1.0} for name in CATEGORY_NAMES}
     for item in checks:
-        numbers = categories.setdefault(item["category"], {"earned": 0.0, "max": 0.0})
-        numbers["earned"] += item["earned"]
-        numbers["max"] += item["points"]
+        categories[item["category"]]["earned"] += item["earned"]
+        categories[item["category"]]["max"] += item["points"]
     return {"title": "t", "score": score, "max_score": max_score, "status": status,
-            "passed": score >= 0.6 * max_score if passed is None else passed,
+            "passed": score >= 0.6 * max_score if passed is None else passed, "feedback": [], "tests_passed": {},
             "detailed_scoring": categories, "checks": checks, "execution": list(execution), **extra}
 
 
@@ -46,7 +48,11 @@ def model(name, prompts, grade="C"):
 
 
 def document(*models):
-    return {"models": {m["model_name"]: m for m in models}}
+    return {"schema_version": "1.0", "run_id": "20250101_000000",
+            "benchmark_run": {"timestamp": "2025-01-01T00:00:00", "total_models": len(models)},
+            "models": {m["model_name"]: m for m in models},
+            "comparison": {"ranking": [], "prompt_performance": {}, "summary_stats": {}},
+            "_metadata": {"grader_version": "0.1.0", "rubric_hash": "0123456789abcdef"}}
 
 
 def every_state_doc():
@@ -117,9 +123,10 @@ def test_losses_name_each_check_largest_first_and_the_gates_with_their_formula()
                                  check("naming", 5, 4, "partial", "one bad name", "quality")])
     gated["detailed_scoring"]["security"].update(earned=5.0, factor=0.5)
     gated["detailed_scoring"]["quality"].update(earned=2.5, factor=0.625)  # 0.25 + 0.75 * 0.5
-    losses = point_losses(gated)
-    assert sum(loss["points"] for loss in losses) == pytest.approx(25 - 12.5)
-    lines = format_losses(document(model("a", {"prompt_1": gated})))
+    doc = document(model("a", {"prompt_1": gated}))
+    losses = run_view(doc).model("a").prompt("prompt_1").losses
+    assert sum(loss.points for loss in losses) == pytest.approx(25 - 12.5)
+    lines = format_losses(doc)
     assert lines[3] == "  prompt_1 12.50/25 ✗"
     assert lines[4] == ("    -6.50 gates, w = execution 5.00/10.00 = 0.50: × w = 0.50: security -5.00; "
                         "× (0.25 + 0.75·w) = 0.62: quality -1.50 (docs/scoring.md)")
@@ -182,7 +189,7 @@ def test_untrusted_names_reasons_and_denials_reach_the_terminal_escaped_and_alig
     evil = "evil\x1b[2J\u202e\x07name"
     hostile = check("work", 25, 1, "partial", "raised \x1b]0;pwned\x07 \ud800 here")
     doc = document(model(evil, {"prompt_1": prompt(1, checks=[hostile], denials=[
-        {"kind": "file", "event": "open", "target": "/etc/\x1b[31mpasswd", "count": 1}], execution=[
+        {"kind": "file", "event": "open", "target": "/etc/\x1b[31mpasswd", "count": 1, "where": ""}], execution=[
         {"label": "x\x1b", "raised": {"type": "E\x1b", "message": "m\x9b", "file": "f\x1b", "line": 1}}])}),
         model("宽宽宽宽_wide", {"prompt_1": prompt(20)}))
     out = "\n".join(format_table(doc) + format_losses(doc) + [format_model_line(doc["models"][evil])])
@@ -265,11 +272,15 @@ def test_durations_read_in_whole_units():
         "0 s", "35 s", "119 s", "2 min", "13 min", "2 h 00 min", "2 h 05 min"]
 
 
-def test_a_record_of_the_wrong_shape_is_shown_as_far_as_it_reads():
-    doc = {"models": {"odd": {"model_name": "odd", "prompts": ["not", "a", "mapping"], "percentage": "x"},
-                      "half": {"model_name": "half", "prompts": {"prompt_1": {"score": None, "checks": [7]}}},
-                      "gone": None}}
-    table = format_table(doc)
-    assert [line.split()[1] for line in table[2:4]] == ["half", "odd"]
-    assert table[2].split()[2:4] == ["0.0", "✗"] and table[3].split()[2:] == ["0.0%", "?"]
-    assert format_losses(doc) == []
+def test_a_record_of_the_wrong_shape_is_refused_not_shown_as_something():
+    """The terminal reads the validated document only (``reporting.view``): a record of the
+    wrong shape, which only a grader bug could leave, raises instead of being shown as zeros
+    (the CLI then says the table, or that model's results, cannot be shown)."""
+    for name, record in (("odd", {"model_name": "odd", "prompts": ["not", "a", "mapping"], "percentage": "x"}),
+                         ("half", {"model_name": "half", "prompts": {"prompt_1": {"score": None, "checks": [7]}}}),
+                         ("gone", None)):
+        doc = document(model("fine", {"prompt_1": prompt(20)}))
+        doc["models"][name] = record
+        for render in (format_table, format_losses):
+            with pytest.raises((KeyError, TypeError)):
+                render(doc)

@@ -88,14 +88,15 @@ def _hostile_model(texts: list[str], fraction: float):
 @settings(max_examples=100, deadline=None)
 @given(st.lists(HOSTILE, min_size=1, max_size=12), st.floats(0, 1))
 def test_hostile_text_in_every_submission_field_leaves_a_record_every_writer_can_carry(texts, fraction):
-    record = model_to_dict(_hostile_model(texts, fraction), cached=False)
+    hostile = _hostile_model(texts, fraction)
+    record = model_to_dict(hostile, cached=False)
     assert schema_problems("hostile_model", record) == []
     assert all_clean(record)
     orjson.dumps(record)
     block = format_model_block(record, show_checks=True)
     assert "\x1b" not in block
     block.encode("utf-8")  # no lone surrogate reaches the terminal
-    doc = {"models": {"hostile_model": record}}  # the default view: the table, the lost points, a model's line
+    doc = run_to_dict(make_run(hostile))  # the default view: the table, the lost points, a model's line
     shown = "\n".join(format_table(doc) + format_losses(doc) + [format_model_line(record)])
     assert not UNSAFE.search(shown.replace("\n", " "))
 

@@ -31,7 +31,7 @@ from ..harness.strict_json import _encode as strict_text
 from ..packs import reference
 from ..packs.compiled import CORE_DIR
 from ..types import ExecResult
-from .base import CheckContext, Outcome, RunFn, raised
+from .base import CheckContext, Outcome, raised
 
 SCALES = timing.SCALES
 LABELS = {scale: f"scale_{scale}x" for scale in SCALES}

@@ -10,15 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..scoring import prompt_sort_key
-from .common import (RULE_WIDTH, by_percentage, fixed, label, maximum, num, pack_boards, pack_titles,
-                     prompts_of)
+from .common import RULE_WIDTH, fixed, label, maximum, num
+from .view import Model, Prompt, Run, run_view
 
 BAR_WIDTH = 50
 TASKS_PER_TABLE = 5
 CELL = 12  # "100.00/100 ✓"
 FULL, EMPTY = "█", "░"
 RULE = "━" * RULE_WIDTH
+MARKS = {"pass": "✓", "fail": "✗", "error": "!", "timed_out": "T", "not_attempted": "–"}  # one column each
+LEGEND = "(✓ passed, ✗ failed, ! could not be graded, T timed out, – not attempted)"
 
 
 def bar(percentage: float, width: int = BAR_WIDTH) -> str:
@@ -28,80 +29,73 @@ def bar(percentage: float, width: int = BAR_WIDTH) -> str:
     return "[" + FULL * filled + EMPTY * (width - filled) + "]"
 
 
-def _cell(prompt: Mapping[str, Any] | None) -> str:
+def _cell(prompt: Prompt | None) -> str:
     if prompt is None:
         return "-"
-    mark = "!" if prompt.get("status") == "error" else ("✓" if prompt.get("passed") is True else "✗")
-    return f"{fixed(prompt.get('score'), 2)}/{maximum(prompt.get('max_score'))} {mark}"
+    return f"{fixed(prompt.score, 2)}/{maximum(prompt.max_score)} {MARKS[prompt.state]}"
 
 
-def _task_ids(ranked: list[tuple[str, Mapping[str, Any]]]) -> list[str]:
-    return sorted({pid for _, m in ranked for pid, _ in prompts_of(m)}, key=prompt_sort_key)
-
-
-def _prompt_table(ranked: list[tuple[str, Mapping[str, Any]]], name_width: int) -> list[str]:
-    prompt_ids = _task_ids(ranked)
-    if not prompt_ids:
+def _prompt_table(run: Run, name_width: int) -> list[str]:
+    if not run.task_keys:
         return []
-    cell = max(10, *(len(pid) for pid in prompt_ids))
-    lines = ["Per-prompt scores (✓ passed, ✗ failed, ! error):",
-             " " * name_width + "".join(pid.rjust(cell + 2) for pid in prompt_ids)]
-    for name, model in ranked:
-        prompts = dict(prompts_of(model))
-        lines.append(name.ljust(name_width) + "".join(_cell(prompts.get(pid)).rjust(cell + 2)
-                                                      for pid in prompt_ids))
+    cell = max(10, *(len(key) for key in run.task_keys))
+    lines = [f"Per-prompt scores {LEGEND}:", " " * name_width + "".join(key.rjust(cell + 2) for key in run.task_keys)]
+    for model in run.models:
+        lines.append(model.name.ljust(name_width) + "".join(_cell(model.prompt(key)).rjust(cell + 2)
+                                                            for key in run.task_keys))
     return lines
 
 
-def _task_legend(ranked: list[tuple[str, Mapping[str, Any]]], task_ids: list[str]) -> list[str]:
-    titles = {pid: p.get("title") for _, m in ranked for pid, p in prompts_of(m)}
-    width = len(f"T{len(task_ids)}")
-    return ["Tasks:"] + [f"  {f'T{i}'.ljust(width)}  {label(pid)}: {label(titles.get(pid) or pid)}"
-                         for i, pid in enumerate(task_ids, 1)]
+def _task_legend(run: Run) -> list[str]:
+    titles = {p.key: p.title for m in run.models for p in m.prompts}
+    width = len(f"T{len(run.task_keys)}")
+    return ["Tasks:"] + [f"  {f'T{i}'.ljust(width)}  {label(key)}: {label(titles.get(key) or key)}"
+                         for i, key in enumerate(run.task_keys, 1)]
 
 
-def _task_tables(ranked: list[tuple[str, Mapping[str, Any]]], name_width: int) -> list[str]:
+def _task_tables(run: Run, name_width: int) -> list[str]:
     """The per-task scores with numbered columns (see ``_task_legend``), a few per table."""
-    task_ids = _task_ids(ranked)
-    if not task_ids:
+    keys = run.task_keys
+    if not keys:
         return []
-    lines = _task_legend(ranked, task_ids) + ["", "Per-task scores (✓ passed, ✗ failed, ! error):"]
-    for start in range(0, len(task_ids), TASKS_PER_TABLE):
-        block = task_ids[start:start + TASKS_PER_TABLE]
+    lines = _task_legend(run) + ["", f"Per-task scores {LEGEND}:"]
+    for start in range(0, len(keys), TASKS_PER_TABLE):
+        block = keys[start:start + TASKS_PER_TABLE]
         lines.append(" " * name_width + "".join(f"T{start + i}".rjust(CELL + 2) for i in range(1, len(block) + 1)))
-        for name, model in ranked:
-            prompts = dict(prompts_of(model))
-            lines.append(name.ljust(name_width) + "".join(_cell(prompts.get(pid)).rjust(CELL + 2) for pid in block))
+        for model in run.models:
+            lines.append(model.name.ljust(name_width) + "".join(_cell(model.prompt(key)).rjust(CELL + 2)
+                                                                for key in block))
     return lines
 
 
-def _pack_bars(doc: Mapping[str, Any], name_width: int) -> list[str]:
+def _pack_bars(run: Run, name_width: int) -> list[str]:
     """Per pack (when more than one was graded), a bar per model for its score on that pack."""
-    boards, titles = pack_boards(doc), pack_titles(doc)
-    lines = ["", "Per-pack scores:"] if boards else []
-    for pack, rows in boards:
-        lines.append(f"{pack}: {titles[pack]}" if pack in titles else pack)
-        for name, totals in rows:
-            pct = num(totals.get("percentage")) + 0.0
-            lines.append(f"  {name.ljust(name_width)} {bar(pct)} {pct:6.2f}%  "
-                         f"{fixed(totals.get('score'), 2)}/{maximum(totals.get('max_score'))}")
+    lines = ["", "Per-pack scores:"] if run.pack_boards else []
+    for pack, rows in run.pack_boards:
+        lines.append(f"{pack}: {run.pack_titles[pack]}" if pack in run.pack_titles else pack)
+        for _, model, totals in rows:
+            pct = totals.percentage + 0.0
+            lines.append(f"  {model.name.ljust(name_width)} {bar(pct)} {pct:6.2f}%  "
+                         f"{fixed(totals.score, 2)}/{maximum(totals.max_score)}")
     return lines
 
 
-def render_comparison_chart(doc: Mapping[str, Any]) -> str:
-    """The whole chart as text (ends with a newline)."""
-    ranked = by_percentage(doc)
-    name_width = max([15] + [len(name) + 1 for name, _ in ranked])
+def _model_bar(model: Model, name_width: int) -> str:
+    pct = model.percentage + 0.0
+    return f"{model.name.ljust(name_width)} {bar(pct)} {pct:6.2f}%  {model.grade}"
+
+
+def render_comparison_chart(doc: Mapping[str, Any] | Run) -> str:
+    """The whole chart as text (ends with a newline), from a validated results document or its view."""
+    run = run_view(doc)
+    name_width = max([15] + [len(m.name) + 1 for m in run.models])
     lines = ["Model Comparison:", RULE, ""]
-    if not ranked:
+    if not run.models:
         lines.append("(no models)")
-    for name, model in ranked:
-        pct = num(model.get("percentage")) + 0.0
-        lines.append(f"{name.ljust(name_width)} {bar(pct)} {pct:6.2f}%  {model.get('grade', '?')}")
+    lines += [_model_bar(model, name_width) for model in run.models]
     lines += ["", RULE]
-    packed = any("." in pid for pid in _task_ids(ranked))
-    table = _task_tables(ranked, name_width) + _pack_bars(doc, name_width) if packed else \
-        _prompt_table(ranked, name_width)
+    packed = any("." in key for key in run.task_keys)
+    table = _task_tables(run, name_width) + _pack_bars(run, name_width) if packed else _prompt_table(run, name_width)
     if table:
         lines += [""] + table
     return "\n".join(lines) + "\n"

@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .run_diff import CATEGORIES
-from .common import fixed, maximum
+from .common import CATEGORY_NAMES, fixed, maximum
 from .diff_text import gate_scope, regression_text, settings_warning, signed
 from .html_report import short
 from .svg import diverging
@@ -38,7 +37,7 @@ def _prompt_row(prompt: Mapping[str, Any]) -> dict[str, Any]:
     return {"pid": prompt["prompt"], "title": prompt["title"], "old": _score(prompt["old"]),
             "new": _score(prompt["new"]), "max": maximum(prompt["max"]), "total": _cell(prompt["delta"]),
             "old_verdict": prompt["old_verdict"] or "absent", "new_verdict": prompt["new_verdict"] or "absent",
-            "cells": [_cell(prompt["categories"][cat]["delta"]) for cat in CATEGORIES]}
+            "cells": [_cell(prompt["categories"][cat]["delta"]) for cat in CATEGORY_NAMES]}
 
 
 def _flip_row(flip: Mapping[str, Any]) -> dict[str, Any]:
@@ -53,7 +52,7 @@ def _model_view(index: int, model: Mapping[str, Any]) -> dict[str, Any]:
     return {"anchor": f"c{index}", "name": model["model"], "old": fixed(old["score"], 2), "new": fixed(new["score"], 2),
             "total": maximum(new["total"]), "delta": _cell(model["delta"]), "old_grade": old["grade"],
             "new_grade": new["grade"], "prompts": [_prompt_row(p) for p in model["prompts"]],
-            "categories": [_cell(model["categories"][cat]["delta"]) for cat in CATEGORIES],
+            "categories": [_cell(model["categories"][cat]["delta"]) for cat in CATEGORY_NAMES],
             "flips": [_flip_row(f) for f in model["flips"]],
             "verdict_flips": sum(1 for p in model["prompts"] if p["old_verdict"] != p["new_verdict"]),
             "packs": [{"pack": pack, "old": _score(p["old"]), "new": _score(p["new"]), "max": maximum(p["max"]),
@@ -78,7 +77,7 @@ def compare_context(diff: Mapping[str, Any], threshold: float | None = None,
                 "failed": [regression_text(r) for r in failed or []]}
     return {"old": diff["old"], "new": diff["new"], "rubric_changed": diff["rubric_changed"],
             "settings_warning": settings_warning(diff),
-            "models": models, "chart": chart, "categories": list(CATEGORIES), "gate": gate,
+            "models": models, "chart": chart, "categories": list(CATEGORY_NAMES), "gate": gate,
             "added": [_brief(b) for b in diff["added"]], "removed": [_brief(b) for b in diff["removed"]],
             "skipped": [{**_brief(b), "reason": b["reason"]} for b in diff.get("skipped") or ()],
             "tasks_added": list(diff.get("tasks_added") or ()), "tasks_removed": list(diff.get("tasks_removed") or ())}

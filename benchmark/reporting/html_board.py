@@ -23,12 +23,13 @@ from markupsafe import Markup
 
 from ..packs.model import CORE_PACK
 from ..rubric import PASS_FRACTION
-from ..scoring import category_totals, pack_of, prompt_sort_key
+from ..scoring import pack_of
 from . import chart_markup
 from .chart_markup import escaped as _h
-from .common import CATEGORY_NAMES, STATE_LABELS, STATES, denials_of, fixed, maximum, num, prompts_of
+from .common import CATEGORY_NAMES, STATE_LABELS, STATES, fixed, maximum
 from .html_prompt import denial_badge, state_of
 from .svg import hbars, heatmap, histogram, meter, pct_text
+from .view import Denial, Model, Prompt, Run
 
 BOARD_PAGE = 100  # with the script, the leaderboard lists this many matching rows until "show all"
 BAR_MODELS = 40  # per-prompt charts: a bar per model up to this many models, else a histogram
@@ -47,8 +48,8 @@ def short(text: Any, limit: int = LABEL_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def prompt_state(prompt: Mapping[str, Any]) -> str:
-    """The verdict, or ``pass-security`` for a pass with a security check not fully passed."""
+def prompt_state(prompt: Prompt) -> str:
+    """The state, or ``pass-security`` for a pass with a security check not fully passed."""
     return state_of(prompt)[0]
 
 
@@ -64,94 +65,90 @@ def _state_pills(counts: Mapping[str, int]) -> str:
                     for state in words if counts.get(state))
 
 
-def board_row(index: int, name: str, model: Mapping[str, Any], rank: int, href: str) -> dict[str, Any]:
-    """One leaderboard row, from the model's record alone (no drill-down is built for it)."""
-    prompts = prompts_of(model)
+def board_row(index: int, model: Model, rank: int, href: str) -> dict[str, Any]:
+    """One leaderboard row, from the model's view alone (no drill-down is built for it)."""
     counts = {state: 0 for state in (*STATES, "pass-security")}
-    denials: list[Mapping[str, Any]] = []
-    for pid, prompt in prompts:
+    denials: list[Denial] = []  # (each where its prompt's key leads: the badge's tooltip names it)
+    for prompt in model.prompts:
         counts[prompt_state(prompt)] += 1
-        denials += [{**d, "where": f"{pid}: {d.get('where') or '?'}"} for d in denials_of(prompt)]
+        denials += [d._replace(where=f"{prompt.key}: {d.where or '?'}") for d in prompt.denials]
     passed = counts["pass"] + counts["pass-security"]
     states = [s for s, n in counts.items() if n] + (["denied"] if denials else [])
-    if passed == len(prompts) and not counts["pass-security"] and not denials:
+    if passed == len(model.prompts) and not counts["pass-security"] and not denials:
         states.append("clean")
-    pct = num(model.get("percentage"))
-    return {"index": index, "rank": rank, "name": name, "key": name.lower(), "href": href,
-            "tier": str(model.get("tier", "?")), "cached": model.get("cached") is True,
-            "score": fixed(model.get("overall_score"), 2), "score_v": fixed(model.get("overall_score"), 4),
-            "total": maximum(model.get("total_possible")), "pct": pct_text(pct, 2), "pct_v": fixed(pct, 4),
-            "grade": model.get("grade", "?"), "badge": model.get("badge", "?"), "passed": passed,
-            "prompts": len(prompts), "meter": chart_markup.meter(meter(pct / 100.0)),
-            "states": " ".join(states), "trouble": len(prompts) - counts["pass"],
+    pct = model.percentage
+    return {"index": index, "rank": rank, "name": model.name, "key": model.name.lower(), "href": href,
+            "tier": model.tier, "cached": model.cached,
+            "score": fixed(model.score, 2), "score_v": fixed(model.score, 4),
+            "total": maximum(model.max_score), "pct": pct_text(pct, 2), "pct_v": fixed(pct, 4),
+            "grade": model.grade, "badge": model.badge, "passed": passed,
+            "prompts": len(model.prompts), "meter": chart_markup.meter(meter(pct / 100.0)),
+            "states": " ".join(states), "trouble": len(model.prompts) - counts["pass"],
             "pills": Markup(_state_pills(counts)), "denied": Markup(denial_badge(denials)),
             "denials": len(denials)}
 
 
-def board(ranked: Sequence[tuple[str, Mapping[str, Any]]], ranks: Sequence[int], hrefs: Sequence[str]) -> dict[str, Any]:
-    rows = [board_row(i, name, model, rank, href)
-            for i, ((name, model), rank, href) in enumerate(zip(ranked, ranks, hrefs))]
+def board(ranked: Sequence[tuple[int, Model]], hrefs: Sequence[str]) -> dict[str, Any]:
+    """The leaderboard: a row per (place, model), best first, each linking to ``hrefs``'s."""
+    rows = [board_row(i, model, rank, href) for i, ((rank, model), href) in enumerate(zip(ranked, hrefs))]
     return {"rows": rows, "tiers": sorted({row["tier"] for row in rows}), "filters": FILTERS, "page": BOARD_PAGE,
             "denied": any(row["denials"] for row in rows)}  # (the Sandbox column only when it has something)
 
 
-def heatmap_chart(ranked: Sequence[tuple[str, Mapping[str, Any]]], hrefs: Sequence[str]) -> dict[str, Any]:
+def heatmap_chart(models: Sequence[Model], hrefs: Sequence[str]) -> dict[str, Any]:
     """The model x category heatmap of the first ``HEATMAP_MODELS`` models, and how many it leaves out."""
-    shown = list(ranked[:HEATMAP_MODELS])
+    shown = models[:HEATMAP_MODELS]
     values = []
-    for name, model in shown:
-        totals = category_totals(model)
+    for model in shown:
         row = []
         for cat in CATEGORY_NAMES:
-            earned, possible = totals[cat]["earned"], totals[cat]["max"]
+            earned, possible = model.category_totals[cat]
             row.append((earned / possible if possible > 0 else None,
-                        f"{name} · {cat}: {fixed(earned, 2)}/{fixed(possible, 1)}"))
-        pct = num(model.get("percentage"))
-        row.append((pct / 100.0, f"{name} · overall: {pct_text(pct, 2)}"))
+                        f"{model.name} · {cat}: {fixed(earned, 2)}/{fixed(possible, 1)}"))
+        row.append((model.percentage / 100.0, f"{model.name} · overall: {pct_text(model.percentage, 2)}"))
         values.append(row)
-    chart = heatmap([short(name) for name, _ in shown], [*CATEGORY_NAMES, "overall"], values)
+    chart = heatmap([short(model.name) for model in shown], [*CATEGORY_NAMES, "overall"], values)
     chart["anchors"] = [f"m{i}" for i in range(len(shown))]
     chart["hrefs"] = list(hrefs[: len(shown)])
-    return {"svg": chart_markup.heatmap(chart), "shown": len(shown), "left_out": len(ranked) - len(shown)}
+    return {"svg": chart_markup.heatmap(chart), "shown": len(shown), "left_out": len(models) - len(shown)}
 
 
-def _prompt_items(ranked: Sequence[tuple[str, Mapping[str, Any]]], pid: str) -> tuple[list[dict[str, Any]], str, float]:
-    items, title, top = [], pid, 0.0
-    for name, model in ranked:
-        prompts = model.get("prompts")
-        prompt = prompts.get(pid) if isinstance(prompts, Mapping) else None
-        if not isinstance(prompt, Mapping) or not prompt:
-            continue
-        title = str(prompt.get("title") or pid)
-        top = max(top, num(prompt.get("max_score")))
+def _prompt_items(entries: Sequence[tuple[Model, Prompt]]) -> tuple[list[dict[str, Any]], str, float]:
+    """One task's chart items, a model each (best first), its title and its largest maximum."""
+    items, title, top = [], "", 0.0
+    for model, prompt in entries:
+        title = prompt.title or prompt.key
+        top = max(top, prompt.max_score)
         state = prompt_state(prompt)
-        text = f"{fixed(prompt.get('score'), 2)}/{maximum(prompt.get('max_score'))}"
-        items.append({"label": short(name), "value": num(prompt.get("score")), "state": state, "text": text,
+        text = f"{fixed(prompt.score, 2)}/{maximum(prompt.max_score)}"
+        items.append({"label": short(model.name), "value": prompt.score, "state": state, "text": text,
                       "note": STATE_LABELS[state] if state in ("error", "not_attempted", "timed_out") else "",
-                      "tip": f"{name}: {text} ({STATE_WORDS[state]})"})
+                      "tip": f"{model.name}: {text} ({STATE_WORDS[state]})"})
     return items, title, top
 
 
-def prompt_charts(doc: Mapping[str, Any], ranked: Sequence[tuple[str, Mapping[str, Any]]]) -> list[dict[str, Any]]:
-    """Per prompt: a bar per model, or past ``BAR_MODELS`` models a histogram by state."""
-    comparison = doc.get("comparison") if isinstance(doc.get("comparison"), Mapping) else {}
-    performance = comparison.get("prompt_performance") if isinstance(comparison.get("prompt_performance"), Mapping) else {}
-    prompt_ids = sorted({pid for _, m in ranked for pid, _ in prompts_of(m)}, key=prompt_sort_key)
-    many = not bars(len(ranked))
+def prompt_charts(run: Run) -> list[dict[str, Any]]:
+    """Per task: a bar per model, or past ``BAR_MODELS`` models a histogram by state."""
+    performance = run.comparison["prompt_performance"]  # (a task no model attempted has no figures)
+    by_task: dict[str, list[tuple[Model, Prompt]]] = {key: [] for key in run.task_keys}
+    for model in run.models:
+        for prompt in model.prompts:
+            by_task[prompt.key].append((model, prompt))
+    many = not bars(len(run.models))
     charts = []
-    for pid in prompt_ids:
-        items, title, top = _prompt_items(ranked, pid)
-        core = pack_of(pid) == CORE_PACK  # (a pack sets its own pass mark: not drawn)
+    for key, entries in by_task.items():
+        items, title, top = _prompt_items(entries)
+        core = pack_of(key) == CORE_PACK  # (a pack sets its own pass mark: not drawn)
         if many:
             values = [(item["value"] / top if top > 0 else 0.0, item["state"]) for item in items]
             chart = chart_markup.histogram(histogram(values, [*STATES, "pass-security"],
                                                      PASS_FRACTION if core else None), STATE_WORDS)
         else:
             chart = chart_markup.hbars(hbars(items, top, PASS_FRACTION * top if core else None))
-        stats = performance.get(pid) if isinstance(performance.get(pid), Mapping) else None
+        stats = performance.get(key)
         counts = {state: sum(1 for item in items if item["state"] == state) for state in (*STATES, "pass-security")}
-        charts.append({"pid": pid, "title": title, "chart": chart, "models": len(items),
+        charts.append({"pid": key, "title": title, "chart": chart, "models": len(items),
                        "counts": [(state, counts[state], STATE_WORDS[state]) for state in counts if counts[state]],
-                       "pass_rate": pct_text(stats.get("pass_rate"), 0) if stats else None,
-                       "avg": fixed(stats.get("avg_score"), 2) if stats else None})
+                       "pass_rate": pct_text(stats["pass_rate"], 0) if stats else None,
+                       "avg": fixed(stats["avg_score"], 2) if stats else None})
     return charts

@@ -21,13 +21,12 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from typing import Any
 
-from ..scoring import pack_of
-from .common import (SCORING_DOC, by_percentage, denial_text, denials_of, fixed, loss_text, maximum, num, pack_score,
-                     pack_subtotals, point_losses, prompts_of, raised_runs, raised_text, security_failures,
-                     skipped_of, verdict)
+from .common import SCORING_DOC, fixed, maximum, pack_score
+from .view import Check, Model, Prompt, Run, run_view
 
 INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")  # not allowed in XML 1.0
 NOT_PASSED_ORDER = {"error": 0, "fail": 1, "skipped": 2, "partial": 3}
+COUNTS = ("tests", "failures", "errors", "skipped")
 
 
 def xml_text(value: Any) -> str:
@@ -35,60 +34,53 @@ def xml_text(value: Any) -> str:
     return INVALID_XML.sub("\ufffd", str(value))
 
 
-def _places(check: Mapping[str, Any]) -> str:
-    places = []
-    for item in check.get("evidence") or ():
-        if isinstance(item, Mapping) and item.get("file"):
-            line = item.get("line")
-            note = f" ({item['note']})" if item.get("note") else ""
-            places.append((f"{item['file']}:{line}" if line else str(item["file"])) + note)
+def _places(check: Check) -> str:
+    places = [e.place + (f" ({e.note})" if e.note else "") for e in check.evidence if e.file]
     return "".join(f"\n      at {place}" for place in places[:5])
 
 
-def not_passed(prompt: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+def not_passed(prompt: Prompt) -> list[Check]:
     """Checks that did not fully pass, worst status first (stable within a status)."""
-    checks = [c for c in prompt.get("checks") or () if isinstance(c, Mapping) and c.get("status") != "pass"]
-    return sorted(checks, key=lambda c: NOT_PASSED_ORDER.get(str(c.get("status")), 9))
+    return sorted((c for c in prompt.checks if c.status != "pass"), key=lambda c: NOT_PASSED_ORDER.get(c.status, 9))
 
 
-def check_lines(prompt: Mapping[str, Any]) -> str:
+def check_lines(prompt: Prompt) -> str:
     """Where the prompt's points went (every check that lost points, with its evidence places,
     and every gate deduction), then what the sandbox denied and what its runs raised."""
-    checks = {str(c.get("id")): c for c in prompt.get("checks") or () if isinstance(c, Mapping)}
     lines = []
-    for loss in point_losses(prompt):
-        check = checks.get(loss["id"]) if loss["kind"] == "check" else None
-        lines.append(loss_text(loss) + (_places(check) if check else ""))
+    for loss in prompt.losses:
+        check = prompt.check(loss.id) if loss.kind == "check" else None
+        lines.append(loss.text(places=False) + (_places(check) if check else ""))
     if lines:
         lines.insert(0, f"where the points went (gates: {SCORING_DOC}):")
-    lines += [f"sandbox denied: {denial_text(d)}" for d in denials_of(prompt)[:10]]
-    for run, raised in raised_runs(prompt)[:3]:
-        lines.append(raised_text(run, raised))
-        if run.get("stderr_tail"):
-            lines.append(f"  stderr (end): {str(run['stderr_tail'])[-TAIL_CHARS:]}")
+    lines += [f"sandbox denied: {d.text()}" for d in prompt.denials[:10]]
+    for run in prompt.raised_runs[:3]:
+        lines.append(run.raised_text())
+        if run.stderr_tail:
+            lines.append(f"  stderr (end): {run.stderr_tail[-TAIL_CHARS:]}")
     return "\n".join(lines)
 
 
 TAIL_CHARS = 600  # of a raising run's stderr tail in a testcase's text
 
 
-def _wall(prompt: Mapping[str, Any]) -> float:
-    return sum(num(e.get("wall_s")) for e in prompt.get("execution") or () if isinstance(e, Mapping))
+def _wall(prompt: Prompt) -> float:
+    return sum(run.wall_s or 0.0 for run in prompt.runs)
 
 
-def _testcase(suite: ET.Element, name: str, pid: str, prompt: Mapping[str, Any], packed: bool) -> str:
-    classname = f"rubricbench.{name}.{pack_of(pid)}" if packed else f"rubricbench.{name}"
+def _testcase(suite: ET.Element, name: str, prompt: Prompt, packed: bool) -> str:
+    classname = f"rubricbench.{name}.{prompt.pack}" if packed else f"rubricbench.{name}"
     case = ET.SubElement(suite, "testcase", classname=xml_text(classname),
-                         name=xml_text(f"{pid}: {prompt.get('title') or pid}"), time=f"{_wall(prompt):.3f}")
-    score = f"{fixed(prompt.get('score'), 2)}/{maximum(prompt.get('max_score'))}"
+                         name=xml_text(f"{prompt.key}: {prompt.title or prompt.key}"), time=f"{_wall(prompt):.3f}")
+    score = f"{fixed(prompt.score, 2)}/{maximum(prompt.max_score)}"
     details = check_lines(prompt)
-    state = verdict(prompt)
+    state = prompt.state
     if state == "not_attempted":
-        reason = next((c.get("rationale") for c in prompt.get("checks") or () if isinstance(c, Mapping)), "")
+        reason = prompt.checks[0].rationale if prompt.checks else ""
         ET.SubElement(case, "skipped", message=xml_text(reason or "not attempted"))
         return "skipped"
     if state == "error":
-        node = ET.SubElement(case, "error", message=xml_text(f"{score}: not graded: {prompt.get('error') or 'error'}"),
+        node = ET.SubElement(case, "error", message=xml_text(f"{score}: not graded: {prompt.error or 'error'}"),
                              type="grading_error")
         node.text = xml_text(details)
         return "error"
@@ -97,73 +89,67 @@ def _testcase(suite: ET.Element, name: str, pid: str, prompt: Mapping[str, Any],
                              message=xml_text(f"{score}: a child run hit the wall-clock time-out"))
         node.text = xml_text(details)
         return "failure"
-    if prompt.get("passed") is not True:
-        count = sum(1 for c in not_passed(prompt) if c.get("status") != "partial")
+    if not prompt.passed:
+        count = sum(1 for c in not_passed(prompt) if c.status != "partial")
         node = ET.SubElement(case, "failure", type="below_pass_mark",
                              message=xml_text(f"{score}, below the pass mark; {count} check(s) failed"))
         node.text = xml_text(details)
         return "failure"
     if details:
-        flags = [f"{len(security_failures(prompt))} security check(s) failed"] if security_failures(prompt) else []
-        flags += ["the sandbox denied an attempt"] if denials_of(prompt) else []
+        flags = [f"{len(prompt.security_failures)} security check(s) failed"] if prompt.security_failures else []
+        flags += ["the sandbox denied an attempt"] if prompt.denials else []
         shown = f"passed, not clean: {'; '.join(flags)}" if flags else "passed"
         ET.SubElement(case, "system-out").text = xml_text(f"{score}, {shown}\n{details}")
     return "pass"
 
 
-def _suite(root: ET.Element, name: str, model: Mapping[str, Any], timestamp: str) -> dict[str, int]:
-    suite = ET.SubElement(root, "testsuite", name=xml_text(name), timestamp=xml_text(timestamp))
+def _suite(root: ET.Element, model: Model, timestamp: str) -> dict[str, int]:
+    suite = ET.SubElement(root, "testsuite", name=xml_text(model.name), timestamp=xml_text(timestamp))
     props = ET.SubElement(suite, "properties")
-    for key, value in (("tier", model.get("tier")), ("score", fixed(model.get("overall_score"), 2)),
-                       ("total_possible", maximum(model.get("total_possible"))),
-                       ("percentage", fixed(model.get("percentage"), 2)), ("grade", model.get("grade")),
-                       ("badge", model.get("badge"))):
+    for key, value in (("tier", model.tier), ("score", fixed(model.score, 2)),
+                       ("total_possible", maximum(model.max_score)), ("percentage", fixed(model.percentage, 2)),
+                       ("grade", model.grade), ("badge", model.badge)):
         ET.SubElement(props, "property", name=key, value=xml_text(value))
-    for pack, totals in pack_subtotals(model).items():
+    for pack, totals in model.subtotals.items():
         ET.SubElement(props, "property", name=xml_text(f"pack.{pack}"), value=xml_text(pack_score(totals)))
-    packed = any("." in pid for pid, _ in prompts_of(model))
-    counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-    wall = 0.0
-    for pid, prompt in prompts_of(model):
-        outcome = _testcase(suite, name, pid, prompt, packed)
+    packed = any("." in p.key for p in model.prompts)
+    counts = dict.fromkeys(COUNTS, 0)
+    for prompt in model.prompts:
+        outcome = _testcase(suite, model.name, prompt, packed)
         counts["tests"] += 1
         counts["failures"] += outcome == "failure"
         counts["errors"] += outcome == "error"
         counts["skipped"] += outcome == "skipped"
-        wall += _wall(prompt)
-    suite.set("time", f"{wall:.3f}")
-    for key in ("tests", "failures", "errors", "skipped"):
+    suite.set("time", f"{sum(_wall(p) for p in model.prompts):.3f}")
+    for key in COUNTS:
         suite.set(key, str(counts[key]))
     return counts
 
 
-def _not_graded(root: ET.Element, doc: Mapping[str, Any], timestamp: str) -> dict[str, int]:
+def _not_graded(root: ET.Element, run: Run) -> dict[str, int]:
     """A testsuite with an ``<error>`` testcase per model folder the run did not grade, so CI
     marks the run; nothing when there is none."""
-    skipped = skipped_of(doc)
+    skipped = run.skipped
     if not skipped:
-        return {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-    suite = ET.SubElement(root, "testsuite", name="not graded", timestamp=xml_text(timestamp),
+        return dict.fromkeys(COUNTS, 0)
+    suite = ET.SubElement(root, "testsuite", name="not graded", timestamp=xml_text(run.started),
                           tests=str(len(skipped)), failures="0", errors=str(len(skipped)), skipped="0",
                           time="0.000")
     for folder in skipped:
-        case = ET.SubElement(suite, "testcase", classname=xml_text(f"rubricbench.{folder.get('tier')}"),
-                             name=xml_text(folder.get("folder")), time="0.000")
-        ET.SubElement(case, "error", type="not_graded",
-                      message=xml_text(f"model folder not graded: {folder.get('reason')}"))
+        case = ET.SubElement(suite, "testcase", classname=xml_text(f"rubricbench.{folder.tier}"),
+                             name=xml_text(folder.folder), time="0.000")
+        ET.SubElement(case, "error", type="not_graded", message=xml_text(f"model folder not graded: {folder.reason}"))
     return {"tests": len(skipped), "failures": 0, "errors": len(skipped), "skipped": 0}
 
 
-def render_junit(doc: Mapping[str, Any]) -> str:
-    """The whole junit.xml document (UTF-8 text with an XML declaration)."""
+def render_junit(doc: Mapping[str, Any] | Run) -> str:
+    """The whole junit.xml document (UTF-8 text with an XML declaration), from a validated
+    results document or its view."""
+    run = run_view(doc)
     root = ET.Element("testsuites", name="RubricBench")
-    run = doc.get("benchmark_run") if isinstance(doc.get("benchmark_run"), Mapping) else {}
-    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-    for name, model in by_percentage(doc):
-        counts = _suite(root, name, model, str(run.get("timestamp", "")))
-        totals = {key: totals[key] + counts[key] for key in totals}
-    counts = _not_graded(root, doc, str(run.get("timestamp", "")))
-    totals = {key: totals[key] + counts[key] for key in totals}
+    totals = dict.fromkeys(COUNTS, 0)
+    for counts in [_suite(root, model, run.started) for model in run.models] + [_not_graded(root, run)]:
+        totals = {key: totals[key] + counts[key] for key in COUNTS}
     for key, value in totals.items():
         root.set(key, str(value))
     ET.indent(root)

@@ -1,7 +1,9 @@
-"""Compare two saved runs: pure arithmetic over two results documents, no I/O.
+"""Compare two saved runs: pure arithmetic over the typed views of two results documents
+(``view.run_view``), no I/O.
 
 ``diff_runs(old, new)`` gives, for every model in both runs, the overall, per-prompt and
-per-category score deltas and the checks that flipped (status or earned points changed,
+per-category score deltas, each prompt's state in either run (``view.Prompt.state``) and the
+checks that flipped (status or earned points changed,
 or a check present in only one run), plus the models only in the new run (added) or only
 in the old one (removed) or, when the new run lists its folder in ``skipped_models``, graded
 in the old run and not graded in the new one (skipped), and the tasks only in one run (two runs of different suites: a task
@@ -19,50 +21,47 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..scoring import DIGITS, EPS, as_number, category_totals, pack_totals, prompt_sort_key
-from ..types import CATEGORY_ORDER, RunConfig
+from ..scoring import DIGITS, EPS, prompt_sort_key
+from ..types import RunConfig
+from .common import CATEGORY_NAMES
+from .view import Check, Model, Prompt, Run, run_view
 
-CATEGORIES: tuple[str, ...] = tuple(c.value for c in CATEGORY_ORDER)
 
-
-def delta(old: Any, new: Any) -> float:
+def delta(old: float, new: float) -> float:
     """``new - old`` rounded like stored scores (never -0.0)."""
-    return round(as_number(new) - as_number(old), DIGITS) + 0.0
+    return round(new - old, DIGITS) + 0.0
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-def _models(doc: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    return {name: m for name, m in _mapping(doc.get("models")).items() if isinstance(m, Mapping)}
-
-
-def _run_info(doc: Mapping[str, Any]) -> dict[str, Any]:
-    meta, run = _mapping(doc.get("_metadata")), _mapping(doc.get("benchmark_run"))
-    return {"run_id": doc.get("run_id"), "timestamp": run.get("timestamp"),
-            "grader_version": meta.get("grader_version"), "rubric_hash": meta.get("rubric_hash")}
+def _run_info(run: Run) -> dict[str, Any]:
+    return {"run_id": run.run_id, "timestamp": run.started, "grader_version": run.metadata["grader_version"],
+            "rubric_hash": run.metadata["rubric_hash"]}
 
 
 DEFAULT_SEED = RunConfig.seed  # (a run with the default seed does not record it)
-# The grading settings two runs must share for their scores to compare: (label, how to read it).
+# The grading settings two runs must share for their scores to compare: (label, how to read it
+# from ``_metadata``, whose sections but the grader and the rubric are free-form and optional).
 SETTINGS = (
-    ("grader", lambda meta: meta.get("grader_version")),
-    ("rubric", lambda meta: meta.get("rubric_hash")),
-    ("seed", lambda meta: _mapping(meta.get("config")).get("seed", DEFAULT_SEED)),
+    ("grader", lambda meta: meta["grader_version"]),
+    ("rubric", lambda meta: meta["rubric_hash"]),
+    ("seed", lambda meta: meta.get("config", {}).get("seed", DEFAULT_SEED)),
     ("packs", lambda meta: sorted(f"{p.get('id')}@{p.get('version')}:{str(p.get('hash'))[:12]}"
                                   for p in meta.get("suite") or [] if isinstance(p, Mapping)) or ["core"]),
-    ("memory_mb", lambda meta: _mapping(meta.get("config")).get("memory_mb")),
-    ("timeout_s", lambda meta: _mapping(meta.get("config")).get("timeout_s")),
+    ("memory_mb", lambda meta: meta.get("config", {}).get("memory_mb")),
+    ("timeout_s", lambda meta: meta.get("config", {}).get("timeout_s")),
     ("isolation", lambda meta: _isolation(meta.get("isolation"))),
     ("fixtures", lambda meta: _digest(meta.get("fixture_hashes"))),
-    ("analysers", lambda meta: {name: version for name, version in _mapping(meta.get("dependencies")).items()
+    ("analysers", lambda meta: {name: version for name, version in meta.get("dependencies", {}).items()
                                 if str(name).lower() in ("bandit", "radon")} or None),
 )
 
 
 def _isolation(report: Any) -> str | None:
-    """What isolation a run applied, in one line: unsafe, or the kernel's and the guard's status."""
+    """What isolation a run applied, in one line: unsafe, or the kernel's and the guard's status
+    (free-form; a report the schema allows as plain text is not compared)."""
     report = _mapping(report)
     if not report:
         return None
@@ -78,10 +77,10 @@ def _digest(value: Any) -> str | None:
     return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 
-def settings_changed(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[dict[str, Any]]:
+def settings_changed(old: Mapping[str, Any] | Run, new: Mapping[str, Any] | Run) -> list[dict[str, Any]]:
     """Each grading setting that differs between two runs: ``{"setting", "old", "new"}``. A
     setting one of them did not record (an older document, ``--no-metadata``) is not compared."""
-    old_meta, new_meta = _mapping(old.get("_metadata")), _mapping(new.get("_metadata"))
+    old_meta, new_meta = run_view(old).metadata, run_view(new).metadata
     found = []
     for label, read in SETTINGS:
         before, after = read(old_meta), read(new_meta)
@@ -90,139 +89,107 @@ def settings_changed(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[dic
     return found
 
 
-def model_brief(name: str, model: Mapping[str, Any]) -> dict[str, Any]:
-    return {"model": name, "tier": model.get("tier"), "score": as_number(model.get("overall_score")),
-            "total": as_number(model.get("total_possible")), "percentage": as_number(model.get("percentage")),
-            "grade": model.get("grade"), "badge": model.get("badge")}
+def model_brief(model: Model) -> dict[str, Any]:
+    return {"model": model.name, "tier": model.tier, "score": model.score, "total": model.max_score,
+            "percentage": model.percentage, "grade": model.grade, "badge": model.badge}
 
 
-def verdict(prompt: Mapping[str, Any] | None) -> str | None:
-    if not prompt:
-        return None
-    if prompt.get("status") == "error":
-        return "error"
-    return "pass" if prompt.get("passed") is True else "fail"
+def _category_deltas(old: Prompt | None, new: Prompt | None) -> dict[str, dict[str, float]]:
+    """Per category, the prompt's earned points in either run (0 where it has no such prompt)."""
+    deltas = {}
+    for cat in CATEGORY_NAMES:
+        before, after = _earned(old, cat), _earned(new, cat)
+        deltas[cat] = {"old": before, "new": after, "delta": delta(before, after)}
+    return deltas
 
 
-def _category_deltas(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, dict[str, float]]:
-    old_s, new_s = _mapping(old.get("detailed_scoring")), _mapping(new.get("detailed_scoring"))
-    return {cat: {"old": as_number(_mapping(old_s.get(cat)).get("earned")),
-                  "new": as_number(_mapping(new_s.get(cat)).get("earned")),
-                  "delta": delta(_mapping(old_s.get(cat)).get("earned"), _mapping(new_s.get(cat)).get("earned"))}
-            for cat in CATEGORIES}
+def _earned(prompt: Prompt | None, category: str) -> float:
+    found = prompt.category(category) if prompt else None
+    return found.earned if found else 0.0
 
 
-def _prompt_diff(pid: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> dict[str, Any]:
-    either = new or old or {}
-    return {"prompt": pid, "title": either.get("title") or pid,
+def _prompt_diff(key: str, old: Prompt | None, new: Prompt | None) -> dict[str, Any]:
+    either = new or old
+    return {"prompt": key, "title": either.title or key,
             "change": "both" if old and new else ("added" if new else "removed"),
-            "old": as_number(old.get("score")) if old else None,
-            "new": as_number(new.get("score")) if new else None,
-            "delta": delta(old.get("score") if old else 0, new.get("score") if new else 0),
-            "max": as_number(either.get("max_score")),
-            "old_verdict": verdict(old), "new_verdict": verdict(new),
-            "categories": _category_deltas(old or {}, new or {})}
+            "old": old.score if old else None, "new": new.score if new else None,
+            "delta": delta(old.score if old else 0.0, new.score if new else 0.0), "max": either.max_score,
+            "old_verdict": old.state if old else None, "new_verdict": new.state if new else None,
+            "categories": _category_deltas(old, new)}
 
 
-def _checks(prompt: Mapping[str, Any] | None) -> dict[str, Mapping[str, Any]]:
-    return {str(c.get("id")): c for c in (prompt or {}).get("checks") or () if isinstance(c, Mapping)}
-
-
-def _flip(pid: str, check_id: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    if old and new and old.get("status") == new.get("status") \
-            and abs(as_number(old.get("earned")) - as_number(new.get("earned"))) <= EPS:
+def _flip(key: str, check_id: str, old: Check | None, new: Check | None) -> dict[str, Any] | None:
+    if old and new and old.status == new.status and abs(old.earned - new.earned) <= EPS:
         return None
-    either = new or old or {}
-    return {"prompt": pid, "check": check_id, "category": either.get("category"),
-            "kind": "changed" if old and new else ("added" if new else "removed"),
-            "points": as_number(either.get("points")),
-            "old_status": old.get("status") if old else None, "new_status": new.get("status") if new else None,
-            "old_earned": as_number(old.get("earned")) if old else None,
-            "new_earned": as_number(new.get("earned")) if new else None,
-            "delta": delta(old.get("earned") if old else 0, new.get("earned") if new else 0),
-            "rationale": str(either.get("rationale") or "")}
+    either = new or old
+    return {"prompt": key, "check": check_id, "category": either.category,
+            "kind": "changed" if old and new else ("added" if new else "removed"), "points": either.points,
+            "old_status": old.status if old else None, "new_status": new.status if new else None,
+            "old_earned": old.earned if old else None, "new_earned": new.earned if new else None,
+            "delta": delta(old.earned if old else 0.0, new.earned if new else 0.0), "rationale": either.rationale}
 
 
-def _flips(pid: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> list[dict[str, Any]]:
-    old_checks, new_checks = _checks(old), _checks(new)
-    ids = list(new_checks) + [i for i in old_checks if i not in new_checks]
-    return [f for i in ids if (f := _flip(pid, i, old_checks.get(i), new_checks.get(i))) is not None]
+def _flips(old: Prompt, new: Prompt) -> list[dict[str, Any]]:
+    """The checks of one task graded in both runs that flipped: the new run's in its order, then
+    those only the old run has."""
+    ids = [c.id for c in new.checks] + [c.id for c in old.checks if new.check(c.id) is None]
+    return [f for i in ids if (f := _flip(new.key, i, old.check(i), new.check(i))) is not None]
 
 
-def _pack_deltas(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def _pack_deltas(old: Model, new: Model) -> dict[str, dict[str, Any]]:
     """Per pack of either run: the model's old and new subtotal (None where it had no task of it)."""
-    old_t, new_t = pack_totals(old), pack_totals(new)
-    packs = list(old_t) + [p for p in new_t if p not in old_t]
-    return {pack: {"old": old_t[pack]["score"] if pack in old_t else None,
-                   "new": new_t[pack]["score"] if pack in new_t else None,
-                   "max": (new_t.get(pack) or old_t[pack])["max_score"],
-                   "delta": delta(old_t.get(pack, {}).get("score", 0), new_t.get(pack, {}).get("score", 0))}
+    packs = list(old.packs) + [p for p in new.packs if p not in old.packs]
+    return {pack: {"old": old.packs[pack].score if pack in old.packs else None,
+                   "new": new.packs[pack].score if pack in new.packs else None,
+                   "max": (new.packs[pack] if pack in new.packs else old.packs[pack]).max_score,
+                   "delta": delta(old.packs[pack].score if pack in old.packs else 0.0,
+                                  new.packs[pack].score if pack in new.packs else 0.0)}
             for pack in packs}
 
 
-def _task_keys(models: Mapping[str, Mapping[str, Any]]) -> set[str]:
-    return {pid for model in models.values() for pid in _mapping(model.get("prompts"))}
-
-
-def _titles(*docs: Mapping[str, Any]) -> dict[str, str]:
-    return {pid: str(_mapping(p).get("title") or pid) for doc in docs for m in _models(doc).values()
-            for pid, p in _mapping(m.get("prompts")).items()}
-
-
-def _common_delta(old: Mapping[str, Any], new: Mapping[str, Any], old_p: Mapping[str, Any],
-                  new_p: Mapping[str, Any]) -> float:
+def _common_delta(old: Model, new: Model, old_p: Mapping[str, Prompt], new_p: Mapping[str, Prompt]) -> float:
     """The change in score over the tasks graded in both runs (the overall change when the
     two runs graded the same tasks)."""
     if set(old_p) == set(new_p):
-        return delta(old.get("overall_score"), new.get("overall_score"))
+        return delta(old.score, new.score)
     common = set(old_p) & set(new_p)
-    return delta(sum(as_number(_mapping(old_p[k]).get("score")) for k in common),
-                 sum(as_number(_mapping(new_p[k]).get("score")) for k in common))
+    return delta(sum(old_p[k].score for k in common), sum(new_p[k].score for k in common))
 
 
-def _model_diff(name: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
-    old_p, new_p = _mapping(old.get("prompts")), _mapping(new.get("prompts"))
-    pids = sorted(set(old_p) | set(new_p), key=prompt_sort_key)
-    old_c, new_c = category_totals(old), category_totals(new)
+def _model_diff(old: Model, new: Model) -> dict[str, Any]:
+    old_p, new_p = {p.key: p for p in old.prompts}, {p.key: p for p in new.prompts}
+    keys = sorted(set(old_p) | set(new_p), key=prompt_sort_key)
+    old_c, new_c = old.category_totals, new.category_totals
     return {
-        "model": name, "old": model_brief(name, old), "new": model_brief(name, new),
-        "delta": delta(old.get("overall_score"), new.get("overall_score")),
-        "delta_percentage": delta(old.get("percentage"), new.get("percentage")),
-        "prompts": [_prompt_diff(pid, old_p.get(pid), new_p.get(pid)) for pid in pids],
-        "categories": {cat: {"old": old_c[cat]["earned"], "new": new_c[cat]["earned"],
-                             "delta": delta(old_c[cat]["earned"], new_c[cat]["earned"]),
-                             "max": new_c[cat]["max"]} for cat in CATEGORIES},
-        "flips": [f for pid in pids if pid in old_p and pid in new_p
-                  for f in _flips(pid, old_p[pid], new_p[pid])],
+        "model": new.name, "old": model_brief(old), "new": model_brief(new),
+        "delta": delta(old.score, new.score), "delta_percentage": delta(old.percentage, new.percentage),
+        "prompts": [_prompt_diff(key, old.prompt(key), new.prompt(key)) for key in keys],
+        "categories": {cat: {"old": old_c[cat][0], "new": new_c[cat][0], "delta": delta(old_c[cat][0], new_c[cat][0]),
+                             "max": new_c[cat][1]} for cat in CATEGORY_NAMES},
+        "flips": [f for key in keys if key in old_p and key in new_p for f in _flips(old_p[key], new_p[key])],
         "packs": _pack_deltas(old, new),
         "delta_common": _common_delta(old, new, old_p, new_p),
     }
 
 
-def _not_graded(doc: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    """The run's ``skipped_models`` by folder name (a model's name is its folder's name)."""
-    skipped = doc.get("skipped_models")
-    return {str(s.get("folder")): s for s in skipped if isinstance(s, Mapping)} if isinstance(skipped, list) else {}
-
-
-def diff_runs(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
-    """Everything the comparison reports show, as plain data."""
-    old_models, new_models = _models(old), _models(new)
+def diff_runs(old: Mapping[str, Any] | Run, new: Mapping[str, Any] | Run) -> dict[str, Any]:
+    """Everything the comparison reports show, as plain data (each run its document or view)."""
+    old, new = run_view(old), run_view(new)
+    old_models, new_models = {m.name: m for m in old.models}, {m.name: m for m in new.models}
     common = sorted(set(old_models) & set(new_models))
-    not_graded = _not_graded(new)
+    not_graded = {s.folder: s.reason for s in new.skipped}  # (a model's name is its folder's name)
     gone = sorted(set(old_models) - set(new_models))
     old_info, new_info = _run_info(old), _run_info(new)
-    old_keys, new_keys = _task_keys(old_models), _task_keys(new_models)
-    titles = _titles(old, new)
+    old_keys, new_keys = set(old.task_keys), set(new.task_keys)
+    titles = {p.key: p.title or p.key for run in (old, new) for m in run.models for p in m.prompts}
     return {
         "old": old_info, "new": new_info,
         "rubric_changed": old_info["rubric_hash"] != new_info["rubric_hash"],
         "settings_changed": settings_changed(old, new),
-        "models": [_model_diff(name, old_models[name], new_models[name]) for name in common],
-        "added": [model_brief(n, new_models[n]) for n in sorted(set(new_models) - set(old_models))],
-        "removed": [model_brief(n, old_models[n]) for n in gone if n not in not_graded],
-        "skipped": [{**model_brief(n, old_models[n]), "reason": str(not_graded[n].get("reason") or "?")}
-                    for n in gone if n in not_graded],
+        "models": [_model_diff(old_models[name], new_models[name]) for name in common],
+        "added": [model_brief(new_models[n]) for n in sorted(set(new_models) - set(old_models))],
+        "removed": [model_brief(old_models[n]) for n in gone if n not in not_graded],
+        "skipped": [{**model_brief(old_models[n]), "reason": not_graded[n]} for n in gone if n in not_graded],
         "tasks_added": [{"prompt": k, "title": titles[k]} for k in sorted(new_keys - old_keys, key=prompt_sort_key)],
         "tasks_removed": [{"prompt": k, "title": titles[k]} for k in sorted(old_keys - new_keys, key=prompt_sort_key)],
     }

@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from .run_diff import diff_runs, regressions
-from .common import by_percentage, num
 from .diff_html import render_diff_html
 from .diff_text import gate_line, gate_scope, render_diff_text, settings_warning
 from ..files import FileRefused
 from ..untrusted import all_clean, escape
 from .results_json import load_results
 from .saved_error import SavedRunError  # noqa: F401 (its home until now)
+from .view import Run, run_view
 from .writer import atomic_write_text, results_folder_problem, write_reports
 
 
@@ -80,11 +80,11 @@ class Comparison:
 def compare_files(old_path: str | Path, new_path: str | Path, out_dir: str | Path | None = None,
                   threshold: float | None = None) -> Comparison:
     """Diff two saved runs; write the HTML comparison into ``out_dir`` (default: next to NEW)."""
-    old, new = load_saved(old_path), load_saved(new_path)
+    old, new = run_view(load_saved(old_path)), run_view(load_saved(new_path))
     diff = diff_runs(old, new)
     failed = regressions(diff, threshold) if threshold is not None else []
     folder = Path(out_dir) if out_dir is not None else Path(new_path).parent
-    name = f"comparison_{old['run_id']}_vs_{new['run_id']}.html"
+    name = f"comparison_{old.run_id}_vs_{new.run_id}.html"
     _writable(folder)
     try:
         html_path = atomic_write_text(folder / name, render_diff_html(diff, threshold, failed))
@@ -95,7 +95,6 @@ def compare_files(old_path: str | Path, new_path: str | Path, out_dir: str | Pat
                       settings_warning(diff))
 
 
-def models_under(doc: Mapping[str, Any], percentage: float) -> list[tuple[str, float]]:
+def models_under(doc: Mapping[str, Any] | Run, percentage: float) -> list[tuple[str, float]]:
     """Models (best first) whose percentage is below ``percentage`` (``--fail-under``)."""
-    return [(name, num(model.get("percentage"))) for name, model in by_percentage(doc)
-            if num(model.get("percentage")) < percentage]
+    return [(model.name, model.percentage) for model in run_view(doc).models if model.percentage < percentage]

@@ -2,41 +2,34 @@
 points under it are ``terminal_losses``'); while grading, one line per model when stdout is
 not a terminal (``format_model_line``; a model served from the cache gets none); with ``--verbose``, a block per model as it finishes
 (each prompt's result, its category breakdown and lost checks). Pure string building on the
-results document (whose text fields were escaped when it was built; names pass ``label``
-again); the CLI prints through ``benchmark.untrusted.for_stream``. docs/reading-a-report.md,
-"Terminal", describes the output and its caps."""
+typed view of the results document (``view``; its text was escaped when the document was
+built, and names pass ``label`` again); the CLI prints through ``benchmark.untrusted.for_stream``.
+docs/reading-a-report.md, "Terminal", describes the output and its caps."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import Any
 from unicodedata import combining, east_asian_width
 
-from ..scoring import prompt_sort_key
-from .common import (CATEGORY_NAMES, STATE_LABELS, STATES, by_percentage, denials_of, fixed, label, maximum,
-                     models_of, num, pack_score, pack_subtotals, places, passed_not_clean, prompts_of, verdict)
+from .common import STATE_LABELS, STATE_MARKS, STATES, fixed, label, maximum, pack_score, state_text
+from .view import Category, Model, Prompt, Run, model_view, run_view
 
 INDENT = "   "
 
 
-def format_prompt_line(prompt: Mapping[str, Any]) -> str:
-    """``   ✅ PASSED - Score: 23.17/25``; failures and grading errors are marked ❌."""
-    score = f"Score: {fixed(prompt.get('score'), 2)}/{maximum(prompt.get('max_score'))}"
-    if prompt.get("status") == "error":
-        reason = prompt.get("error") or "unknown error"
-        return f"{INDENT}❌ ERROR - {score} ({reason})"
-    if prompt.get("passed") is True:
-        return f"{INDENT}✅ PASSED - {score}"
-    return f"{INDENT}❌ FAILED - {score}"
+def format_prompt_line(prompt: Prompt) -> str:
+    """``   ✅ PASSED - Score: 23.17/25``: the prompt's state in words and mark (a grading error
+    with its reason), as every report words it (``common.state_text``)."""
+    score = f"Score: {fixed(prompt.score, 2)}/{maximum(prompt.max_score)}"
+    reason = f" ({prompt.error or 'unknown error'})" if prompt.state == "error" else ""
+    return f"{INDENT}{STATE_MARKS[prompt.state]} {state_text(prompt)} - {score}{reason}"
 
 
-def format_detailed_score(detailed_scoring: Mapping[str, Any]) -> str:
+def format_detailed_score(categories: Sequence[Category]) -> str:
     """Categories as ``Name: earned/max``, split over two lines (the shorter half first)."""
-    parts = []
-    for name in CATEGORY_NAMES:
-        numbers = detailed_scoring.get(name)
-        if isinstance(numbers, Mapping):
-            parts.append(f"{name.title()}: {fixed(numbers.get('earned'))}/{fixed(numbers.get('max'))}")
+    parts = [f"{c.name.title()}: {fixed(c.earned)}/{fixed(c.max)}" for c in categories]
     if not parts:
         return ""
     half = len(parts) // 2
@@ -47,39 +40,30 @@ def format_detailed_score(detailed_scoring: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def format_lost_checks(prompt: Mapping[str, Any]) -> list[str]:
+def format_lost_checks(prompt: Prompt) -> list[str]:
     """One line per check that did not fully pass: status, id, points and the reason."""
-    lines = []
-    for check in prompt.get("checks") or ():
-        if isinstance(check, Mapping) and check.get("status") != "pass":
-            lines.append(
-                f"        {check.get('status')}: {check.get('id')} "
-                f"({fixed(check.get('earned'), 2)}/{fixed(check.get('points'), 2)}) {check.get('rationale', '')}".rstrip()
-            )
-    return lines
+    return [f"        {c.status}: {c.id} ({fixed(c.earned, 2)}/{fixed(c.points, 2)}) {c.rationale}".rstrip()
+            for c in prompt.checks if c.status != "pass"]
 
 
-def format_model_block(model: Mapping[str, Any], *, show_checks: bool = False) -> str:
-    """Everything the CLI shows for one model: each prompt's result and breakdown, then the total."""
-    name = model.get("model_name", "?")
-    lines = [f"Model: {name} ({model.get('tier', '?')})" + (" [cached]" if model.get("cached") else ""),
-             "=" * 50]
-    for pid, prompt in prompts_of(model):
+def format_model_block(model: Mapping[str, Any] | Model, *, show_checks: bool = False) -> str:
+    """Everything the CLI shows for one model (its record or view): each prompt's result and
+    breakdown, then the total."""
+    model = model_view(model)
+    lines = [f"Model: {model.name} ({model.tier})" + (" [cached]" if model.cached else ""), "=" * 50]
+    for prompt in model.prompts:
         lines.append("")
-        lines.append(f"📝 {label(pid)}: {label(prompt.get('title') or pid)}")
+        lines.append(f"📝 {label(prompt.key)}: {label(prompt.title or prompt.key)}")
         lines.append(format_prompt_line(prompt))
-        detail = format_detailed_score(prompt.get("detailed_scoring") or {})
+        detail = format_detailed_score(prompt.categories)
         if detail:
             lines.append(detail)
         if show_checks:
             lines.extend(format_lost_checks(prompt))
-    total = f"{fixed(model.get('overall_score'), 2)}/{maximum(model.get('total_possible'))}"
     lines.append("")
-    lines += [f"📦 {pack}: {pack_score(totals)}" for pack, totals in pack_subtotals(model).items()]
-    lines.append(
-        f"🎯 Final Score: {total} ({num(model.get('percentage')):.1f}%) - "
-        f"grade {model.get('grade', '?')}, {model.get('badge', '?')}"
-    )
+    lines += [f"📦 {pack}: {pack_score(totals)}" for pack, totals in model.subtotals.items()]
+    lines.append(f"🎯 Final Score: {fixed(model.score, 2)}/{maximum(model.max_score)} ({model.percentage:.1f}%) - "
+                 f"grade {model.grade}, {model.badge}")
     return "\n".join(lines)
 
 
@@ -118,30 +102,23 @@ def pad(value: str, columns: int, right: bool = False) -> str:
     return gap + value if right else value + gap
 
 
-def task_keys(doc: Mapping[str, Any]) -> list[str]:
-    """Every task any model was graded on, in natural order (prompt_2 before prompt_10)."""
-    keys = {pid for model in models_of(doc).values() for pid, _ in prompts_of(model)}
-    return sorted(keys, key=prompt_sort_key)
-
-
-def state_mark(prompt: Mapping[str, Any]) -> str:
+def state_mark(prompt: Prompt) -> str:
     """The state's mark, then ``!`` for a pass with a failed security check, ``D`` when the
     sandbox denied the prompt's runs something."""
-    return (MARKS[verdict(prompt)] + (SECURITY_MARK if passed_not_clean(prompt) else "")
-            + (DENIAL_MARK if denials_of(prompt) else ""))
+    return (MARKS[prompt.state] + (SECURITY_MARK if prompt.not_clean else "")
+            + (DENIAL_MARK if prompt.denials else ""))
 
 
-def _cells(rows: list[tuple[str, Mapping[str, Any]]], key: str) -> list[str]:
+def _cells(models: Sequence[Model], key: str) -> list[str]:
     """The column of one task: each score right-aligned, then its mark (blank: a task that
     model was not graded on)."""
-    found = [dict(prompts_of(model)).get(key) for _, model in rows]
-    scores = [fixed(p.get("score")) if isinstance(p, Mapping) else "" for p in found]
+    found = [model.prompt(key) for model in models]
+    scores = [fixed(p.score) if p else "" for p in found]
     digits = max(map(len, scores))
-    return [f"{score:>{digits}} {state_mark(p)}" if isinstance(p, Mapping) else ""
-            for score, p in zip(scores, found)]
+    return [f"{score:>{digits}} {state_mark(p)}" if p else "" for score, p in zip(scores, found)]
 
 
-def _headers(keys: list[str]) -> tuple[list[str], list[str]]:
+def _headers(keys: Sequence[str]) -> tuple[list[str], list[str]]:
     """Column headers, and the legend lines naming the tasks whose key is too long for one."""
     long = any(len(label(key)) > HEADER_WIDTH for key in keys)
     if not long:
@@ -156,20 +133,19 @@ def _row_subset(count: int) -> tuple[list[int], int]:
     return [*range(TABLE_HEAD), *range(count - TABLE_TAIL, count)], count - TABLE_TAIL
 
 
-def format_table(doc: Mapping[str, Any]) -> list[str]:
+def format_table(doc: Mapping[str, Any] | Run) -> list[str]:
     """One row per model, best first with shared places (1, 1, 3): a cell per task (its score
     and state mark), the total percentage and the grade; the legend under it. Over
     ``TABLE_ROWS`` models, the best ``TABLE_HEAD`` and the last ``TABLE_TAIL`` are shown."""
-    rows = by_percentage(doc)
-    if not rows:
+    run = run_view(doc)
+    if not run.models:
         return []
-    keys = task_keys(doc)
+    keys = run.task_keys
     headers, named = _headers(keys)
-    ranks = places(rows)
-    columns = [_cells(rows, key) for key in keys]
-    body = [[str(rank), cut(label(name), NAME_WIDTH), *[column[i] for column in columns],
-             f"{num(model.get('percentage')):.1f}%", label(model.get("grade", "?"))]
-            for i, (rank, (name, model)) in enumerate(zip(ranks, rows))]
+    columns = [_cells(run.models, key) for key in keys]
+    body = [[str(place), cut(label(model.name), NAME_WIDTH), *[column[i] for column in columns],
+             f"{model.percentage:.1f}%", label(model.grade)]
+            for i, (place, model) in enumerate(run.ranked)]
     head = ["#", "Model", *headers, "Total", "Grade"]
     shown, gap = _row_subset(len(body))
     widths = [max(width(row[i]) for row in [head, *(body[j] for j in shown)]) for i in range(len(head))]
@@ -178,11 +154,11 @@ def format_table(doc: Mapping[str, Any]) -> list[str]:
     def line(cells: list[str]) -> str:
         return "  ".join(pad(cell, widths[i], i in right) for i, cell in enumerate(cells)).rstrip()
 
-    lines = [f"🏆 {len(rows)} model(s) × {len(keys)} task(s), best first:", line(head)]
+    lines = [f"🏆 {len(body)} model(s) × {len(keys)} task(s), best first:", line(head)]
     for index in shown:
         if index == gap:
             lines.append(f"   … {len(body) - TABLE_HEAD - TABLE_TAIL} more models (places "
-                         f"{ranks[TABLE_HEAD]}-{ranks[len(body) - TABLE_TAIL - 1]}): {SEE_REPORTS}")
+                         f"{run.places[TABLE_HEAD]}-{run.places[len(body) - TABLE_TAIL - 1]}): {SEE_REPORTS}")
         lines.append(line(body[index]))
     legend = ", ".join(f"{MARKS[state]} {STATE_LABELS[state]}" for state in STATES)
     lines.append(f"   {legend}; {SECURITY_MARK} passed with a failed security check, "
@@ -200,13 +176,11 @@ def format_grading_line(names: list[str]) -> str:
     return f"🔍 Grading {len(names)} model(s): {shown}{more}"
 
 
-def format_model_line(model: Mapping[str, Any]) -> str:
-    """The one line a model this run grades gets as it finishes when stdout is not a terminal:
-    ``graded weak_model: 44.74/100 (44.7%), grade F; 4 failed``."""
-    states: dict[str, int] = {}
-    for _, prompt in prompts_of(model):
-        states[verdict(prompt)] = states.get(verdict(prompt), 0) + 1
+def format_model_line(model: Mapping[str, Any] | Model) -> str:
+    """The one line a model this run grades gets as it finishes when stdout is not a terminal
+    (its record or view): ``graded weak_model: 44.74/100 (44.7%), grade F; 4 failed``."""
+    model = model_view(model)
+    states = Counter(prompt.state for prompt in model.prompts)
     counts = ", ".join(f"{states[s]} {STATE_LABELS[s]}" for s in STATES if s in states) or "no task"
-    return (f"graded {label(model.get('model_name', '?'))}: {fixed(model.get('overall_score'), 2)}/"
-            f"{maximum(model.get('total_possible'))} ({num(model.get('percentage')):.1f}%), grade "
-            f"{label(model.get('grade', '?'))}; {counts}")
+    return (f"graded {label(model.name)}: {fixed(model.score, 2)}/{maximum(model.max_score)} "
+            f"({model.percentage:.1f}%), grade {label(model.grade)}; {counts}")

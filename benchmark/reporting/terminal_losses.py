@@ -1,5 +1,5 @@
 """The lost points the terminal lists under the model x task table: per model (best first)
-and prompt, what cost points (``common.point_losses``: checks, and the category gates with
+and prompt, what cost points (``view.Prompt.losses``: checks, and the category gates with
 their formula, on one line per prompt), what the sandbox denied and what a run raised.
 
 Repeats are folded, so a run of many alike models stays short: checks of one prompt with
@@ -14,13 +14,13 @@ left out is counted and the reports (summary_report.txt, report.html) have it al
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from ..untrusted import NAME_LIMIT, NOTE_LIMIT, text
-from .common import (SCORING_DOC, by_percentage, denials_of, fixed, label, maximum, num, point_losses,
-                     prompts_of)
+from .common import SCORING_DOC, fixed, label, maximum
 from .terminal import SEE_REPORTS, state_mark
+from .view import Loss, Model, Prompt, Run, run_view
 
 PROMPT_LINES = 6  # lines of one prompt's losses (largest first); the rest are counted on one line
 WHERE_SHOWN = 3  # places named where a folded line applies too
@@ -36,70 +36,68 @@ class Item(NamedTuple):
     text: str
 
 
-def _check_items(losses: list[Mapping[str, Any]]) -> list[Item]:
+def _check_items(losses: list[Loss]) -> list[Item]:
     """The prompt's check (and category) losses, those with the same reason on one line."""
-    groups: dict[str, list[Mapping[str, Any]]] = {}
+    groups: dict[str, list[Loss]] = {}
     for loss in losses:
-        groups.setdefault(text(loss["reason"], REASON_LIMIT), []).append(loss)
+        groups.setdefault(text(loss.reason, REASON_LIMIT), []).append(loss)
     items = []
     for reason, group in groups.items():
-        ids = [label(loss["id"]) for loss in group]
+        ids = [label(loss.id) for loss in group]
         named = ids[0] if len(ids) == 1 else (
             f"{len(ids)} checks ({', '.join(ids[:IDS_SHOWN])}"
             + (f", … {len(ids) - IDS_SHOWN} more)" if len(ids) > IDS_SHOWN else ")"))
-        statuses = "/".join(dict.fromkeys(label(loss["status"]) for loss in group))
-        points = sum(num(loss["points"]) for loss in group)
+        statuses = "/".join(dict.fromkeys(label(loss.status) for loss in group))
+        points = sum(loss.points for loss in group)
         items.append(Item(("check", *ids, reason), points,
                           f"-{points:.2f} {named} ({statuses})" + (f": {reason}" if reason else "")))
     return items
 
 
-def _gate_item(prompt: Mapping[str, Any], gates: list[Mapping[str, Any]]) -> list[Item]:
+def _gate_item(prompt: Prompt, gates: list[Loss]) -> list[Item]:
     """The category gates that scaled this prompt's credit down, on one line, grouped by formula."""
     if not gates:
         return []
-    execution = (prompt.get("detailed_scoring") or {}).get("execution") or {}
-    earned, most = num(execution.get("earned")), num(execution.get("max"))
+    execution = prompt.category("execution")
+    earned, most = (execution.earned, execution.max) if execution else (0.0, 0.0)
     by_formula: dict[str, list[str]] = {}
     for gate in gates:
-        formula = f"{label(gate.get('formula'))} = {num(gate.get('factor')):.2f}"
-        by_formula.setdefault(formula, []).append(f"{label(gate['category'])} -{num(gate['points']):.2f}")
-    points = sum(num(gate["points"]) for gate in gates)
+        formula = f"{label(gate.formula)} = {gate.factor:.2f}"
+        by_formula.setdefault(formula, []).append(f"{label(gate.category)} -{gate.points:.2f}")
+    points = sum(gate.points for gate in gates)
     parts = "; ".join(f"{formula}: {', '.join(names)}" for formula, names in by_formula.items())
     line = (f"-{points:.2f} gates, w = execution {earned:.2f}/{most:.2f}"
             f"{f' = {earned / most:.2f}' if most > 0 else ''}: {parts} ({SCORING_DOC})")
     return [Item(("gate", line), points, line)]
 
 
-def _denial_item(prompt: Mapping[str, Any]) -> list[Item]:
-    denials = denials_of(prompt)
+def _denial_item(prompt: Prompt) -> list[Item]:
+    denials = prompt.denials
     if not denials:
         return []
-    shown = [f"{label(d.get('kind', '?'))} {label(d.get('event', '?'))} {text(d.get('target', ''), NAME_LIMIT)}"
-             f" ×{int(num(d.get('count', 1)))}" + (f" at {label(d['where'])}" if d.get("where") else "")
-             for d in denials[:DENIALS_SHOWN]]
+    shown = [f"{label(d.kind)} {label(d.event)} {text(d.target, NAME_LIMIT)} ×{d.count}"
+             + (f" at {label(d.where)}" if d.where else "") for d in denials[:DENIALS_SHOWN]]
     more = f"; and {len(denials) - DENIALS_SHOWN} more" if len(denials) > DENIALS_SHOWN else ""
     line = f"sandbox denied: {'; '.join(shown)}{more}"
     return [Item(("denied", line), 0.0, line)]
 
 
-def _raised_item(prompt: Mapping[str, Any]) -> list[Item]:
+def _raised_item(prompt: Prompt) -> list[Item]:
     """What the first child run that raised raised, and where (``execution[].raised``)."""
-    for run in prompt.get("execution") or ():
-        raised = run.get("raised") if isinstance(run, Mapping) else None
-        if isinstance(raised, Mapping):
-            where = f" at {label(raised.get('file'))}:{label(raised.get('line'))}" if raised.get("file") else ""
-            line = (f"raised {label(raised.get('type', '?'))}: {text(raised.get('message', ''), NOTE_LIMIT)}"
-                    f"{where} (run {label(run.get('label') or run.get('mode') or '?')})")
-            return [Item(("raised", line), 0.0, line)]
-    return []
+    if not prompt.raised_runs:
+        return []
+    run = prompt.raised_runs[0]
+    raised = run.raised
+    where = f" at {label(raised.place)}" if raised.place else ""
+    line = (f"raised {label(raised.type)}: {text(raised.message, NOTE_LIMIT)}{where} "
+            f"(run {label(run.label or run.mode or '?')})")
+    return [Item(("raised", line), 0.0, line)]
 
 
-def prompt_items(prompt: Mapping[str, Any]) -> list[Item]:
+def prompt_items(prompt: Prompt) -> list[Item]:
     """Everything the list says of one prompt: losses largest first, then denials and what was raised."""
-    losses = point_losses(prompt)
-    items = _check_items([loss for loss in losses if loss["kind"] != "gate"])
-    items += _gate_item(prompt, [loss for loss in losses if loss["kind"] == "gate"])
+    items = _check_items([loss for loss in prompt.losses if loss.kind != "gate"])
+    items += _gate_item(prompt, [loss for loss in prompt.losses if loss.kind == "gate"])
     items.sort(key=lambda item: -item.points)
     return items + _denial_item(prompt) + _raised_item(prompt)
 
@@ -117,24 +115,23 @@ def _where(places: list[tuple[str, str]]) -> str:
     return f"{head}: {listed}" + (f" and {len(names) - WHERE_SHOWN} more" if len(names) > WHERE_SHOWN else "")
 
 
-def _occurrences(rows) -> tuple[dict[tuple[str, ...], list[tuple[str, str]]], list]:
+def _occurrences(models: Sequence[Model]) -> tuple[dict[tuple[str, ...], list[tuple[str, str]]], list]:
     """Each line's places (model, prompt) in listing order, and each prompt's items."""
     where: dict[tuple[str, ...], list[tuple[str, str]]] = {}
     listing = []
-    for name, model in rows:
-        shown = label(name)
-        for pid, prompt in prompts_of(model):
-            items = prompt_items(prompt)
+    for model in models:
+        name = label(model.name)
+        for prompt in model.prompts:
+            key, items = label(prompt.key), prompt_items(prompt)
             for item in items:
                 places = where.setdefault(item.key, [])
-                if (shown, pid) not in places:
-                    places.append((shown, label(pid)))
-            listing.append((shown, label(pid), prompt, items))
+                if (name, key) not in places:
+                    places.append((name, key))
+            listing.append((name, key, prompt, items))
     return where, listing
 
 
-def _prompt_lines(name: str, pid: str, prompt: Mapping[str, Any], items: list[Item],
-                  where: dict, listed: set) -> list[str]:
+def _prompt_lines(name: str, pid: str, prompt: Prompt, items: list[Item], where: dict, listed: set) -> list[str]:
     new = [item for item in items if item.key not in listed]
     if not new:
         return []
@@ -142,7 +139,7 @@ def _prompt_lines(name: str, pid: str, prompt: Mapping[str, Any], items: list[It
     shown = new[:PROMPT_LINES]
     others = [[place for place in where[item.key] if place != (name, pid)] for item in shown]
     alike = len(shown) > 1 and others[0] and all(found == others[0] for found in others)  # said once, above
-    lines = [f"  {pid} {fixed(prompt.get('score'), 2)}/{maximum(prompt.get('max_score'))} {state_mark(prompt)}"
+    lines = [f"  {pid} {fixed(prompt.score, 2)}/{maximum(prompt.max_score)} {state_mark(prompt)}"
              + (f" [each line {_where(others[0])}]" if alike else "")]
     for item, found in zip(shown, others):
         lines.append(f"    {item.text}" + (f" [{_where(found)}]" if found and not alike else ""))
@@ -157,9 +154,9 @@ def _prompt_lines(name: str, pid: str, prompt: Mapping[str, Any], items: list[It
     return lines
 
 
-def format_losses(doc: Mapping[str, Any]) -> list[str]:
-    """The lost points of every model, folded and capped (see the module's docstring)."""
-    where, listing = _occurrences(by_percentage(doc))
+def format_losses(doc: Mapping[str, Any] | Run) -> list[str]:
+    """The lost points of every model (best first), folded and capped (see the module's docstring)."""
+    where, listing = _occurrences(run_view(doc).models)
     listed: set[tuple[str, ...]] = set()
     body: list[str] = []
     current = None

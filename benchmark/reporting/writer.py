@@ -27,6 +27,7 @@ from .junit import render_junit
 from .markdown_summary import render_markdown_summary
 from .results_json import validate_results
 from .text_summary import render_summary
+from .view import run_view
 
 RUN_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,127}")
 LATEST_NAME = "latest_results.json"
@@ -117,11 +118,14 @@ def atomic_write_json(path: str | Path, obj: Any) -> Path:
 
 
 def render_reports(doc: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
-    """Every report for ``doc`` as ``{kind: (file name, text)}``; renders all before any write.
-    A page of ``PAGES`` is ``{"<kind>/<file name>": ("<folder>/<file name>", text)}``."""
-    outputs = {kind: (name, render(doc)) for kind, (name, render) in REPORTS.items()}
+    """Every report for the validated ``doc`` as ``{kind: (file name, text)}``; renders all
+    before any write. The document is read into its typed view once (``view.run_view``), and
+    every renderer takes that view. A page of ``PAGES`` is ``{"<kind>/<file name>":
+    ("<folder>/<file name>", text)}``."""
+    run = run_view(doc)
+    outputs = {kind: (name, render(run)) for kind, (name, render) in REPORTS.items()}
     for kind, (folder, render_pages) in PAGES.items():
-        outputs.update({f"{kind}/{name}": (f"{folder}/{name}", text) for name, text in render_pages(doc).items()})
+        outputs.update({f"{kind}/{name}": (f"{folder}/{name}", text) for name, text in render_pages(run).items()})
     return outputs
 
 
