@@ -137,3 +137,46 @@ def compare(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]], maxima: 
     low, high = _percentile(np, draws, 1 - alpha)
     diff = total(a, maxima) - total(b, maxima)
     return Difference(diff, low, high, min(1.0, p_value), p_value < alpha)
+
+
+def sample_interval(values: Sequence[float], seed: int, level: float = LEVEL,
+                    resamples: int = RESAMPLES) -> Interval:
+    """One task's mean over a model's samples and its percentile bootstrap interval over those
+    samples (drawn with replacement). One sample, or samples that all scored alike, have no
+    spread: the interval is the mean itself."""
+    np = _numpy()
+    scores = np.asarray(values, dtype=float)
+    if scores.ndim != 1 or scores.size < 1:
+        raise ValueError("a task's scores are one number per sample, at least one")
+    mean = float(scores.mean())
+    if scores.size == 1 or np.all(scores == scores[0]):
+        return Interval(mean, mean, mean)
+    draws = scores[np.random.default_rng(seed).integers(0, scores.size, size=(resamples, scores.size))].mean(axis=1)
+    return Interval(mean, *_percentile(np, draws, level))
+
+
+def ranks(models: Sequence[Sequence[Sequence[float]]], maxima: Sequence[float], seed: int,
+          alpha: float = 1 - LEVEL, resamples: int = RESAMPLES) -> list[int]:
+    """Each model's rank when only real differences count: 1 + the number of models whose
+    total is significantly higher (``compare``'s test at ``alpha``, on the same tasks). Models
+    no other beats share rank 1; two models that cannot be told apart may share a rank even
+    if their totals differ, and a rank says how many models are surely better, not the order
+    of the totals (which the leaderboard keeps). Every model is tested against every model
+    with a higher total, on one set of sign patterns drawn from ``seed``."""
+    np = _numpy()
+    weights = np.asarray(maxima, dtype=float)
+    means = np.stack([_matrix(scores, maxima).mean(axis=0) for scores in models]) if models else np.zeros((0, 0))
+    totals = means.sum(axis=1) if len(models) else np.zeros(0)
+    signs, exact = _signs(np, weights.size, np.random.default_rng(seed), resamples)
+    found = []
+    for index in range(len(models)):
+        better = np.flatnonzero(totals > totals[index] + 1e-9)
+        if not better.size:
+            found.append(1)
+            continue
+        differences = means[better] - means[index]  # (better models x tasks), each above this one
+        observed = np.abs(differences.sum(axis=1))
+        extreme = (np.abs(differences @ signs.T) >= observed[:, None] - 1e-9).sum(axis=1)
+        p_values = extreme / len(signs) if exact else (extreme + 1) / (len(signs) + 1)
+        found.append(1 + int(np.sum(p_values < alpha)))
+    return found

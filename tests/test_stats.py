@@ -92,3 +92,30 @@ def test_a_model_compared_with_itself_does_not_differ_and_the_difference_is_sign
     gap = stats.compare(high, low, [25.0] * 12, seed=3)
     assert gap.diff == 100 and gap.significant and gap.p_value < 0.001 and gap.low == gap.high == 100
     assert stats.compare(low, high, [25.0] * 12, seed=3).diff == -100
+
+
+def test_a_tasks_sample_interval_is_over_its_samples_and_one_sample_has_none():
+    assert stats.sample_interval([20.0], seed=1) == stats.Interval(20.0, 20.0, 20.0)
+    assert stats.sample_interval([5.0, 5.0, 5.0], seed=1) == stats.Interval(5.0, 5.0, 5.0)
+    spread = stats.sample_interval([0.0, 25.0, 25.0, 10.0], seed=1)
+    assert spread.mean == 15.0 and 0.0 <= spread.low < 15.0 < spread.high <= 25.0
+    assert spread == stats.sample_interval([0.0, 25.0, 25.0, 10.0], seed=1)
+    with pytest.raises(ValueError):
+        stats.sample_interval([], seed=1)
+
+
+def test_ranks_count_only_the_models_surely_better():
+    four = [[[25, 25, 25, 25]], [[20, 18, 22, 19]], [[5, 10, 0, 12]]]
+    assert stats.ranks(four, [25] * 4, seed=1) == [1, 1, 1]  # four tasks tell no model apart
+    rng = np.random.default_rng(3)
+    chance = rng.beta(2, 2, size=40)
+    strong = (rng.random((3, 40)) < np.clip(chance + 0.4, 0, 1)) * 25.0
+    weak = [(rng.random((3, 40)) < chance) * 25.0 for _ in range(2)]
+    found = stats.ranks([weak[0], strong, weak[1]], [25.0] * 40, seed=1)
+    assert found == [2, 1, 2]
+    models = [weak[0], strong, weak[1]]
+    for index, model in enumerate(models):  # the same test as compare's, against each better model
+        beaten_by = sum(1 for other in models if stats.total(other, [25.0] * 40) > stats.total(model, [25.0] * 40)
+                        and stats.compare(other, model, [25.0] * 40, seed=1).significant)
+        assert found[index] == 1 + beaten_by
+    assert stats.ranks([], [25.0], seed=1) == []
