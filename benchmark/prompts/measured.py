@@ -308,16 +308,19 @@ def verdict(costs: list[float], outside: float | None, gold: Mapping[str, Any],
             names: Sequence[str] | None = None) -> tuple[float, str]:
     """(fraction, rationale) for an answer's costs (one scale, or the small and large inputs
     named by ``names``) against the reference's ``gold``, with CPU the kernel counted outside
-    the timed code beyond the reference's charged to the largest input (``unaccounted``). The
-    prompts also use it to decide whether an answer is short of full credit and timed again."""
-    costs = list(costs)
+    the timed code beyond the reference's charged to the largest input (``unaccounted``; the
+    rationale names the charge only when it cost credit). The prompts also use it to decide
+    whether an answer is short of full credit and timed again."""
+    def judged(mine: list[float]) -> tuple[float, str]:
+        if len(mine) == 1:  # one scale (the largest): the cost ratio alone
+            return timing.judge_cost(mine[0], gold["costs"][0])
+        return timing.judge(mine, gold["costs"], names)
+
     hidden = unaccounted(outside, gold.get("outside"))
-    costs[-1] += hidden
-    if len(costs) == 1:  # one scale (the largest): the cost ratio alone
-        fraction, rationale = timing.judge_cost(costs[0], gold["costs"][0])
-    else:
-        fraction, rationale = timing.judge(costs, gold["costs"], names)
-    if hidden:  # no figure: the rationale stays as stable as the quantised score
+    fraction, rationale = judged([*costs[:-1], costs[-1] + hidden])
+    # Named only where it cost credit, and with no figure: the rationale stays as stable as the
+    # quantised score (a charge the bands absorb changes neither).
+    if hidden and fraction < judged(list(costs))[0]:
         rationale += ("; the kernel counted CPU time outside the timed code well beyond the "
                       "reference's (work in threads of its own, a heavy import, or a timer the answer "
                       "replaced), charged to the largest input")
