@@ -139,9 +139,9 @@ class Denial(NamedTuple):
     """One distinct attempt the sandbox denied: kind, audit event, target, count, where."""
     kind: str
     event: str
-    target: str | None
+    target: str  # ('' when the event names none)
     count: int
-    where: str | None
+    where: str  # the submission's file:line, else its file, else ''
 
     def text(self) -> str:
         """``network socket.connect 203.0.113.9:443 at prompt_3.py:140 (x2)``."""
