@@ -83,6 +83,14 @@ def _percentile(np: Any, draws: Any, level: float) -> tuple[float, float]:
     return float(low), float(high)
 
 
+def _draws(np: Any, per_task: Any, weights: Any, rng: Any, resamples: int) -> Any:
+    """``resamples`` percentages of ``per_task`` points (a total's, or a difference's), each
+    over the tasks drawn with replacement: the bootstrap over tasks of ``interval`` and
+    ``compare``."""
+    picked = rng.integers(0, weights.size, size=(resamples, weights.size))
+    return 100.0 * per_task[picked].sum(axis=1) / weights[picked].sum(axis=1)
+
+
 def interval(scores: Sequence[Sequence[float]], maxima: Sequence[float], seed: int,
              level: float = LEVEL, resamples: int = RESAMPLES) -> Interval:
     """The total and its percentile bootstrap interval at ``level``, over tasks: the tasks are
@@ -95,8 +103,7 @@ def interval(scores: Sequence[Sequence[float]], maxima: Sequence[float], seed: i
     np = _numpy()
     matrix, weights = _matrix(scores, maxima), np.asarray(maxima, dtype=float)
     means = matrix.mean(axis=0)  # each task's points, the mean of the model's samples
-    picked = np.random.default_rng(seed).integers(0, weights.size, size=(resamples, weights.size))
-    draws = 100.0 * means[picked].sum(axis=1) / weights[picked].sum(axis=1)
+    draws = _draws(np, means, weights, np.random.default_rng(seed), resamples)
     return Interval(total(scores, maxima), *_percentile(np, draws, level))
 
 
@@ -109,6 +116,15 @@ def _signs(np: Any, tasks: int, rng: Any, resamples: int) -> tuple[Any, bool]:
     else:
         patterns, exact = rng.random((resamples, tasks)) < 0.5, False
     return np.where(patterns, -1.0, 1.0), exact
+
+
+def _p_values(np: Any, differences: Any, signs: Any, exact: bool) -> Any:
+    """Per row of ``differences`` (models x tasks: per-task differences of means), the share of
+    sign patterns whose summed difference is at least as far from zero as the observed sum;
+    drawn patterns count the observed one too (Phipson and Smyth 2010)."""
+    observed = np.abs(differences.sum(axis=1))
+    extreme = (np.abs(differences @ signs.T) >= observed[:, None] - 1e-9).sum(axis=1)
+    return extreme / len(signs) if exact else (extreme + 1) / (len(signs) + 1)
 
 
 def compare(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]], maxima: Sequence[float], seed: int,
@@ -128,13 +144,8 @@ def compare(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]], maxima: 
     weights = np.asarray(maxima, dtype=float)
     rng = np.random.default_rng(seed)
     differences = left.mean(axis=0) - right.mean(axis=0)
-    observed = abs(differences.sum())
-    signs, exact = _signs(np, weights.size, rng, resamples)
-    extreme = int(np.sum(np.abs(signs @ differences) >= observed - 1e-9))
-    p_value = extreme / len(signs) if exact else (extreme + 1) / (len(signs) + 1)
-    picked = rng.integers(0, weights.size, size=(resamples, weights.size))
-    draws = 100.0 * differences[picked].sum(axis=1) / weights[picked].sum(axis=1)
-    low, high = _percentile(np, draws, 1 - alpha)
+    p_value = float(_p_values(np, differences[None, :], *_signs(np, weights.size, rng, resamples))[0])
+    low, high = _percentile(np, _draws(np, differences, weights, rng, resamples), 1 - alpha)
     diff = total(a, maxima) - total(b, maxima)
     return Difference(diff, low, high, min(1.0, p_value), p_value < alpha)
 
@@ -174,9 +185,6 @@ def ranks(models: Sequence[Sequence[Sequence[float]]], maxima: Sequence[float], 
         if not better.size:
             found.append(1)
             continue
-        differences = means[better] - means[index]  # (better models x tasks), each above this one
-        observed = np.abs(differences.sum(axis=1))
-        extreme = (np.abs(differences @ signs.T) >= observed[:, None] - 1e-9).sum(axis=1)
-        p_values = extreme / len(signs) if exact else (extreme + 1) / (len(signs) + 1)
+        p_values = _p_values(np, means[better] - means[index], signs, exact)  # (each better model)
         found.append(1 + int(np.sum(p_values < alpha)))
     return found
