@@ -145,7 +145,7 @@ def excerpt_block(excerpt: Excerpt | None, line: int | None) -> str:
 
 
 def _raised(raised: Raised) -> str:
-    where = (raised.file or "") + (f":{raised.line}" if raised.line is not None else "")
+    where = raised.place or ""
     return (f'<p><b>{_h(raised.type or "exception")}</b>: {_h(raised.message)}'
             f'{f" at <code>{_h(where)}</code>" if where else ""}</p>' + excerpt_block(raised.excerpt, raised.line))
 

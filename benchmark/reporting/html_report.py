@@ -67,8 +67,7 @@ def _evidence_items(check: Check, parts: list[str]) -> None:
         return
     parts.append('<ul class="evidence">\n')
     for item in check.evidence:
-        where = item.file + (f":{item.line}" if item.line else "")  # (line 0: the file as a whole)
-        parts.append(f'<li><code>{_h(where)}</code>')
+        parts.append(f'<li><code>{_h(item.place)}</code>')
         if item.note:
             parts.append(f' — {_h(item.note)}')
         parts.append(excerpt_block(item.excerpt, item.line))

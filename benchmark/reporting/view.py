@@ -45,8 +45,9 @@ def _line(value: Any) -> int | None:
 
 
 def _place(file: str, line: int | None) -> str:
-    """``file:line``, or the file alone when there is no line."""
-    return f"{file}:{line}" if line is not None else file
+    """``file:line``, or the file alone when there is no line (lines count from 1: a line 0,
+    which the schema allows, stands for the file as a whole)."""
+    return f"{file}:{line}" if line else file
 
 
 class Excerpt(NamedTuple):
