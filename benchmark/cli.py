@@ -62,6 +62,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         no_metadata=args.no_metadata, quiet=args.quiet, verbose=args.verbose, debug=args.debug,
         require_isolation=args.require_isolation, no_cache=args.no_cache,
         packs=tuple(args.pack or ()), core=not args.no_core, seed=args.seed,
+        pass_at=args.pass_at,
         cluster=args.cluster, scheduler=args.scheduler, scheduler_file=args.scheduler_file,
         tls_ca=args.tls_ca, tls_cert=args.tls_cert, tls_key=args.tls_key,
     )

@@ -57,6 +57,20 @@ def _epilog() -> str:
     return "\n".join(lines)
 
 
+MAX_K = 10_000
+
+
+def _ks(value: str) -> tuple[int, ...]:
+    """``--pass-at 1,5``: distinct whole numbers from 1 to ``MAX_K``, in increasing order."""
+    try:
+        ks = sorted({int(part) for part in value.split(",")})
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a list of whole numbers such as 1,5") from None
+    if not ks or ks[0] < 1 or ks[-1] > MAX_K:
+        raise argparse.ArgumentTypeError(f"each k is from 1 to {MAX_K} (got {value!r})")
+    return tuple(ks)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = SuggestingParser(prog="rubricbench", description="Grade LLM-written code submissions.",
                               epilog=_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -85,7 +99,11 @@ def _parser() -> argparse.ArgumentParser:
                        help="also grade this task pack: a folder with pack.yaml, or an installed "
                             "pack's name (repeatable; validated before grading)")
     parser.add_argument("--seed", type=int, default=RunConfig.seed,
-                        help="seed of every generated (perturbed) input (default %(default)s)")
+                        help="seed of every generated (perturbed) input and of the statistics' "
+                             "resampling (default %(default)s)")
+    parser.add_argument("--pass-at", type=_ks, default=RunConfig.pass_at, metavar="K[,K...]",
+                        help="the k of each pass@k reported per task, e.g. 1,5 (default 1; a k above "
+                             "a model's number of samples is left out): docs/statistics.md")
     packs.add_argument("--no-core", action="store_true",
                        help="grade only the --pack packs, not the four core prompts")
     parser.add_argument("--no-cache", action="store_true",
@@ -118,7 +136,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 MODE_FLAGS = {
     "self_check": {"self_check", "mem"},
     "report_only": {"report_only", "quiet"},
-    "compare": {"compare", "quiet", "results_dir", "fail_on_regression"},
+    "compare": {"compare", "quiet", "results_dir", "fail_on_regression", "significance"},
 }
 DERIVED = {"models", "results_dir_given"}  # set by --model and --results-dir, not flags themselves
 
@@ -195,6 +213,10 @@ def _add_report_flags(parser: argparse.ArgumentParser) -> None:
                        help="compare two saved runs: text on stdout, HTML next to NEW (or in --results-dir)")
     saved.add_argument("--fail-on-regression", type=float, metavar="PTS",
                        help="with --compare: exit 6 when a model's overall score drops by more than PTS")
+    saved.add_argument("--significance", type=float, metavar="ALPHA",
+                       help="with --compare: a change counts only when significant at ALPHA (e.g. 0.05; "
+                            "default: every change is shown with its p-value at 0.05, and "
+                            "--fail-on-regression counts any drop over PTS)")
     parser.add_argument("--fail-under", type=float, metavar="PCT",
                         help="exit 7 when a graded model scores under PCT percent")
 
@@ -208,6 +230,8 @@ def _check_report_flags(parser: argparse.ArgumentParser, args: argparse.Namespac
         parser.error(f"{saved[0]} works on saved results; --model/--all-models do not apply")
     if args.fail_on_regression is not None and (not args.compare or not args.fail_on_regression >= 0):
         parser.error("--fail-on-regression needs --compare and a number of points >= 0")
+    if args.significance is not None and (not args.compare or not 0 < args.significance < 1):
+        parser.error("--significance needs --compare and a level between 0 and 1 (e.g. 0.05)")
     if args.no_core and not args.pack:
         parser.error("--no-core needs at least one --pack")
     if args.fail_under is not None and (saved or not 0 <= args.fail_under <= 100):

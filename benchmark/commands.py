@@ -30,7 +30,8 @@ from .engine.cache import Measured, ResultCache
 from .sandbox.isolation import detect
 from .reporting.progress import Progress
 from .preparing import prepare
-from .runner import BenchmarkRunner
+from .runner import BenchmarkRunner, result_unit
+from .sampling import combine
 from .sandbox.sandbox_report import measured_isolation, missing_layers
 from .secure_runner import SecureRunner
 from .types import GradingStopped, ModelResult, RunConfig, RunResult
@@ -59,13 +60,17 @@ def _run_id() -> str:
     return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + os.urandom(3).hex()  # (secrets.token_hex)
 
 
-def _build_doc(config, runner, models, started, isolation, cached=(), skipped=()) -> dict[str, Any]:
+def _build_doc(config, runner, units, started, isolation, cached=(), skipped=()) -> dict[str, Any]:
+    """The results document of the graded ``units`` (models, or samples: folded into their
+    model here, ``sampling.combine``); ``cached``: the units served from the cache."""
     finished = _now()
     suite = runner.suite().describe() if runner.extended else None
+    models = combine(units)
     manifest = build_manifest(config, isolation, models, runner.test_data, finished, suite)
     run = RunResult(SCHEMA_VERSION, _run_id(), started, finished, manifest["config"], manifest,
                     tuple(models))
-    return run_to_dict(run, cached_models=cached, skipped=skipped)
+    return run_to_dict(run, cached_models=cached, skipped=skipped, seed=config.seed,
+                       pass_at=config.pass_at)
 
 
 def _report(config: RunConfig, doc: dict[str, Any], paths: dict[str, Path]) -> None:
@@ -172,7 +177,8 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
                      cache, local) -> int:
     started = _now()
     progress = Progress(len(entries), quiet=config.quiet)
-    grading_line = terminal.format_grading_line([entry.name for entry in entries])
+    grading_line = terminal.format_grading_line(list(dict.fromkeys(entry.name for entry in entries)),
+                                                units=len(entries))
     if not entries:  # every model folder selected is skipped: the run still writes that down
         grading_line = "🔍 Grading no model: every model folder found is skipped (listed below)"
     if local is not None and local.measured is not None:  # the banner is not this run's measure
@@ -190,12 +196,14 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
     planned: list[bool] = []  # (the runner hands over every cached model before it plans the rest)
 
     def on_done(result: ModelResult) -> None:
-        progress.done(result.model, cached=not planned)
+        progress.done(result_unit(result), cached=not planned)
         if config.quiet or not (config.verbose or (progress.lines and planned)):
             return  # (a terminal shows the bar; a cached model, in no time, only the table at the end)
         header.show()
         try:
             record = model_to_dict(result, cached=not planned)
+            if result.sample is not None:  # (a sample's line names it: model/samples/id)
+                record["model_name"] = result_unit(result)
             shown = (terminal.format_model_block(record, show_checks=True) if config.verbose
                      else terminal.format_model_line(record))
         except Exception as exc:  # a record the writer will report: the run goes on
@@ -221,7 +229,8 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
     header.show()
     # The document is built while the isolation probe may still be out (it is filled in last).
     doc = attach_excerpts(_build_doc(config, runner, models, started, None, cached, skipped),  # (a new document)
-                          {entry.name: entry.path for entry in entries}, in_place=True)
+                          {entry.name: entry.path.parent.parent if entry.sample else entry.path
+                           for entry in entries}, in_place=True)
     doc["_metadata"]["isolation"] = probe.result()
     if session is not None:  # (a local run's kernel profile is the isolation report's)
         from .cluster_command import mark_graded_by, metadata

@@ -3,6 +3,11 @@
 A folder is a model when its name can be one (the results schema's ``display_name``, nothing
 ``benchmark.untrusted`` would have to escape) and it is not a symbolic link; the others are
 ``RejectedModel``s, reported and never graded. ``benchmark.runner`` re-exports every name here.
+
+A model folder that holds ``samples/`` is graded as its samples: each folder
+``samples/<id>/`` is a complete submission of the model (an id follows a model name's rules),
+graded as a unit of its own (``ModelEntry.sample``); the files beside ``samples/`` are not
+graded. A model without ``samples/`` is one sample, as it always was.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from pathlib import Path
 
 from . import untrusted
 from .reporting.results_json import load_schema
+from .sample_names import SAMPLES, natural, unit_name  # noqa: F401 (re-exported)
 
 TIERS = ("reference_implementations", "user_submissions")
 TEMPLATE_TIER = "templates"
@@ -26,15 +32,26 @@ class DiscoveryError(Exception):
 
 @dataclass(frozen=True)
 class ModelEntry:
+    """A unit of grading: a model folder, or one sample of a model (``sample``: its id, and
+    ``path`` the sample's folder)."""
+
     name: str
     tier: str
     path: Path
+    sample: str | None = None
+
+    @property
+    def unit(self) -> str:
+        """The unit's name, unique in a run: the model's, or ``<model>/samples/<id>`` (no
+        model name holds a ``/``)."""
+        return unit_name(self.name, self.sample)
 
 
 @dataclass(frozen=True)
 class RejectedModel:
     """A model folder whose name cannot be a model name, or that is a symbolic link: never
-    graded, reported by the CLI with ``reason``."""
+    graded, reported by the CLI with ``reason``. A sample folder refused likewise is one too,
+    named ``<model>/samples/<id>``."""
 
     name: str
     tier: str
@@ -112,6 +129,48 @@ def scan_models(submissions_dir: Path) -> tuple[dict[str, ModelEntry], list[Reje
                 found[path.name] = ModelEntry(path.name, tier, path)
                 seen[folded(path.name)] = path.name
     return found, rejected
+
+
+def scan_samples(entry: ModelEntry) -> tuple[list[ModelEntry], list[RejectedModel]]:
+    """The units of a model: the model itself when its folder has no ``samples/``, else one
+    per sample folder (ids in natural order), and the sample folders that are not graded (an id
+    that cannot be a name, one that reads as another, a symbolic link). A ``samples`` that is a
+    link, not a folder, or holds no sample rejects the model."""
+    folder = entry.path / SAMPLES
+    if not folder.exists() and not folder.is_symlink():
+        return [entry], []
+    where = f"{entry.name}/{SAMPLES}"
+    if folder.is_symlink() or not folder.is_dir():
+        why = LINKED if folder.is_symlink() else "it is not a folder"
+        return [], [RejectedModel(where, entry.tier, folder, f"{why}: the model's samples are not graded")]
+    units: list[ModelEntry] = []
+    rejected: list[RejectedModel] = []
+    seen: dict[str, str] = {}
+    for path in sorted(folder.iterdir(), key=lambda p: natural(p.name)):
+        if not path.is_dir() or path.name.startswith((".", "_")):
+            continue
+        problem = LINKED if path.is_symlink() else model_name_problem(path.name)
+        if problem is None and folded(path.name) in seen:
+            problem = f"it reads as the sample '{seen[folded(path.name)]}'"
+        if problem:
+            rejected.append(RejectedModel(f"{where}/{path.name}", entry.tier, path, problem))
+            continue
+        seen[folded(path.name)] = path.name
+        units.append(ModelEntry(entry.name, entry.tier, path, path.name))
+    if not units:
+        rejected.append(RejectedModel(where, entry.tier, folder, "it holds no sample folder to grade"))
+    return units, rejected
+
+
+def expand_samples(entries: list[ModelEntry]) -> tuple[list[ModelEntry], list[RejectedModel]]:
+    """Every unit of ``entries`` (see :func:`scan_samples`), models in their order."""
+    units: list[ModelEntry] = []
+    rejected: list[RejectedModel] = []
+    for entry in entries:
+        found, refused = scan_samples(entry)
+        units += found
+        rejected += refused
+    return units, rejected
 
 
 def discover_models(submissions_dir: Path) -> dict[str, ModelEntry]:

@@ -11,7 +11,7 @@ from pathlib import Path
 from .console import EXIT_ERROR, EXIT_MISSING_MODEL, EXIT_NOT_FOUND, EXIT_VALIDATION, _error
 from .engine.options import GradeOptions, default_test_data
 from .reporting.writer import results_folder_problem
-from .runner import TIERS, BenchmarkRunner, DiscoveryError, ModelEntry, RejectedModel
+from .runner import TIERS, BenchmarkRunner, DiscoveryError, ModelEntry, RejectedModel, expand_samples
 from .suggest import did_you_mean
 from .types import RunConfig
 from .untrusted import NAME_LIMIT, for_stream, text
@@ -149,7 +149,8 @@ def _in_order(wanted: tuple[str, ...], found: dict[str, ModelEntry]) -> list[str
 
 def _discover(config: RunConfig,
               runner: BenchmarkRunner) -> tuple[list[ModelEntry], list[RejectedModel]] | int:
-    """(the models to grade, the selected model folders skipped), or the exit code when
+    """(the units to grade: the models, a model of samples as one unit per sample; the
+    selected model and sample folders skipped), or the exit code when
     there is nothing to grade and nothing to record (1: the tree is unusable; 2: a model asked
     for is not there, or no model folder at all). When every selected folder is skipped, the
     list of models is empty: the run records the skipped folders and exits 3."""
@@ -162,4 +163,7 @@ def _discover(config: RunConfig,
     entries = _select(config, found, skipped)
     if entries is None:
         return EXIT_MISSING_MODEL
-    return entries, skipped
+    units, refused = expand_samples(entries)  # (a model of samples: one unit per sample)
+    for folder in refused:
+        _error(f"skipped sample folder '{text(folder.name, NAME_LIMIT)}' in {folder.tier}: {folder.reason}")
+    return units, skipped + refused

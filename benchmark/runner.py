@@ -1,11 +1,12 @@
 """BenchmarkRunner: the result cache and scheduling, over the models ``discovery`` finds.
 
-With ``workers > 1`` the units of work are models, graded in a process pool whose workers
-share no mutable state with each other or with this process: each grades a model exactly as
+The units of work are models, or the samples of a model that holds several (``ModelEntry.unit``
+names each; ``discovery.scan_samples``). With ``workers > 1`` they are graded in a process pool whose workers
+share no mutable state with each other or with this process: each grades a unit exactly as
 ``--workers 1`` does (``grading.grade_model``: its prompts side by side on threads, while one
 waits for its sandboxed children another analyses source) and returns a frozen
-``ModelResult``. Results are sorted by model name, so a run's results do not depend on the
-worker count.
+``ModelResult`` (a sample's carries its id, ``ModelResult.sample``). Results are sorted by
+unit name, so a run's results do not depend on the worker count.
 """
 
 from __future__ import annotations
@@ -19,8 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .discovery import (LINKED, MAX_NAME, TEMPLATE_TIER, TIERS, DiscoveryError,  # noqa: F401 (re-exported)
-                        ModelEntry, RejectedModel, discover_models, model_name_problem, scan_models)
+import dataclasses
+
+from .discovery import (LINKED, MAX_NAME, SAMPLES, TEMPLATE_TIER, TIERS, DiscoveryError,  # noqa: F401 (re-exported)
+                        ModelEntry, RejectedModel, discover_models, expand_samples, model_name_problem,
+                        scan_models, unit_name)
 from .sandbox import bandit_process, isolation, limits, pids_cgroup, spawner
 from .engine.cache import ResultCache, base_context, file_hashes, graded_as_keyed, model_key, run_context
 from .engine.options import GradeOptions, cacheable, default_test_data
@@ -80,23 +84,43 @@ def _init_worker(support: isolation.KernelSupport | None, idle_mb: int,
     multiprocessing.util.Finalize(None, bandit_process.shutdown, exitpriority=0)  # no atexit here
 
 
+def result_unit(result: ModelResult) -> str:
+    """The unit a result is of (``ModelEntry.unit``)."""
+    return unit_name(result.model, result.sample)
+
+
+def as_unit(entry: ModelEntry, result: ModelResult) -> ModelResult:
+    """``result`` named for ``entry``'s unit: a sample's folder is named by its id, and its
+    result is the model's, with the sample's id."""
+    if result.model == entry.name and result.sample == entry.sample:
+        return result
+    return dataclasses.replace(result, model=entry.name, sample=entry.sample)
+
+
+def grade_entry(entry: ModelEntry, test_data: Path, options: GradeOptions, suite=None) -> ModelResult:
+    """Grade one unit (a model, or one of its samples) on this process."""
+    from .engine.grading import grade_model
+
+    return as_unit(entry, grade_model(entry.path, entry.tier, test_data=test_data, options=options,
+                                      suite=suite))
+
+
 def _grade_unit(entry: ModelEntry, test_data: Path, options: GradeOptions,
                 packs: tuple[str, ...] = (), core: bool = True) -> ModelResult:
-    from .engine.grading import grade_model
     from .packs.suite import load_suite
 
     suite = load_suite(packs, core=core) if packs or not core else None  # loaded once a worker
-    return grade_model(entry.path, entry.tier, test_data=test_data, options=options, suite=suite)
+    return grade_entry(entry, test_data, options, suite)
 
 
 @dataclass(frozen=True)
 class Plan:
     """A run's entries keyed and looked up in the cache (``BenchmarkRunner.plan``)."""
 
-    keys: dict[str, str]  # model name -> cache key (empty without a cache)
-    hits: dict[str, ModelResult]  # the models served from the cache
-    todo: list[ModelEntry]  # the models to grade
-    hashes: dict[str, dict[str, str | None]] = field(default_factory=dict)  # model -> its keyed files
+    keys: dict[str, str]  # unit name -> cache key (empty without a cache)
+    hits: dict[str, ModelResult]  # the units served from the cache, by unit name
+    todo: list[ModelEntry]  # the units to grade
+    hashes: dict[str, dict[str, str | None]] = field(default_factory=dict)  # unit -> its keyed files
 
 
 class BenchmarkRunner:
@@ -149,14 +173,15 @@ class BenchmarkRunner:
             context = run_context(self.test_data, self.options, kernel=kernel,
                                   base=base if base is not None else self.context_base())
             files = suite.model_files() if suite is not None else _all_files()
-            hashes = {e.name: file_hashes(e.path, files) for e in entries}
-            keys = {e.name: model_key(context, e.name, e.tier, e.path, files, hashes[e.name])
+            hashes = {e.unit: file_hashes(e.path, files) for e in entries}
+            keys = {e.unit: model_key(context, e.unit, e.tier, e.path, files, hashes[e.unit])
                     for e in entries}
         else:
             hashes = {}
         reading = cache if not refresh else None
-        hits = {e.name: hit for e in entries if reading and (hit := reading.get(keys[e.name], e.name))}
-        return Plan(keys, hits, [e for e in entries if e.name not in hits], hashes)
+        hits = {e.unit: as_unit(e, hit) for e in entries
+                if reading and (hit := reading.get(keys[e.unit], e.name))}
+        return Plan(keys, hits, [e for e in entries if e.unit not in hits], hashes)
 
     def grade(self, entries: list[ModelEntry], workers: int = 1,
               on_done: Callable[[ModelResult], None] | None = None,
@@ -165,7 +190,7 @@ class BenchmarkRunner:
               refresh: bool = False, cluster: Any = None,
               plan: Plan | None = None) -> tuple[list[ModelResult], set[str]]:
         """Grade entries (cached ones are not executed again). Returns the results sorted by
-        model name and the names of the models that came from the cache. ``on_plan`` hears,
+        unit name and the names of the units that came from the cache. ``on_plan`` hears,
         before any grading, how many models are not served from the cache. ``refresh``
         (``--no-cache``): read nothing from the cache, grade every model and store the results.
         Only a verified grading is stored (``options.cacheable``), as soon as it is back, so an
@@ -185,9 +210,10 @@ class BenchmarkRunner:
 
         def finish(result: ModelResult) -> None:
             results.append(result)
+            unit = result_unit(result)
             if (cache is not None and cacheable(result)
-                    and graded_as_keyed(result, plan.hashes.get(result.model))):
-                cache.put(keys[result.model], result)
+                    and graded_as_keyed(result, plan.hashes.get(unit))):
+                cache.put(keys[unit], result)
             if on_done:
                 on_done(result)
 
@@ -195,19 +221,16 @@ class BenchmarkRunner:
             self._grade_cluster(todo, keys, cluster, finish)
         else:
             self._grade_fresh(todo, workers, finish)
-        return sorted(results, key=lambda r: r.model), set(hits)
+        return sorted(results, key=result_unit), set(hits)
 
     def _grade_fresh(self, entries: list[ModelEntry], workers: int,
                      finish: Callable[[ModelResult], None]) -> None:
         if not entries:
             return
         if workers <= 1:
-            from .engine.grading import grade_model
-
             suite = self.suite() if self.extended else None
             for entry in entries:
-                finish(grade_model(entry.path, entry.tier, test_data=self.test_data,
-                                   options=self.options, suite=suite))
+                finish(grade_entry(entry, self.test_data, self.options, suite))
             return
         self._grade_pool(entries, workers, finish)
 
@@ -258,9 +281,10 @@ class BenchmarkRunner:
         suite = self.suite() if self.extended else None
         files = suite.model_files() if suite is not None else _all_files()
         described = suite.describe() if suite is not None else None
-        units = [make_unit(e.name, e.tier, keys[e.name], e.path, files) for e in entries]
+        units = [make_unit(e.name, e.tier, keys[e.unit], e.path, files, e.sample) for e in entries]
         cluster.grade(units, deadline_s=self.unit_deadline_s(), suite=described,
-                      on_result=lambda unit, result: finish(result))
+                      on_result=lambda unit, result: finish(
+                          dataclasses.replace(result, sample=unit.get("sample"))))
 
     # ---- the spec's convenience API ------------------------------------------------------
     def _entry(self) -> ModelEntry:

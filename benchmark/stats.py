@@ -107,44 +107,59 @@ def interval(scores: Sequence[Sequence[float]], maxima: Sequence[float], seed: i
     return Interval(total(scores, maxima), *_percentile(np, draws, level))
 
 
-def _signs(np: Any, tasks: int, rng: Any, resamples: int) -> tuple[Any, bool]:
-    """Sign patterns for the randomisation test: all 2**tasks when that is at most
-    ``resamples`` (the exact test), else ``resamples`` drawn at random."""
-    if 2 ** tasks <= resamples:
-        patterns = ((np.arange(2 ** tasks)[:, None] >> np.arange(tasks)) & 1).astype(bool)
-        exact = True
-    else:
-        patterns, exact = rng.random((resamples, tasks)) < 0.5, False
-    return np.where(patterns, -1.0, 1.0), exact
+def _masks(np: Any, tasks: int, n_a: int, n_b: int, rng: Any, resamples: int) -> tuple[Any, bool]:
+    """Ways to deal each task's ``n_a + n_b`` pooled answers back to the two models, as
+    boolean masks (draws x tasks x answers; True: dealt to A): every way when there are at most
+    ``resamples`` (the exact test), else ``resamples`` drawn at random. One answer each: the
+    2**tasks sign patterns of the sign-flip test."""
+    from itertools import combinations, product
+
+    pooled = n_a + n_b
+    per_task = comb(pooled, n_a)
+    if per_task ** tasks <= resamples:
+        deals = np.zeros((per_task, pooled), dtype=bool)
+        for row, chosen in enumerate(combinations(range(pooled), n_a)):
+            deals[row, list(chosen)] = True
+        picks = np.array(list(product(range(per_task), repeat=tasks)), dtype=int).reshape(-1, tasks)
+        return deals[picks], True
+    keys = rng.random((resamples, tasks, pooled))
+    return keys <= np.sort(keys, axis=-1)[..., n_a - 1:n_a], False
 
 
-def _p_values(np: Any, differences: Any, signs: Any, exact: bool) -> Any:
-    """Per row of ``differences`` (models x tasks: per-task differences of means), the share of
-    sign patterns whose summed difference is at least as far from zero as the observed sum;
-    drawn patterns count the observed one too (Phipson and Smyth 2010)."""
-    observed = np.abs(differences.sum(axis=1))
-    extreme = (np.abs(differences @ signs.T) >= observed[:, None] - 1e-9).sum(axis=1)
-    return extreme / len(signs) if exact else (extreme + 1) / (len(signs) + 1)
+def _p_value(np: Any, left: Any, right: Any, masks: Any, exact: bool) -> float:
+    """The two-sided p-value of "A and B answer each task alike": the share of the deals in
+    ``masks`` whose summed per-task difference of means is at least as far from zero as the
+    observed one; drawn deals count the observed one too (Phipson and Smyth 2010)."""
+    n_a, n_b = left.shape[0], right.shape[0]
+    pooled = np.concatenate([left, right], axis=0).T  # tasks x answers
+    observed = abs(float((left.mean(axis=0) - right.mean(axis=0)).sum()))
+    dealt = np.einsum("rtm,tm->r", masks, pooled)
+    stat = dealt * (1 / n_a + 1 / n_b) - pooled.sum() / n_b
+    extreme = int((np.abs(stat) >= observed - 1e-9).sum())
+    return extreme / len(masks) if exact else (extreme + 1) / (len(masks) + 1)
 
 
 def compare(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]], maxima: Sequence[float], seed: int,
             alpha: float = 1 - LEVEL, resamples: int = RESAMPLES) -> Difference:
     """Whether model A's total differs from model B's on the same tasks. The p-value is a
-    paired randomisation (sign-flip) test over tasks: under "no difference" each task's
-    difference of means is as likely to have either sign, so the p-value is the share of sign
-    patterns whose summed difference is at least as far from zero as the one observed (exact
-    when there are at most ``resamples`` patterns, else drawn at random, with the
-    observed one counted: Phipson and Smyth 2010). Four tasks, all won, give p = 2/16 = 0.125:
-    four tasks cannot tell two models apart at 0.05. The interval is a paired bootstrap over
-    tasks (the same tasks drawn for both) at 1 - ``alpha``."""
+    stratified permutation test (each task a stratum): were the two models alike, the answers
+    each gave to a task would be exchangeable, so the p-value is the share of the ways of
+    dealing each task's pooled answers back (as many to each model as it gave) whose summed
+    difference of means is at least as far from zero as the observed one (exact when there are
+    at most ``resamples`` ways, else drawn at random, with the observed one counted: Phipson
+    and Smyth 2010). With one answer each this is the paired sign-flip test over tasks: four
+    tasks, all won, give p = 2/16 = 0.125, so four single answers cannot tell two models apart
+    at 0.05; several samples per task can. The interval is a paired bootstrap over tasks (the
+    same tasks drawn for both) at 1 - ``alpha``."""
     np = _numpy()
     left, right = _matrix(a, maxima), _matrix(b, maxima)
     if left.shape[1] != right.shape[1]:
         raise ValueError("both models must be scored on the same tasks")
     weights = np.asarray(maxima, dtype=float)
     rng = np.random.default_rng(seed)
+    masks, exact = _masks(np, weights.size, left.shape[0], right.shape[0], rng, resamples)
+    p_value = _p_value(np, left, right, masks, exact)
     differences = left.mean(axis=0) - right.mean(axis=0)
-    p_value = float(_p_values(np, differences[None, :], *_signs(np, weights.size, rng, resamples))[0])
     low, high = _percentile(np, _draws(np, differences, weights, rng, resamples), 1 - alpha)
     diff = total(a, maxima) - total(b, maxima)
     return Difference(diff, low, high, min(1.0, p_value), p_value < alpha)
@@ -172,19 +187,22 @@ def ranks(models: Sequence[Sequence[Sequence[float]]], maxima: Sequence[float], 
     total is significantly higher (``compare``'s test at ``alpha``, on the same tasks). Models
     no other beats share rank 1; two models that cannot be told apart may share a rank even
     if their totals differ, and a rank says how many models are surely better, not the order
-    of the totals (which the leaderboard keeps). Every model is tested against every model
-    with a higher total, on one set of sign patterns drawn from ``seed``."""
+    of the totals (which the leaderboard keeps). Every pair is tested on the same deals,
+    drawn once from ``seed`` for each pair of sample counts."""
     np = _numpy()
-    weights = np.asarray(maxima, dtype=float)
-    means = np.stack([_matrix(scores, maxima).mean(axis=0) for scores in models]) if models else np.zeros((0, 0))
-    totals = means.sum(axis=1) if len(models) else np.zeros(0)
-    signs, exact = _signs(np, weights.size, np.random.default_rng(seed), resamples)
+    matrices = [_matrix(scores, maxima) for scores in models]
+    totals = [float(m.mean(axis=0).sum()) for m in matrices]
+    rng = np.random.default_rng(seed)
+    deals: dict[tuple[int, int], tuple[Any, bool]] = {}
     found = []
-    for index in range(len(models)):
-        better = np.flatnonzero(totals > totals[index] + 1e-9)
-        if not better.size:
-            found.append(1)
-            continue
-        p_values = _p_values(np, means[better] - means[index], signs, exact)  # (each better model)
-        found.append(1 + int(np.sum(p_values < alpha)))
+    for index, mine in enumerate(matrices):
+        beaten_by = 0
+        for other, theirs in enumerate(matrices):
+            if totals[other] <= totals[index] + 1e-9:
+                continue
+            shape = (theirs.shape[0], mine.shape[0])
+            if shape not in deals:
+                deals[shape] = _masks(np, len(maxima), *shape, rng, resamples)
+            beaten_by += _p_value(np, theirs, mine, *deals[shape]) < alpha
+        found.append(1 + beaten_by)
     return found

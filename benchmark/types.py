@@ -129,6 +129,10 @@ class PromptResult:
 
 @dataclass(frozen=True)
 class ModelResult:
+    """A model's results. A model of several samples (``benchmark.sampling``) has one
+    ``ModelResult`` per sample (``sample``: its id) and, for the document, one holding them
+    all (``samples``) whose prompts and totals are the samples' means."""
+
     model: str
     tier: str
     prompts: tuple[PromptResult, ...]
@@ -137,6 +141,8 @@ class ModelResult:
     percentage: float
     grade: str
     badge: str
+    sample: str | None = None
+    samples: tuple[ModelResult, ...] = ()
 
 
 MAX_TIMEOUT_S = 86400.0  # the longest wall-clock time-out of one child run (RUBRICBENCH_TIMEOUT)
@@ -163,7 +169,8 @@ class RunConfig:
     no_cache: bool = False
     packs: tuple[str, ...] = ()  # --pack: task-pack folders or installed pack names, in order
     core: bool = True  # --no-core: grade only the --pack packs
-    seed: int = 20261121  # --seed: the seed of every perturbed input (benchmark.engine.options.DEFAULT_SEED)
+    seed: int = 20261121  # --seed: the seed of every perturbed input (benchmark.engine.options.DEFAULT_SEED) and of the statistics
+    pass_at: tuple[int, ...] = (1,)  # --pass-at: the k of each pass@k per task (docs/statistics.md)
     cluster: str | None = None  # --cluster local:N (an owned LocalCluster)
     scheduler: str | None = None  # --scheduler ADDRESS (an existing Dask cluster)
     scheduler_file: str | None = None  # --scheduler-file PATH

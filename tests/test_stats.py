@@ -119,3 +119,52 @@ def test_ranks_count_only_the_models_surely_better():
                         and stats.compare(other, model, [25.0] * 40, seed=1).significant)
         assert found[index] == 1 + beaten_by
     assert stats.ranks([], [25.0], seed=1) == []
+
+
+def _brute_p(left, right):
+    """The stratified permutation p-value by listing every deal of every task's answers."""
+    from itertools import product
+
+    left, right = np.asarray(left, float), np.asarray(right, float)
+    n_a, tasks = left.shape
+    pooled = np.concatenate([left, right]).T
+    deals = list(combinations(range(pooled.shape[1]), n_a))
+    observed = abs((left.mean(axis=0) - right.mean(axis=0)).sum())
+    extreme = 0
+    for choice in product(deals, repeat=tasks):
+        total = 0.0
+        for task, dealt in enumerate(choice):
+            a = [pooled[task][i] for i in dealt]
+            b = [pooled[task][i] for i in range(pooled.shape[1]) if i not in dealt]
+            total += np.mean(a) - np.mean(b)
+        extreme += abs(total) >= observed - 1e-9
+    return extreme / len(deals) ** tasks
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 5), (2, 2, 2), (3, 1, 3), (2, 3, 2)])
+def test_the_exact_test_is_the_share_of_every_deal_of_each_tasks_answers(shape):
+    n_a, n_b, tasks = shape
+    rng = np.random.default_rng(sum(shape))
+    left, right = rng.integers(0, 26, (n_a, tasks)), rng.integers(0, 26, (n_b, tasks))
+    found = stats.compare(left.tolist(), right.tolist(), [25.0] * tasks, seed=3)
+    assert found.p_value == pytest.approx(_brute_p(left, right), abs=1e-12)
+
+
+def test_several_samples_tell_apart_four_tasks_that_one_sample_cannot():
+    rng = np.random.default_rng(11)
+    better = np.clip(20 + rng.normal(0, 1.5, (6, 4)), 0, 25)
+    worse = np.clip(16 + rng.normal(0, 1.5, (6, 4)), 0, 25)
+    assert not stats.compare(better[:1].tolist(), worse[:1].tolist(), [25.0] * 4, seed=1).significant
+    found = stats.compare(better.tolist(), worse.tolist(), [25.0] * 4, seed=1)
+    assert found.significant and found.p_value < 0.01 and found.diff > 0
+
+
+def test_samples_of_equal_models_are_rarely_called_different():
+    rng = np.random.default_rng(5)
+    called = 0
+    for trial in range(200):
+        chance = rng.beta(2, 2, 4)  # each task's difficulty, shared by both models
+        a = 25.0 * (rng.random((3, 4)) < chance)
+        b = 25.0 * (rng.random((3, 4)) < chance)
+        called += stats.compare(a.tolist(), b.tolist(), [25.0] * 4, seed=trial, resamples=1000).significant
+    assert called / 200 <= 0.08

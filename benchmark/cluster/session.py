@@ -38,6 +38,7 @@ from distributed import Client, LocalCluster
 from distributed.scheduler import KilledWorker
 from distributed.security import Security
 
+from ..sample_names import unit_name
 from ..engine.options import has_internal_error
 from ..types import INTERNAL_ERROR, GradingStopped, ModelResult
 from .spec import ClusterConfigError, ClusterSpec, address_problem, scheduler_file_address
@@ -119,8 +120,8 @@ class ClusterSession:
     """One connection to a cluster (an owned ``LocalCluster`` for ``local:N``); use ``with``.
 
     ``rows`` holds one row per worker that took part (admitted, refused, joined late, left,
-    quarantined), with its counts of units graded and failed; ``graded_by`` maps each model
-    graded here to the worker that graded it (``address``, ``hostname``)."""
+    quarantined), with its counts of units graded and failed; ``graded_by`` maps each unit (a
+    model, or ``<model>/samples/<id>``) graded here to the worker that graded it (``address``, ``hostname``)."""
 
     def __init__(self, spec: ClusterSpec, *, wait_s: float = WAIT_FOR_WORKERS_S) -> None:
         self.spec = spec
@@ -403,7 +404,7 @@ class _Grading:
     def finish(self, job: _Job, result: ModelResult, where: dict[str, Any] | None) -> None:
         self.done += 1
         if where is not None:
-            self.session.graded_by[job.unit["name"]] = where
+            self.session.graded_by[unit_name(job.unit["name"], job.unit.get("sample"))] = where
         self.on_result(job.unit, result)
 
     def failed(self, job: _Job, address: str | None, reason: str, result: ModelResult | None = None) -> None:

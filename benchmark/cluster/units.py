@@ -1,8 +1,9 @@
 """The unit of work sent to a worker, the grader identity it must match, and the bundle of
 fixtures and pack files every worker receives once (no Dask import here).
 
-- A unit is one model: ``{name, tier, key, files: {relative path: bytes}}``, the files being
-  the suite's ``model_files()`` that are regular files in the model's folder (KBs).
+- A unit is one model or one of its samples: ``{name, tier, key, files: {relative path: bytes},
+  sample}``, the files being the suite's ``model_files()`` that are regular files in the
+  model's (or the sample's) folder (KBs).
 - The identity is what a worker's grader must equal before it grades anything: version,
   source hash, rubric hash, fixtures hash, each pack's id, version and content hash, and the
   installed version of Python and of every package the grader needs (bandit, radon and the
@@ -131,14 +132,17 @@ def bundle(test_data: Path, pack_folders: list[Path]) -> dict[str, bytes]:
     return files
 
 
-def make_unit(name: str, tier: str, key: str, model_dir: Path, names: list[str]) -> dict[str, Any]:
-    """One model as a unit: each listed file that is a regular file (not a link) as bytes."""
+def make_unit(name: str, tier: str, key: str, model_dir: Path, names: list[str],
+              sample: str | None = None) -> dict[str, Any]:
+    """One model (or one of its samples: ``model_dir`` is the sample's folder) as a unit: each
+    listed file that is a regular file (not a link) as bytes. The worker grades it under the
+    model's name; the client gives the result its sample's id back."""
     files = {}
     for relative in names:
         path = Path(model_dir) / relative
         if path.is_file() and not path.is_symlink():
             files[relative] = path.read_bytes()
-    return {"name": name, "tier": tier, "key": key, "files": files}
+    return {"name": name, "tier": tier, "key": key, "files": files, "sample": sample}
 
 
 def safe_relative(name: str) -> PurePosixPath:

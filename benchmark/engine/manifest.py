@@ -118,7 +118,7 @@ def platform_string() -> str:
 
 
 def _config(config: RunConfig) -> dict[str, Any]:
-    """The run's flags; the task-pack ones and the seed only when used (a run with the
+    """The run's flags; the task-pack ones, the seed and --pass-at only when used (a run with the
     defaults records exactly what it always has). Their strings (model names and folders given
     on the command line: a ``--model`` may name a folder whose name is refused) pass the
     untrusted-text boundary, as everything a report shows does."""
@@ -129,6 +129,10 @@ def _config(config: RunConfig) -> dict[str, Any]:
         flags["packs"] = list(config.packs)
     if config.seed == RunConfig.seed:
         del flags["seed"]
+    if config.pass_at == RunConfig.pass_at:
+        del flags["pass_at"]
+    else:
+        flags["pass_at"] = list(config.pass_at)
     cluster = {name: flags.pop(name) for name in CLUSTER_FLAGS}
     if any(cluster.values()):  # a cluster run records its flags under one key
         flags["cluster"] = {name: value for name, value in cluster.items() if value}

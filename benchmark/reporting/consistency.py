@@ -12,7 +12,9 @@ one is read back (``--report-only``, ``--compare``):
 4. ``comparison`` holds what ``scoring.compare_models`` computes from ``models``: the same
    ranking (the same models, each once, in the same order, with the same score and
    percentage), prompt performance, summary statistics and per-pack rankings. A field the
-   schema lets a document leave out (``OPTIONAL``) is compared only when present.
+   schema lets a document leave out (``OPTIONAL``) is compared only when present. Its
+   ``significance`` (a resampling test, not recomputed on reading) ranks exactly the models;
+5. a model of samples: each sample's record keeps rules 1 to 3 and names the model.
 
 Numbers agree within ``TOLERANCE``: the writer rounds every stored figure to ``DIGITS``
 decimals, and sums and ratios of rounded figures may differ from the stored ones by that much.
@@ -102,5 +104,10 @@ def comparison_consistency(doc: Mapping[str, Any], by_pack: bool) -> list[tuple[
     """Rule 4 for a schema-valid document whose models keep rules 1 to 3: the first place
     where ``comparison`` departs from what its models give, if any."""
     expected = compare_models(doc["models"], by_pack=by_pack)
-    found = first_difference(doc["comparison"], expected, "$.comparison")
+    stored = {key: value for key, value in doc["comparison"].items() if key != "significance"}
+    found = first_difference(stored, expected, "$.comparison")
+    if found is None and "significance" in doc["comparison"]:
+        ranked = doc["comparison"]["significance"]["ranks"]
+        if set(ranked) != set(doc["models"]):
+            found = ("$.comparison.significance.ranks", "does not rank exactly the document's models")
     return [found] if found else []

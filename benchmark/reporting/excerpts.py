@@ -1,6 +1,8 @@
 """Source excerpts for evidence: a few lines around each evidence line, stored in the results.
 
-Filled in when a run is written, from the model folders the runner graded. A file's lines are
+Filled in when a run is written, from the model folders the runner graded (a model of
+samples: each sample's record from its folder, and the mean record's evidence, named
+``samples/<id>/<file>``, from that sample's). A file's lines are
 used only when the file still has the sha256 recorded for it at grading time (``files`` of
 the prompt), so an excerpt always shows the text that was graded; symbolic links, files that
 changed or vanished, and names that are not the prompt's graded files get no excerpt. The
@@ -14,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..sample_names import SAMPLES
 from ..submission import read_text
 from ..untrusted import escape
 
@@ -62,7 +65,24 @@ class _GradedFiles:
         return text.split("\n") if "\r" not in text else LINE_BREAK.split(text)  # (the same lines)
 
 
-def _fill_prompt(prompt: dict[str, Any], files: _GradedFiles) -> None:
+class _SampleFiles:
+    """The graded files of a model's samples, named ``samples/<id>/<file>`` as a model's mean
+    record names them (``benchmark.sampling``)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.samples: dict[str, _GradedFiles] = {}
+
+    def lines(self, name: str, sha256: str) -> list[str] | None:
+        parts = name.split("/")
+        if len(parts) != 3 or parts[0] != SAMPLES or parts[1] in ("", ".", ".."):
+            return None
+        if parts[1] not in self.samples:
+            self.samples[parts[1]] = _GradedFiles(self.folder / SAMPLES / parts[1])
+        return self.samples[parts[1]].lines(parts[2], sha256)
+
+
+def _fill_prompt(prompt: dict[str, Any], files: _GradedFiles | _SampleFiles) -> None:
     hashes = prompt.get("files") if isinstance(prompt.get("files"), Mapping) else {}
     for run in prompt.get("execution") or ():  # the line an exception came through
         raised = run.get("raised") if isinstance(run, Mapping) else None
@@ -113,14 +133,24 @@ def attach_excerpts(doc: Mapping[str, Any], folders: Mapping[str, str | Path], *
     ``in_place=True`` fills ``doc``'s own evidence entries and returns ``doc``: for a document
     nothing else holds a part of, such as one ``results_json.run_to_dict`` has just built
     (its evidence entries are new dicts; the copy costs about half of this function)."""
-    out = doc if in_place else _copied(_copied(doc, "models", "*", "prompts", "*", "checks", "*", "evidence", "*"),
-                                       "models", "*", "prompts", "*", "execution", "*", "raised")
+    out = doc if in_place else _copied(_copied(_copied(_copied(
+        doc, "models", "*", "prompts", "*", "checks", "*", "evidence", "*"),
+        "models", "*", "prompts", "*", "execution", "*", "raised"),
+        "models", "*", "samples", "*", "prompts", "*", "checks", "*", "evidence", "*"),
+        "models", "*", "samples", "*", "prompts", "*", "execution", "*", "raised")
     for name, model in (out.get("models") or {}).items():
         folder = folders.get(name)
         if folder is None or not isinstance(model, Mapping):
             continue
-        files = _GradedFiles(Path(folder))
-        for prompt in (model.get("prompts") or {}).values():
-            if isinstance(prompt, Mapping):
-                _fill_prompt(prompt, files)
+        samples = model.get("samples") if isinstance(model.get("samples"), Mapping) else {}
+        _fill_model(model, _SampleFiles(Path(folder)) if samples else _GradedFiles(Path(folder)))
+        for sid, sample in samples.items():  # (each sample's own record, from its folder)
+            if isinstance(sample, Mapping) and "/" not in sid and sid not in (".", ".."):
+                _fill_model(sample, _GradedFiles(Path(folder) / SAMPLES / sid))
     return out
+
+
+def _fill_model(model: Mapping[str, Any], files: _GradedFiles | _SampleFiles) -> None:
+    for prompt in (model.get("prompts") or {}).values():
+        if isinstance(prompt, Mapping):
+            _fill_prompt(prompt, files)

@@ -7,11 +7,13 @@ each name here, so ``benchmark.reporting.results_json.run_to_dict`` is this func
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
+from ..sample_names import unit_name
 from ..scoring import EPS, compare_models, is_core_only, pack_totals
-from ..types import CATEGORY_ORDER, CategoryScore, Check, ModelResult, PromptResult, RunResult
+from .run_stats import DEFAULT_PASS_AT, add_statistics
+from ..types import CATEGORY_ORDER, CategoryScore, Check, ModelResult, PromptResult, RunConfig, RunResult
 from ..untrusted import NAME_LIMIT, NOTE_LIMIT, text
 
 ICON_FULL, ICON_SOME, ICON_NONE = "✅", "⚠️", "❌"
@@ -82,7 +84,10 @@ def prompt_to_dict(prompt: PromptResult) -> dict[str, Any]:
     return out
 
 
-def model_to_dict(model: ModelResult, *, timestamp: str | None = None, cached: bool | None = None) -> dict[str, Any]:
+def model_to_dict(model: ModelResult, *, timestamp: str | None = None, cached: bool | None = None,
+                  cached_samples: Collection[str] = ()) -> dict[str, Any]:
+    """A model's record; a model of samples holds each sample's record under ``samples``
+    (by id; ``cached_samples``: the ids served from the cache)."""
     out: dict[str, Any] = {"model_name": model.model, "tier": model.tier}
     if timestamp is not None:
         out["timestamp"] = timestamp
@@ -94,6 +99,9 @@ def model_to_dict(model: ModelResult, *, timestamp: str | None = None, cached: b
         grade=model.grade,
         badge=model.badge,
     )
+    if model.samples:
+        out["samples"] = {s.sample: model_to_dict(s, cached=s.sample in cached_samples if cached is not None else None)
+                          for s in model.samples}
     if cached is not None:
         out["cached"] = cached
     return out
@@ -123,24 +131,37 @@ def skipped_to_dict(folder: Any) -> dict[str, str]:
             "reason": text(folder.reason, NOTE_LIMIT)}
 
 
+def _cached_samples(model: ModelResult, cached: Collection[str]) -> set[str]:
+    return {s.sample for s in model.samples if unit_name(model.model, s.sample) in cached}
+
+
+def _cached(model: ModelResult, cached: Collection[str]) -> bool:
+    if not model.samples:
+        return model.model in cached
+    return len(_cached_samples(model, cached)) == len(model.samples)
+
+
 def run_to_dict(
     run: RunResult,
     *,
     cached_models: Collection[str] = (),
     model_timestamps: Mapping[str, str] | None = None,
     skipped: Iterable[Any] = (),
+    seed: int = RunConfig.seed,
+    pass_at: Sequence[int] = DEFAULT_PASS_AT,
 ) -> dict[str, Any]:
-    """The whole results document. ``cached_models`` names models whose results came from
-    the cache (they get ``"cached": true``); ``model_timestamps`` gives per-model times;
-    ``skipped`` the model folders not graded (``skipped_models``, only when there are any)."""
+    """The whole results document. ``cached_models`` names the units whose results came from
+    the cache (a model, or ``<model>/samples/<id>``; a model all of whose units did gets
+    ``"cached": true``); ``model_timestamps`` gives per-model times; ``skipped`` the model
+    folders not graded (``skipped_models``, only when there are any); ``seed`` and ``pass_at``
+    the statistics' (``run_stats.add_statistics``)."""
     stamps = model_timestamps or {}
     names = [m.model for m in run.models]
     if len(names) != len(set(names)):
         raise ValueError(f"duplicate model names in run {run.run_id}: {sorted(names)}")
-    models = {
-        m.model: model_to_dict(m, timestamp=stamps.get(m.model), cached=m.model in cached_models)
-        for m in run.models
-    }
+    models = {m.model: model_to_dict(m, timestamp=stamps.get(m.model), cached=_cached(m, cached_models),
+                                     cached_samples=_cached_samples(m, cached_models))
+              for m in run.models}
     metadata = dict(run.environment)
     metadata.setdefault("config", dict(run.config))
     packed = by_pack(models, metadata)
@@ -157,6 +178,7 @@ def run_to_dict(
         "models": models,
         "comparison": compare_models(models, by_pack=packed),
     }
+    add_statistics(doc, seed, pass_at)
     not_graded = [skipped_to_dict(folder) for folder in skipped]
     if not_graded:  # (absent otherwise: a run without one is written as before)
         doc["skipped_models"] = not_graded

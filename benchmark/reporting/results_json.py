@@ -123,6 +123,14 @@ def model_invariants(name: str, model: Mapping[str, Any]) -> list[tuple[str, str
         for i, check in enumerate(prompt["checks"]):
             if check["earned"] > check["points"] + EPS:
                 problems.append((f"{base}.checks[{i}].earned", "exceeds points"))
+    for sid, sample in (model.get("samples") or {}).items():  # (rule 5)
+        if sample["model_name"] != model["model_name"]:
+            problems.append((f"$.models.{name}.samples.{sid}.model_name", "is not the model's name"))
+        elif sample.get("samples"):
+            problems.append((f"$.models.{name}.samples.{sid}.samples", "a sample holds no samples"))
+        else:
+            problems += [(where.replace(f"$.models.{name}", f"$.models.{name}.samples.{sid}", 1), why)
+                         for where, why in model_invariants(name, sample)]
     return problems + model_consistency(name, model)
 
 

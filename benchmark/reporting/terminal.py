@@ -169,11 +169,13 @@ def format_table(doc: Mapping[str, Any] | Run) -> list[str]:
 GRADING_NAMES = 10  # models named on the "Grading" line; the rest are counted
 
 
-def format_grading_line(names: list[str]) -> str:
-    """``🔍 Grading 300 model(s): a, b, ... and 290 more`` (the names the CLI found, in order)."""
+def format_grading_line(names: list[str], units: int | None = None) -> str:
+    """``🔍 Grading 300 model(s): a, b, ... and 290 more`` (the names the CLI found, in order);
+    ``units``: the samples graded, when some model has several."""
     shown = ", ".join(label(name) for name in names[:GRADING_NAMES])
     more = f" and {len(names) - GRADING_NAMES} more" if len(names) > GRADING_NAMES else ""
-    return f"🔍 Grading {len(names)} model(s): {shown}{more}"
+    samples = f" ({units} samples)" if units is not None and units != len(names) else ""
+    return f"🔍 Grading {len(names)} model(s){samples}: {shown}{more}"
 
 
 def format_model_line(model: Mapping[str, Any] | Model) -> str:
