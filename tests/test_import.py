@@ -4,6 +4,7 @@ trip from chat replies to the grader's score."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -259,6 +260,265 @@ def test_a_model_name_the_other_tier_holds_is_refused_since_the_grader_would_ref
     assert capsys.readouterr().err == (f"error: model '{MODEL}' is already in {other}; the grader refuses "
                                        "a model name in two tiers\n")
     assert not (tmp_path / "subs" / "user_submissions").exists()
+
+
+def _case_reply(case: str) -> str:
+    """The one reply of a corpus case whose replies are a folder holding one file."""
+    (reply,) = (CASES / case / "replies").iterdir()
+    return reply.read_text()
+
+
+def _case_expected(case: str) -> bytes:
+    (expected,) = (CASES / case / "expected").iterdir()
+    return expected.read_bytes()
+
+
+def _jsonl(path: Path, *records: dict) -> Path:
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    return path
+
+
+def _tree(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if not p.is_dir())
+
+
+# Prompt 3 and prompt 4 replies from the corpus, each with the exact file it gives.
+P3_CASES = ("nested_fence", "named_usage", "prose_bash_usage")
+P4_CASES = ("comment_name", "think", "comment_name")
+P3, P4 = "prompt_3_transform.py", "prompt_4_api_sync.py"
+
+
+def test_jsonl_samples_are_written_each_as_its_own_submission_with_its_report(tmp_path, capsys):
+    ids = ["s1", "s2", 3]  # an integer sample is its decimal string
+    replies = _jsonl(tmp_path / "samples.jsonl",
+                     *[{"model": MODEL, "task": "p3", "sample": i, "response": _case_reply(c)}
+                       for i, c in zip(ids, P3_CASES)],
+                     {"model": "other", "task": "p3", "response": "x"},
+                     *[{"model": MODEL, "task": "prompt_4", "sample": i, "response": _case_reply(c)}
+                       for i, c in zip(ids, P4_CASES)])
+    assert _import(replies, tmp_path / "subs") == 3  # (prompts 1 and 2 have no reply)
+    out, err = capsys.readouterr()
+    model = tmp_path / "subs" / "user_submissions" / MODEL
+    assert _tree(model) == sorted(f"samples/{i}/{name}" for i in ("s1", "s2", "3")
+                                  for name in (P3, P4, "import_report.json"))
+    assert out.index("== sample s1 ==") < out.index("== sample s2 ==") < out.index("== sample 3 ==")
+    for number, (sample, p3_case, p4_case) in enumerate(zip(("s1", "s2", "3"), P3_CASES, P4_CASES)):
+        folder = model / "samples" / sample
+        assert (folder / P3).read_bytes() == _case_expected(p3_case), sample
+        assert (folder / P4).read_bytes() == _case_expected(p4_case), sample
+        report = json.loads((folder / "import_report.json").read_text())
+        assert list(report)[:4] == ["format", "model", "sample", "tier"]
+        assert (report["model"], report["sample"], report["input"]) == (MODEL, sample, "jsonl")
+        files = {row["file"]: row for row in report["files"]}
+        assert files[P3]["source"] == f"{replies}:{number + 1}"
+        assert files[P4]["source"] == f"{replies}:{number + 5}"  # (line 4: the other model)
+        for name in (P3, P4):
+            assert files[name]["sha256"] == hashlib.sha256((folder / name).read_bytes()).hexdigest()
+        assert files["prompt_1_solution.py"]["warnings"] == ["missing"]
+        assert (f"exit 3: model {MODEL} sample {sample}: no reply gives prompt_1: prompt_1_solution.py; "
+                "prompt_2: prompt_2_config_fixed.yaml; prompt_2: prompt_2_config.json\n") in err
+    first = (model / "samples" / "s1" / P3).read_bytes()
+    (model / "samples" / "s1" / P3).write_text("mine\n")
+    assert _import(replies, tmp_path / "subs") == 1  # every sample's files are there: kept
+    kept = f"{model / 'samples' / 's2'} already has {P3}, {P4}, import_report.json; use --force"
+    assert kept in capsys.readouterr().err
+    assert (model / "samples" / "s1" / P3).read_text() == "mine\n"
+    assert _import(replies, tmp_path / "subs", "--force") == 3
+    assert (model / "samples" / "s1" / P3).read_bytes() == first
+
+
+def test_repeated_records_without_a_sample_are_samples_by_position(tmp_path, capsys):
+    replies = _jsonl(tmp_path / "r.jsonl",
+                     {"model": MODEL, "task": "p3", "response": _case_reply("nested_fence")},
+                     {"model": "other", "task": "p3", "response": "x"},  # (not counted)
+                     {"model": MODEL, "task": "p4", "response": _case_reply("think")},
+                     {"model": MODEL, "task": "3", "response": _case_reply("named_usage")})
+    assert _import(replies, tmp_path) == 3
+    model = tmp_path / "user_submissions" / MODEL
+    assert _tree(model) == ["samples/1/import_report.json", f"samples/1/{P3}", f"samples/1/{P4}",
+                            "samples/2/import_report.json", f"samples/2/{P3}"]
+    assert (model / "samples" / "1" / P3).read_bytes() == _case_expected("nested_fence")
+    assert (model / "samples" / "1" / P4).read_bytes() == _case_expected("think")
+    assert (model / "samples" / "2" / P3).read_bytes() == _case_expected("named_usage")
+    report = json.loads((model / "samples" / "2" / "import_report.json").read_text())
+    assert report["sample"] == "2"
+    assert {row["file"]: row["warnings"] for row in report["files"]}[P4] == ["missing"]
+    err = capsys.readouterr().err
+    assert f"exit 3: model {MODEL} sample 2: no reply gives prompt_1: prompt_1_solution.py; " in err
+    assert f"sample 2: no reply gives prompt_1: prompt_1_solution.py; prompt_2: prompt_2_config_fixed.yaml; " \
+           f"prompt_2: prompt_2_config.json; prompt_4: {P4}\n" in err
+
+
+def test_one_record_per_task_without_a_sample_is_one_submission_as_before(tmp_path, capsys):
+    replies = _jsonl(tmp_path / "r.jsonl",
+                     {"model": MODEL, "task": "p3", "response": _case_reply("nested_fence")},
+                     {"model": MODEL, "task": "p4", "response": _case_reply("think")})
+    assert _import(replies, tmp_path) == 3
+    model = tmp_path / "user_submissions" / MODEL
+    assert _tree(model) == ["import_report.json", P3, P4]
+    assert (model / P3).read_bytes() == _case_expected("nested_fence")
+    assert "sample" not in json.loads((model / "import_report.json").read_text())
+    assert "== sample" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("sample, said", [
+    ("a/b", "sample 'a/b' cannot name a sample: it is not a model name the results schema accepts"),
+    ("a\x1bb", "sample 'a\\x1bb' cannot name a sample: it contains control, bidirectional or "
+               "non-UTF-8 characters"),
+    ("_hidden", "sample '_hidden' cannot name a sample: it starts with '.' or '_' (the grader skips "
+                "such folders)"),
+    ("..", "sample '..' cannot name a sample: it starts with '.' or '_'"),
+    (1.5, "'sample' is a number with a fraction or exponent; a sample is a string or an integer"),
+    (None, "'sample' is null; a sample is a string or an integer"),
+    (True, "'sample' is a boolean; a sample is a string or an integer"),
+])
+def test_a_sample_that_cannot_name_a_folder_exits_2_naming_its_line(tmp_path, capsys, sample, said):
+    replies = _jsonl(tmp_path / "r.jsonl",
+                     {"model": MODEL, "task": "p3", "sample": "1", "response": _case_reply("nested_fence")},
+                     {"model": MODEL, "task": "p4", "sample": sample, "response": _case_reply("think")})
+    assert _import(replies, tmp_path / "subs") == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {replies}:2: {said}") and "\x1b" not in err, err
+    assert not (tmp_path / "subs").exists()
+
+
+def test_two_records_of_one_task_and_sample_exit_2_naming_both_lines(tmp_path, capsys):
+    replies = _jsonl(tmp_path / "r.jsonl",
+                     {"model": MODEL, "task": "p3", "sample": 1, "response": _case_reply("nested_fence")},
+                     {"model": MODEL, "task": "p4", "sample": 1, "response": _case_reply("think")},
+                     {"model": MODEL, "task": "prompt_3", "sample": "1", "response": _case_reply("named_usage")})
+    assert _import(replies, tmp_path / "subs") == 2
+    assert capsys.readouterr().err == (f"error: two replies for prompt_3 sample '1' of model '{MODEL}': "
+                                       f"{replies}:1 and {replies}:3\n")
+    assert not (tmp_path / "subs").exists()
+
+
+def test_two_sample_ids_that_read_alike_exit_2(tmp_path, capsys):
+    """"A" and "a" would be one folder on a case-insensitive file system."""
+    replies = _jsonl(tmp_path / "r.jsonl",
+                     {"model": MODEL, "task": "p3", "sample": "A", "response": _case_reply("nested_fence")},
+                     {"model": MODEL, "task": "p4", "sample": "a", "response": _case_reply("think")})
+    assert _import(replies, tmp_path / "subs") == 2
+    assert capsys.readouterr().err == (f"error: {replies}:2: sample 'a' of model '{MODEL}' reads as sample "
+                                       f"'A' ({replies}:1); sample ids must differ by more than case or "
+                                       "Unicode form\n")
+    assert not (tmp_path / "subs").exists()
+
+
+@pytest.mark.parametrize("first_named", [True, False])
+def test_named_and_positional_samples_in_one_model_exit_2(tmp_path, capsys, first_named):
+    named = {"model": MODEL, "task": "p3", "sample": "a", "response": _case_reply("nested_fence")}
+    positional = {"model": MODEL, "task": "p4", "response": _case_reply("think")}
+    records = (named, positional) if first_named else (positional, named)
+    replies = _jsonl(tmp_path / "r.jsonl", {"model": "other", "task": "p1", "response": "x"}, *records)
+    assert _import(replies, tmp_path / "subs") == 2
+    said = (f"without a 'sample', though {replies}:2 has one" if first_named
+            else f"with a 'sample', though {replies}:2 has none")
+    assert capsys.readouterr().err == (f"error: {replies}:3: a record of model '{MODEL}' {said}; a model's "
+                                       "records either all name their sample or none does\n")
+    assert not (tmp_path / "subs").exists()
+
+
+def test_a_symlinked_samples_folder_is_refused_even_with_force(tmp_path, capsys):
+    """Every folder from the tier down to the sample's is checked: the model's, samples/ and
+    the sample's own."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    model = tmp_path / "subs" / "user_submissions" / MODEL
+    model.parent.mkdir(parents=True)
+    model.symlink_to(elsewhere)
+    replies = _jsonl(tmp_path / "r.jsonl",
+                     *[{"model": MODEL, "task": "p3", "sample": i, "response": _case_reply("nested_fence")}
+                       for i in ("a", "b")])
+    assert _import(replies, tmp_path / "subs", "--force") == 1
+    assert capsys.readouterr().err.count(f"{model} is a symbolic link; refusing to write through it") == 2
+    assert list(elsewhere.iterdir()) == []
+    model.unlink()
+    model.mkdir()
+    (model / "samples").symlink_to(elsewhere)
+    assert _import(replies, tmp_path / "subs", "--force") == 1
+    err = capsys.readouterr().err
+    assert err.count(f"{model / 'samples'} is a symbolic link; refusing to write through it") == 2, err
+    assert list(elsewhere.iterdir()) == []
+    (model / "samples").unlink()
+    (model / "samples").mkdir()
+    (model / "samples" / "b").symlink_to(elsewhere)  # one sample's folder: that sample refused
+    assert _import(replies, tmp_path / "subs", "--force") == 1
+    assert f"{model / 'samples' / 'b'} is a symbolic link" in capsys.readouterr().err
+    assert list(elsewhere.iterdir()) == [] and _tree(model / "samples" / "a") == ["import_report.json", P3]
+
+
+def test_all_models_writes_a_samples_model_and_a_single_model(tmp_path, capsys):
+    replies = _jsonl(tmp_path / "r.jsonl",
+                     {"model": "multi", "task": "p3", "sample": "x", "response": _case_reply("nested_fence")},
+                     {"model": "single", "task": "p4", "response": _case_reply("think")},
+                     {"model": "multi", "task": "p3", "sample": "y", "response": _case_reply("named_usage")})
+    code = cli.main(["import", str(replies), "--all-models", "--submissions-dir", str(tmp_path)])
+    assert code == 3
+    out = capsys.readouterr().out
+    assert out.index("== model multi ==") < out.index("== sample x ==") < out.index("== sample y ==") \
+        < out.index("== model single ==")
+    tier = tmp_path / "user_submissions"
+    assert _tree(tier / "multi") == ["samples/x/import_report.json", f"samples/x/{P3}",
+                                     "samples/y/import_report.json", f"samples/y/{P3}"]
+    assert (tier / "multi" / "samples" / "y" / P3).read_bytes() == _case_expected("named_usage")
+    assert _tree(tier / "single") == ["import_report.json", P4]
+    assert (tier / "single" / P4).read_bytes() == _case_expected("think")
+
+
+def test_samples_and_top_level_files_in_one_model_folder_are_refused_unless_force(tmp_path, capsys):
+    single = _jsonl(tmp_path / "single.jsonl", {"model": MODEL, "task": "p4", "response": _case_reply("think")})
+    several = _jsonl(tmp_path / "several.jsonl",
+                     *[{"model": MODEL, "task": "p3", "sample": i, "response": _case_reply("nested_fence")}
+                       for i in ("a", "b")])
+    model = tmp_path / "user_submissions" / MODEL
+    assert _import(single, tmp_path) == 3
+    capsys.readouterr()
+    grades = "the grader grades only the samples when samples/ exists"
+    top = (f"{model} holds submission files at its top level ({P4}) and this import writes samples "
+           f"into {model / 'samples'}")
+    assert _import(several, tmp_path) == 1
+    assert capsys.readouterr().err == f"error: {top}; {grades}; use --force to write all the same\n"
+    assert not (model / "samples").exists()
+    assert _import(several, tmp_path, "--dry-run") == 3
+    assert f"warning: {top}; {grades} (without --force this import is refused)\n" in capsys.readouterr().err
+    assert _import(several, tmp_path, "--force") == 3
+    assert capsys.readouterr().err.count(f"warning: {top}; {grades}\n") == 1
+    assert _tree(model) == ["import_report.json", P4, "samples/a/import_report.json", f"samples/a/{P3}",
+                            "samples/b/import_report.json", f"samples/b/{P3}"]
+    (model / P4).unlink()
+    (model / "import_report.json").unlink()
+    assert _import(single, tmp_path) == 1  # the other way: samples/ there, top-level files asked for
+    assert capsys.readouterr().err == (f"error: {model} holds samples/ and this import writes submission "
+                                       f"files at its top level; {grades}; use --force to write all the same\n")
+    assert not (model / P4).exists()
+
+
+def test_strict_and_dry_run_work_per_sample(tmp_path, capsys):
+    """Sample ``ok`` answers every prompt plainly; ``vague`` the same but for prompt 3, whose
+    reply holds two revisions that both parse and define the entry point."""
+    records = []
+    for sample in ("ok", "vague"):
+        for task in import_tasks.builtin_tasks():
+            reply = "\n".join(_chat_reply(spec.name, (REFERENCE / spec.name).read_bytes())
+                              for spec in task.files)
+            if sample == "vague" and task.id == "prompt_3":
+                reply = (CASES / "revisions" / "replies" / "p3.md").read_text()
+            records.append({"model": MODEL, "task": task.id, "sample": sample, "response": reply})
+    replies = _jsonl(tmp_path / "r.jsonl", *records)
+    assert _import(replies, tmp_path, "--dry-run") == 0
+    assert capsys.readouterr().out.count("dry run: nothing written") == 2
+    assert not (tmp_path / "user_submissions").exists()
+    assert _import(replies, tmp_path, "--strict") == 3
+    out, err = capsys.readouterr()
+    assert out.count("--strict: nothing written") == 1 and out.count("wrote 5 files and import_report.json") == 1
+    assert err == f"exit 3: model {MODEL} sample vague: --strict: more than one block could be prompt_3: {P3}\n"
+    model = tmp_path / "user_submissions" / MODEL
+    written = [*(p.name for p in REFERENCE.iterdir()), "import_report.json"]
+    assert _tree(model) == sorted(f"samples/ok/{name}" for name in written)
+    assert (model / "samples" / "ok" / P3).read_bytes() == (REFERENCE / P3).read_bytes()
+    assert _import(replies, tmp_path, "--force") == 0  # (without --strict an ambiguous choice is written)
+    assert (model / "samples" / "vague" / P3).read_bytes() == _case_expected("revisions")
 
 
 def test_think_sections_are_blanked_line_for_line():

@@ -1,12 +1,13 @@
 """``rubricbench import REPLIES --model NAME`` (or ``--all-models`` for a JSONL file): plan,
-show, check the target, write, report; each model in turn.
+show, check the target, write, report; each model in turn, and each sample of a model a JSONL
+file gives several answers per task (``<model>/samples/<id>/``, see ``jsonl``) in turn.
 
 Exit codes follow the grader's: 0 every expected file found; 1 an unreadable reply or a
 write refused (existing files without ``--force``, a symbolic link on the way); 2 bad usage,
 an invalid model name, or a JSONL file without that model; 3 a required file is missing, or
 (with ``--strict``) a choice is ambiguous, in which case nothing is written (stderr says
 which files, of which model); 5 REPLIES does not exist. With several models, the first of 1,
-2, 5 and 3 that any model's import gave.
+2, 5 and 3 that any model's import gave (with several samples, that any sample's gave).
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from .jsonl import load_jsonl, models_in
 from .report import Planned, build_report, table
 from .sources import EXIT_NOT_FOUND, EXIT_USAGE, ImportInputError, Replies, _folder
 from .tasks import ImportTask, builtin_tasks
-from .target import TargetError, check_target, write_all
+from .target import TargetError, check_target, on_the_way, write_all
 
 EXIT_OK, EXIT_MISSING = 0, 3
+SAMPLES = "samples"  # <model>/samples/<id>/: a model graded as its samples
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -108,38 +110,116 @@ def run(args: argparse.Namespace) -> int:
                                                "refuses a model name in two tiers")
     tasks = builtin_tasks()
     replies = load(Path(args.replies), args.model, tasks)
-    rows = plan(replies, tasks)
-    for line in table(rows):
-        _say(line)
+    folder = Path(args.submissions_dir) / args.tier / args.model
+    mixed = _Mixed(folder, replies.samples is not None, tasks, args.force)
+    if replies.samples is None:
+        return _import_one(args, replies, tasks, folder, None, mixed)
+    _held(args, replies)
+    codes = []
+    for sample, sample_replies in replies.samples:
+        _say(f"== sample {untrusted.text(sample, untrusted.NAME_LIMIT)} ==")
+        try:
+            codes.append(_import_one(args, sample_replies, tasks, folder / SAMPLES / sample, sample,
+                                     mixed))
+        except MixedFolder:
+            raise
+        except TargetError as exc:  # this sample's; the others go on
+            _say(f"error: {untrusted.text(str(exc))}", sys.stderr)
+            codes.append(exc.code)
+    return next((code for code in PRIORITY if code in codes), EXIT_OK)
+
+
+def _held(args: argparse.Namespace, replies: Replies) -> None:
     if len(replies.models) > 1:
         held = ", ".join(untrusted.text(m, untrusted.NAME_LIMIT) for m in replies.models)
         _say(f"{untrusted.text(args.replies)} holds models {held}; imported: {args.model}")
+
+
+class MixedFolder(TargetError):
+    """Submission files at a model folder's top level and a ``samples/`` folder in it."""
+
+
+class _Mixed:
+    """Whether this import puts top-level submission files and ``samples/`` into one model
+    folder (the grader grades only ``samples/`` when it exists): asked once, before the
+    model's first write (or, with ``--dry-run``, where it would be). Without ``--force`` that
+    is refused (``MixedFolder``, exit 1, nothing of the model written); with it, a warning."""
+
+    def __init__(self, folder: Path, samples: bool, tasks: tuple[ImportTask, ...],
+                 force: bool) -> None:
+        self.folder, self.samples, self.tasks, self.force = folder, samples, tasks, force
+        self.asked = False
+
+    def problem(self) -> str | None:
+        folder = self.folder
+        if folder.parent.is_symlink() or folder.is_symlink() or not folder.is_dir():
+            return None  # (nothing there, or a link check_target refuses)
+        if self.samples:
+            top = [spec.name for task in self.tasks for spec in task.files
+                   if (folder / spec.name).exists() or (folder / spec.name).is_symlink()]
+            if top:
+                return (f"{folder} holds submission files at its top level ({', '.join(top)}) and this "
+                        f"import writes samples into {folder / SAMPLES}")
+        elif (folder / SAMPLES).is_dir() or (folder / SAMPLES).is_symlink():
+            return f"{folder} holds {SAMPLES}/ and this import writes submission files at its top level"
+        return None
+
+    def check(self, dry_run: bool) -> None:
+        if self.asked:
+            return
+        self.asked = True
+        problem = self.problem()
+        if problem is None:
+            return
+        problem = untrusted.text(problem)
+        grades = f"the grader grades only the samples when {SAMPLES}/ exists"
+        if self.force or dry_run:
+            refused = "" if self.force else " (without --force this import is refused)"
+            _say(f"warning: {problem}; {grades}{refused}", sys.stderr)
+            return
+        raise MixedFolder(f"{problem}; {grades}; use --force to write all the same")
+
+
+def _import_one(args: argparse.Namespace, replies: Replies, tasks: tuple[ImportTask, ...],
+                folder: Path, sample: str | None, mixed: _Mixed) -> int:
+    """One submission (a model's, or one sample's): plan, show, check the target, write, report."""
+    rows = plan(replies, tasks)
+    for line in table(rows):
+        _say(line)
+    if sample is None:
+        _held(args, replies)
     for name in replies.ignored:
         _say(f"ignored: {untrusted.text(name, untrusted.NAME_LIMIT)} (not a reply to a known prompt)")
     code = _exit_code(rows, args.strict)
-    folder = Path(args.submissions_dir) / args.tier / args.model
+    tier = Path(args.submissions_dir) / args.tier
+    linked = any(path.is_symlink() for path in on_the_way(folder, tier)[1:])
     kept = [row.choice.file for row in rows if row.choice.text is None
             and (folder / row.choice.file).is_file() and not (folder / row.choice.file).is_symlink()
-            and not folder.is_symlink()]
+            and not linked]
     if kept:
         _say(_kept_note(kept))
     if args.dry_run or (args.strict and code != EXIT_OK):
+        if args.dry_run:
+            mixed.check(dry_run=True)
         _say("dry run: nothing written" if args.dry_run else "--strict: nothing written")
-        _why(args.model, rows, args.strict, code)
+        _why(args.model, sample, rows, args.strict, code)
         return code
-    report = build_report(rows, args, replies)
-    written = write_all(folder, check_target(folder, rows, args.force), report)
+    mixed.check(dry_run=False)
+    report = build_report(rows, args, replies, sample)
+    written = write_all(folder, check_target(folder, rows, args.force, tier), report)
     _say(f"wrote {len(written)} files and import_report.json to {untrusted.text(str(folder))}")
-    _why(args.model, rows, args.strict, code)
+    _why(args.model, sample, rows, args.strict, code)
     return code
 
 
-def _why(model: str, rows: list[Planned], strict: bool, code: int) -> None:
-    """On stderr, why a model's import exits 3: its missing files (and, with --strict, its
-    ambiguous ones), each with its task."""
+def _why(model: str, sample: str | None, rows: list[Planned], strict: bool, code: int) -> None:
+    """On stderr, why a model's (or a sample's) import exits 3: its missing files (and, with
+    --strict, its ambiguous ones), each with its task."""
     if code != EXIT_MISSING:
         return
     name = untrusted.text(model, untrusted.NAME_LIMIT)
+    if sample is not None:
+        name += f" sample {untrusted.text(sample, untrusted.NAME_LIMIT)}"
     for kind in ("missing", "ambiguous") if strict else ("missing",):
         files = [f"{row.task}: {row.choice.file}" for row in rows if kind in row.choice.warnings]
         if files:

@@ -64,11 +64,14 @@ def _entry(row: Planned) -> dict[str, Any]:
     }
 
 
-def build_report(rows: list[Planned], args: argparse.Namespace, replies: Replies) -> dict[str, Any]:
+def build_report(rows: list[Planned], args: argparse.Namespace, replies: Replies,
+                 sample: str | None = None) -> dict[str, Any]:
     """``lines`` are the block's content lines (1-based, inclusive) in its reply; ``block`` its
-    0-based index among the reply's fenced blocks; ``sha256`` is of the bytes written."""
+    0-based index among the reply's fenced blocks; ``sha256`` is of the bytes written. A
+    sample's report names its sample after its model (a single submission's has no ``sample``)."""
     return {
-        "format": REPORT_FORMAT, "model": args.model, "tier": args.tier,
+        "format": REPORT_FORMAT, "model": args.model,
+        **({"sample": sample} if sample is not None else {}), "tier": args.tier,
         "replies": untrusted.text(str(args.replies)), "input": replies.kind,
         "models_in_input": list(replies.models),
         "ignored": [untrusted.text(name, untrusted.NAME_LIMIT) for name in replies.ignored],

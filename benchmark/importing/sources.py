@@ -3,7 +3,8 @@
 - a folder: one ``.md``/``.txt``/``.markdown`` file per task, its stem a task's name
   (``prompt_3``, ``3``, ``p3``); other files are listed as ignored;
 - a JSONL file: ``{"model", "task", "response"}`` or ``{"task", "messages"}`` (the last
-  assistant message); records of other models are skipped;
+  assistant message); records of other models are skipped; a model with several answers per
+  task becomes ``samples`` (see ``jsonl``);
 - one Markdown file: a heading naming a task (``## Prompt 3``, ``# p3``, ``## Task 3``) starts
   its section; blocks before the first such heading belong to no task.
 """
@@ -45,6 +46,8 @@ class Replies:
     replies: list[Reply] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     models: tuple[str, ...] = ()  # the models a JSONL file holds
+    # a JSONL model imported as samples: (sample id, that sample's replies), ``replies`` empty
+    samples: list[tuple[str, Replies]] | None = None
 
 
 def _decode(data: bytes, where: str) -> str:

@@ -1,4 +1,5 @@
-"""Where imported files go: only ``<submissions>/<tier>/<model>/<expected name>``.
+"""Where imported files go: only ``<submissions>/<tier>/<model>/<expected name>``, or, for a
+model imported as samples, ``<submissions>/<tier>/<model>/samples/<id>/<expected name>``.
 
 Refused (``TargetError``, exit 1): a file name that is not a plain name (``..``, a path, an
 absolute path), a symbolic link anywhere from the tier folder down (even with ``--force``), an
@@ -26,9 +27,20 @@ def _plain(name: str) -> bool:
         and not Path(name).is_absolute() and "\x00" not in name
 
 
-def check_target(folder: Path, rows: list[Planned], force: bool) -> dict[str, bytes]:
-    """``{file name: bytes}`` to write into ``folder``, once every name and path is safe."""
-    for path in (folder.parent, folder):
+def on_the_way(folder: Path, tier: Path | None = None) -> list[Path]:
+    """``tier`` (default: ``folder``'s parent) and every folder from it down to ``folder``:
+    ``tier/model``, or ``tier/model``, ``tier/model/samples``, ``tier/model/samples/ID``."""
+    tier = folder.parent if tier is None else tier
+    below = folder.relative_to(tier).parts
+    return [tier] + [tier.joinpath(*below[:depth]) for depth in range(1, len(below) + 1)]
+
+
+def check_target(folder: Path, rows: list[Planned], force: bool,
+                 tier: Path | None = None) -> dict[str, bytes]:
+    """``{file name: bytes}`` to write into ``folder``, once every name and path is safe; a
+    symbolic link or a file anywhere from ``tier`` (default: ``folder``'s parent) down to
+    ``folder`` is refused."""
+    for path in on_the_way(folder, tier):
         if path.is_symlink():
             raise TargetError(f"{path} is a symbolic link; refusing to write through it")
         if path.exists() and not path.is_dir():
