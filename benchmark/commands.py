@@ -176,7 +176,8 @@ def _begin(config: RunConfig, runner: BenchmarkRunner, stack: ExitStack,
 def _grade_and_write(config, runner, entries, skipped, warming, fail_under, probe, session,
                      cache, local) -> int:
     started = _now()
-    progress = Progress(len(entries), quiet=config.quiet)
+    sampled = any(entry.sample is not None for entry in entries)  # (then samples are counted)
+    progress = Progress(len(entries), quiet=config.quiet, noun="models and samples" if sampled else "models")
     grading_line = terminal.format_grading_line(list(dict.fromkeys(entry.name for entry in entries)),
                                                 units=len(entries))
     if not entries:  # every model folder selected is skipped: the run still writes that down
@@ -294,7 +295,7 @@ def saved_command(args: argparse.Namespace, config: RunConfig) -> int:
             _say(config, f"📄 {label}: {written}")
         return EXIT_OK
     out_dir = config.results_dir if args.results_dir_given else None
-    result = compare_files(args.compare[0], args.compare[1], out_dir, args.fail_on_regression)
+    result = compare_files(args.compare[0], args.compare[1], out_dir, args.fail_on_regression, args.significance)
     if config.quiet:  # -q: the gate's line only (and a warning that the runs were graded unalike)
         if result.warning:
             print(for_stream(result.warning, getattr(sys.stderr, "encoding", None)), file=sys.stderr, flush=True)

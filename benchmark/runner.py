@@ -296,10 +296,14 @@ class BenchmarkRunner:
         return models[self.model_name]
 
     def run_all_tests(self) -> dict[str, Any]:
-        """Grade ``model_name`` on every prompt; returns the model's results dict."""
+        """Grade ``model_name`` on every prompt; returns the model's results dict (a model of
+        samples: the mean record, holding each sample's)."""
         from .reporting.results_json import model_to_dict
 
-        return model_to_dict(self.grade([self._entry()])[0][0])
+        from .sampling import combine
+
+        units, _ = expand_samples([self._entry()])  # (a model of samples: each sample, then their mean)
+        return model_to_dict(combine(self.grade(units)[0])[0])
 
     def run_test(self, test_name: str) -> dict[str, Any]:
         """Grade one task (``"prompt_1"``, ``"prompt_1_refactoring"`` or a pack's

@@ -126,6 +126,10 @@ def _mean_check(model: Check, found: list[tuple[str, Check | None, float]]) -> C
     said = f"the mean of {len(found)} samples"
     if passed:
         said += f"; passed in {', '.join(passed)}"
+    gated = [f"×{factor:.2f} in {sid}" for sid, c, factor in found
+             if c is not None and c.earned > 0 and factor < 1 - 1e-9]
+    if gated:
+        said += f"; its category's gate kept {', '.join(gated)}"
     evidence: tuple[Evidence, ...] = ()
     if missed:
         sid, check = missed[0]

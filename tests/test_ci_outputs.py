@@ -90,7 +90,7 @@ def test_summary_md_has_leaderboard_per_prompt_and_failed_checks(doc):
     board = text.split("### Leaderboard")[1].split("###")[0]
     rows = [line for line in board.splitlines() if line.startswith("| ") and line[2].isdigit()]
     assert [row.split(" | ")[1] for row in rows] == ["good", "mid", "bad\\|model"]
-    assert "| 1 | good | reference | 100.00/100 | 100.00% | A+ | Gold | 4/4 |" in board
+    assert "| 1 | good | reference | 100.00/100 | 100.00% | 100.0–100.0 | A+ | Gold | 4/4 |" in board
     per_prompt = text.split("### Per-prompt results")[1].split("###")[0]
     assert "| good | ✅ 25.00 | ✅ 25.00 | ✅ 25.00 | ✅ 25.00 |" in per_prompt
     assert "⚠️ " in per_prompt and "❌ " in per_prompt

@@ -331,15 +331,18 @@ def test_fixed_formats_what_num_reads(value, digits):
     assert fixed(value, digits) == expected
 
 
-def test_models_with_the_same_score_share_a_place_in_every_report():
+def test_every_report_ranks_by_real_differences_and_an_older_document_by_place():
     from benchmark.reporting.html_report import render_html_report
     from benchmark.reporting.markdown_summary import render_markdown_summary
 
     tied = run_to_dict(make_run(make_model("one", 0.8), make_model("two", 0.8), make_model("three", 0.5)))
-    text = render_summary(tied)
-    assert "  1. one: " in text and "  1. two: " in text and "  3. three: " in text, text
-    markdown = render_markdown_summary(tied)
-    assert "| 1 | one |" in markdown and "| 1 | two |" in markdown and "| 3 | three |" in markdown
-    html = render_html_report(tied)
-    places = re.findall(r'<tr class="model-row"[^>]*><td class="num" data-v="(\d+)">', html)
-    assert places == ["1", "1", "3"]
+    older = copy.deepcopy(tied)
+    del older["comparison"]["significance"]  # (written before the statistics)
+    for doc, three in ((tied, "1"), (older, "3")):  # four tasks tell no model apart: all share rank 1
+        text = render_summary(doc)
+        assert "  1. one: " in text and "  1. two: " in text and f"  {three}. three: " in text, text
+        markdown = render_markdown_summary(doc)
+        assert "| 1 | one |" in markdown and "| 1 | two |" in markdown and f"| {three} | three |" in markdown
+        html = render_html_report(doc)
+        places = re.findall(r'<tr class="model-row"[^>]*><td class="num" data-v="(\d+)">', html)
+        assert places == ["1", "1", three]

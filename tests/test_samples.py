@@ -76,7 +76,8 @@ def test_the_mean_record_is_the_mean_of_its_samples_and_keeps_every_one():
         assert prompt.passed is False  # passed in 1 of 3 samples: not by most of them
         check = prompt.categories[0].checks[0]
         assert check.status == "partial"
-        assert check.rationale.startswith("the mean of 3 samples; passed in 1; not in 2, 3 (sample 2: ")
+        assert check.rationale.startswith("the mean of 3 samples; passed in 1; ")
+        assert check.rationale.endswith(f"; not in 2, 3 (sample 2: {check.id} rationale)")
         assert all(e.file.startswith("samples/2/") for e in check.evidence)
     doc = run_to_dict(make_run(model, make_model("single", default=0.5)))
     validate_results(doc)  # the schema, and rules 1 to 5 of benchmark.reporting.consistency
@@ -192,3 +193,62 @@ def test_a_sample_that_cannot_be_graded_costs_only_itself(tmp_path, monkeypatch,
     assert doc["skipped_models"] == [{"tier": "user_submissions", "folder": "multi/samples/bad\\u202eid",
                                       "reason": "it contains control, bidirectional or non-UTF-8 characters"}]
     assert "skipped sample folder 'multi/samples/bad\\u202eid'" in capsys.readouterr().err
+
+
+# ---- the reports --------------------------------------------------------------------------
+
+
+def test_the_table_groups_models_it_cannot_tell_apart_and_shows_each_interval(graded):
+    from benchmark.reporting.terminal import format_table
+
+    lines = format_table(graded[0])
+    rows = {line.split()[1]: line for line in lines[2:5]}
+    assert lines[1].split()[-3:] == ["Total", "95%", "CI"] or "95% CI" in lines[1]
+    assert all(line.lstrip().startswith("1 ") for line in rows.values())  # one group: none surely better
+    multi = next(line for line in lines if " multi ×3 " in line)
+    ci = graded[0]["models"]["multi"]["statistics"]["total"]
+    assert f"{ci['low']:.1f}–{ci['high']:.1f}" in multi
+    assert "models that share a # cannot be told apart (here: none can)" in lines[-1]
+
+
+def test_report_html_and_summary_md_show_the_intervals_and_the_samples(tmp_path, graded):
+    from benchmark.reporting.html_report import render_html_report
+    from benchmark.reporting.markdown_summary import render_markdown_summary as render_summary
+
+    page = render_html_report(graded[0])
+    assert page.count('class="whisker"') == 3 and '<table class="samples">' in page
+    assert "<th>pass@2</th>" in page and "the mean of 3 samples" in page
+    summary = render_summary(graded[0])
+    assert "| # | Model | Tier | Score | Percent | 95% CI |" in summary
+    assert "| 1 | multi ×3 |" in summary
+
+
+def _saved(tmp_path, name, *defaults):
+    doc = run_to_dict(make_run(mean_result(_samples(*defaults))), seed=1)
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def test_the_regression_gate_can_require_significance(tmp_path, capsys):
+    before = _saved(tmp_path, "before", 0.9, 0.92, 0.88, 0.91, 0.9, 0.89)
+    real = _saved(tmp_path, "real", 0.7, 0.72, 0.69, 0.71, 0.7, 0.68)
+    noise = _saved(tmp_path, "noise", 0.92, 0.86, 0.9, 0.87, 0.91, 0.88)
+    gate = ["--fail-on-regression", "0.5", "--results-dir", str(tmp_path)]
+    assert cli.main(["--compare", before, noise, *gate]) == 6  # a drop of 1.43 points fails the plain gate
+    assert "FAILED: multi -1.43 (p = " in capsys.readouterr().out
+    assert cli.main(["--compare", before, noise, *gate, "--significance", "0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "[not significant: p = " in out and "significantly (p < 0.05)" in out
+    assert cli.main(["--compare", before, real, *gate, "--significance", "0.05"]) == 6
+    out = capsys.readouterr().out
+    assert "[significant: p = " in out and "(6 tasks" not in out and "(4 tasks, 6 vs 6 samples)" in out
+    assert "FAILED: multi -" in out
+
+
+def test_significance_needs_compare_and_a_level_between_0_and_1(capsys):
+    for argv in (["--significance", "0.05"], ["--compare", "a", "b", "--significance", "1.5"]):
+        with pytest.raises(SystemExit) as stop:
+            cli.main(argv)
+        assert stop.value.code == 2
+    assert "--significance needs --compare" in capsys.readouterr().err

@@ -31,10 +31,18 @@ def escaped(value: Any) -> str:
 def meter(m: Mapping[str, Any]) -> Markup:
     """A leaderboard row's progress bar."""
     w, h = escaped(m["width"]), escaped(m["height"])
+    whisker = ""
+    if m.get("whisker"):  # the 95 % interval as an error bar: a line with an end cap at each end
+        low, high = (escaped(end) for end in m["whisker"])
+        middle, top, bottom = escaped(m["height"] / 2), escaped(1), escaped(m["height"] - 1)
+        whisker = (f'<g class="whisker" stroke="#222" stroke-width="1.5">'
+                   f'<line x1="{low}" y1="{middle}" x2="{high}" y2="{middle}"/>'
+                   f'<line x1="{low}" y1="{top}" x2="{low}" y2="{bottom}"/>'
+                   f'<line x1="{high}" y1="{top}" x2="{high}" y2="{bottom}"/></g>')
     return Markup(f'<svg class="meter" viewBox="0 0 {w} {h}" width="{w}" height="{h}" aria-hidden="true">'
                   f'<rect x="0" y="0" width="{w}" height="{h}" rx="3" fill="#eceef2"/>'
                   f'<rect x="0" y="0" width="{escaped(m["fill"])}" height="{h}" rx="3" '
-                  f'fill="{escaped(m["colour"])}"/></svg>')
+                  f'fill="{escaped(m["colour"])}"/>{whisker}</svg>')
 
 
 def heatmap(h: Mapping[str, Any]) -> Markup:

@@ -11,7 +11,7 @@ from ..scoring import as_number as num
 from ..scoring import pack_of, prompt_sort_key
 from ..untrusted import NAME_LIMIT, text
 from .view import (CATEGORY_NAMES, GATE_FORMULAS, SCORING_DOC, STATE_LABELS, STATES,  # noqa: F401 (shared here)
-                   PackTotal, Prompt)
+                   PackTotal, Prompt, Run)
 
 RULE_WIDTH = 70
 NOTHING_GRADED = "No model was graded: every model folder found was skipped (listed under \"Model folders not graded\")"
@@ -82,3 +82,17 @@ def loss_lines(prompt: Prompt) -> list[str]:
     """Every part of where the prompt's points went, largest first, each check with up to
     three evidence places; the parts add up to max - score."""
     return [loss.text() for loss in prompt.losses]
+
+
+def group_legend(run: Run) -> str:
+    """What the rank and the interval mean, in one line (the table's, summary.md's)."""
+    found = run.significance
+    if not found:
+        return "# is the place by total; ties share one"
+    same = len(set(run.groups)) == 1 and len(run.models) > 1
+    said = (f"# counts only real differences: 1 + the models surely better (p < {found['alpha']:g}, "
+            f"over {found['tasks']} task(s)); models that share a # cannot be told apart")
+    if same:
+        said += " (here: none can)"
+    return said + "; 95% CI: the total's interval (docs/statistics.md)" + (
+        "; ×N: N samples, the mean shown" if run.sampled else "")

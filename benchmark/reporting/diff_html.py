@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .common import CATEGORY_NAMES, fixed, maximum
-from .diff_text import gate_scope, regression_text, settings_warning, signed
+from .diff_text import gate_scope, regression_text, settings_warning, significance_text, signed
 from .html_report import short
 from .svg import diverging
 from .templating import render_page
@@ -51,6 +51,8 @@ def _model_view(index: int, model: Mapping[str, Any]) -> dict[str, Any]:
     old, new = model["old"], model["new"]
     return {"anchor": f"c{index}", "name": model["model"], "old": fixed(old["score"], 2), "new": fixed(new["score"], 2),
             "total": maximum(new["total"]), "delta": _cell(model["delta"]), "old_grade": old["grade"],
+            "significance": significance_text(model["significance"]) if model.get("significance") and model["delta"] != 0 else "",
+            "significant": bool((model.get("significance") or {}).get("significant")),
             "new_grade": new["grade"], "prompts": [_prompt_row(p) for p in model["prompts"]],
             "categories": [_cell(model["categories"][cat]["delta"]) for cat in CATEGORY_NAMES],
             "flips": [_flip_row(f) for f in model["flips"]],
@@ -66,7 +68,7 @@ def _brief(brief: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def compare_context(diff: Mapping[str, Any], threshold: float | None = None,
-                    failed: list[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+                    failed: list[Mapping[str, Any]] | None = None, significance: float | None = None) -> dict[str, Any]:
     models = [_model_view(i, m) for i, m in enumerate(diff["models"])]
     span = max([abs(m["delta"]) for m in diff["models"]] + [1.0])
     chart = diverging([{"label": short(m["model"]), "value": m["delta"], "text": signed(m["delta"])}
@@ -74,6 +76,7 @@ def compare_context(diff: Mapping[str, Any], threshold: float | None = None,
     gate = None
     if threshold is not None:
         gate = {"threshold": f"{threshold:.2f}", "scope": gate_scope(diff),
+                "level": f", significant at p < {significance:g}" if significance is not None else "",
                 "failed": [regression_text(r) for r in failed or []]}
     return {"old": diff["old"], "new": diff["new"], "rubric_changed": diff["rubric_changed"],
             "settings_warning": settings_warning(diff),
@@ -84,5 +87,5 @@ def compare_context(diff: Mapping[str, Any], threshold: float | None = None,
 
 
 def render_diff_html(diff: Mapping[str, Any], threshold: float | None = None,
-                     failed: list[Mapping[str, Any]] | None = None) -> str:
-    return render_page("compare.html.j2", cmp=compare_context(diff, threshold, failed))
+                     failed: list[Mapping[str, Any]] | None = None, significance: float | None = None) -> str:
+    return render_page("compare.html.j2", cmp=compare_context(diff, threshold, failed, significance))

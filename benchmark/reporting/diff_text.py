@@ -63,6 +63,8 @@ def _model_lines(model: Mapping[str, Any]) -> list[str]:
     totals = ("", "") if old["total"] == new["total"] else (f"/{maximum(old['total'])}", f"/{maximum(new['total'])}")
     lines = ["", f"{model['model']}: {fixed(old['score'], 2)}{totals[0]} {ARROW} {fixed(new['score'], 2)}{totals[1]} "
                  f"({signed(model['delta'])})  {grade}"]
+    if model["delta"] != 0 and model.get("significance"):
+        lines[1] += f"  [{significance_text(model['significance'])}]"
     if unchanged(model):
         return lines[:1] + [lines[1] + ", unchanged (every prompt, category and check)"]
     for prompt in model["prompts"]:
@@ -82,6 +84,15 @@ def _model_lines(model: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def significance_text(found: Mapping[str, Any]) -> str:
+    """``significant: p = 0.004 < 0.05`` or ``not significant: p = 0.125 ≥ 0.05 (4 tasks, 1 vs 1 sample)``."""
+    word = "significant" if found["significant"] else "not significant"
+    sign = "<" if found["significant"] else "≥"
+    samples = found.get("samples") or [1, 1]
+    return (f"{word}: p = {found['p_value']:.3g} {sign} {found['alpha']:g} ({found['tasks']} tasks, "
+            f"{samples[0]} vs {samples[1]} sample{'s' if samples[1] != 1 else ''})")
+
+
 def unchanged(model: Mapping[str, Any]) -> bool:
     """No delta anywhere and no flipped check or verdict."""
     return (model["delta"] == 0 and not model["flips"]
@@ -96,7 +107,9 @@ def _brief(sign: str, brief: Mapping[str, Any]) -> str:
 
 def regression_text(row: Mapping[str, Any]) -> str:
     """One failed model of the regression gate: its drop, or that it was not graded."""
-    return f"{row['model']} {signed(row['delta'])}" if row.get("delta") is not None else f"{row['model']} not graded"
+    if row.get("delta") is None:
+        return f"{row['model']} not graded"
+    return f"{row['model']} {signed(row['delta'])}" + (f" (p = {row['p_value']:.3g})" if "p_value" in row else "")
 
 
 def gate_scope(diff: Mapping[str, Any]) -> str:
@@ -127,16 +140,20 @@ def settings_warning(diff: Mapping[str, Any]) -> str | None:
     return f"WARNING: grading settings differ between the runs: {said}; the scores were not graded alike"
 
 
-def gate_line(threshold: float, failed: list[Mapping[str, Any]], scope: str = "") -> str:
-    """The regression gate's verdict; ``scope``: ``gate_scope`` of the diff."""
-    head = f"Regression gate (--fail-on-regression {threshold:.2f}{scope})"
+def gate_line(threshold: float, failed: list[Mapping[str, Any]], scope: str = "",
+              alpha: float | None = None) -> str:
+    """The regression gate's verdict; ``scope``: ``gate_scope`` of the diff; ``alpha``: the
+    level a drop must be significant at (``--significance``)."""
+    level = f" --significance {alpha:g}" if alpha is not None else ""
+    head = f"Regression gate (--fail-on-regression {threshold:.2f}{level}{scope})"
     if not failed:
-        return f"{head}: passed, no model dropped more than {threshold:.2f} points or went ungraded"
+        return (f"{head}: passed, no model dropped more than {threshold:.2f} points"
+                + (f" significantly (p < {alpha:g})" if alpha is not None else "") + " or went ungraded")
     return f"{head}: FAILED: {', '.join(regression_text(r) for r in failed)}"
 
 
 def render_diff_text(diff: Mapping[str, Any], threshold: float | None = None,
-                     failed: list[Mapping[str, Any]] | None = None) -> str:
+                     failed: list[Mapping[str, Any]] | None = None, significance: float | None = None) -> str:
     """The whole comparison (ends with a newline). ``threshold``/``failed``: the regression gate."""
     lines = ["RubricBench comparison", _run_line("old", diff["old"]), _run_line("new", diff["new"])]
     if diff["rubric_changed"]:
@@ -160,5 +177,5 @@ def render_diff_text(diff: Mapping[str, Any], threshold: float | None = None,
         lines += ["", "Models not graded in the new run (graded in the old one; their folder was skipped):"]
         lines += [_brief("!", b) + f": {b['reason']}" for b in skipped]
     if threshold is not None:
-        lines += ["", gate_line(threshold, failed or [], gate_scope(diff))]
+        lines += ["", gate_line(threshold, failed or [], gate_scope(diff), significance)]
     return "\n".join(lines) + "\n"

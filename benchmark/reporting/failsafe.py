@@ -17,6 +17,7 @@ from typing import Any
 from ..packs.model import loaded_task
 from ..rubric import PROMPT_POINTS, RUBRIC, PromptRubric
 from ..scoring import compare_models, score_model, score_prompt
+from .run_stats import set_statistics, settings_of, significance
 from ..types import CAUSE_INTERNAL, INTERNAL_ERROR, Check, PromptResult
 from ..untrusted import NAME_LIMIT, NOTE_LIMIT, is_clean, text
 from .conformance import conforms, model_conforms, slow
@@ -117,7 +118,11 @@ def isolate_failures(doc: dict[str, Any]) -> dict[str, str]:
     packed = by_pack(doc["models"], doc.get("_metadata", {}))
     if packed:  # (an error record's pack totals are computed like any other's)
         add_pack_totals(models)
+    seed, pass_at = settings_of(doc)
+    for name in failures:  # (an error record's statistics are computed like any other's)
+        set_statistics(safe_key(name), models[safe_key(name)], seed, pass_at)
     doc["models"] = models
     doc["comparison"] = compare_models(models, by_pack=packed)
+    doc["comparison"]["significance"] = significance(models, seed)
     doc["benchmark_run"]["total_models"] = len(models)
     return failures

@@ -77,21 +77,26 @@ def board_row(index: int, model: Model, rank: int, href: str) -> dict[str, Any]:
     if passed == len(model.prompts) and not counts["pass-security"] and not denials:
         states.append("clean")
     pct = model.percentage
+    ci = model.interval
     return {"index": index, "rank": rank, "name": model.name, "key": model.name.lower(), "href": href,
+            "samples": model.sample_count, "ci": ci.text() if ci else "", "ci_v": fixed(ci.low, 4) if ci else "",
+            "ci_tip": f"95 % interval of the total: {ci.text(2)} %" if ci else "",
             "tier": model.tier, "cached": model.cached,
             "score": fixed(model.score, 2), "score_v": fixed(model.score, 4),
             "total": maximum(model.max_score), "pct": pct_text(pct, 2), "pct_v": fixed(pct, 4),
             "grade": model.grade, "badge": model.badge, "passed": passed,
-            "prompts": len(model.prompts), "meter": chart_markup.meter(meter(pct / 100.0)),
+            "prompts": len(model.prompts), "meter": chart_markup.meter(meter(pct / 100.0, interval=(ci.low / 100.0, ci.high / 100.0) if ci else None)),
             "states": " ".join(states), "trouble": len(model.prompts) - counts["pass"],
             "pills": Markup(_state_pills(counts)), "denied": Markup(denial_badge(denials)),
             "denials": len(denials)}
 
 
 def board(ranked: Sequence[tuple[int, Model]], hrefs: Sequence[str]) -> dict[str, Any]:
-    """The leaderboard: a row per (place, model), best first, each linking to ``hrefs``'s."""
+    """The leaderboard: a row per (rank, model), best first, each linking to ``hrefs``'s; the
+    rank counts only significant differences (``Run.groups``)."""
     rows = [board_row(i, model, rank, href) for i, ((rank, model), href) in enumerate(zip(ranked, hrefs))]
     return {"rows": rows, "tiers": sorted({row["tier"] for row in rows}), "filters": FILTERS, "page": BOARD_PAGE,
+            "intervals": any(row["ci"] for row in rows),
             "denied": any(row["denials"] for row in rows)}  # (the Sandbox column only when it has something)
 
 

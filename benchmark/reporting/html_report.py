@@ -31,7 +31,7 @@ from markupsafe import Markup
 
 from ..rubric import GATES, PASS_FRACTION
 from .banner import banner_rows
-from .common import GATE_FORMULAS, NOTHING_GRADED, STATES, fixed, maximum
+from .common import GATE_FORMULAS, NOTHING_GRADED, STATES, fixed, group_legend, maximum
 from .html_board import STATE_WORDS, bars, board, heatmap_chart, prompt_charts, short  # noqa: F401  (short: diff_html's)
 from .chart_markup import escaped as _h
 from .html_prompt import (GATE_TIP, HOW, denial_badge, denials_block, excerpt_block, gate_links, losses_list,
@@ -168,7 +168,26 @@ def _model_view(index: int, rank: int, model: Model, titles: Mapping[str, str]) 
             "grade": model.grade, "badge": model.badge,
             "passed": sum(1 for p in model.prompts if p.state == "pass"),
             "prompts": [_prompt_view(f"{anchor}-{p.key}", p) for p in model.prompts],
-            "packs": [_pack_total_view(pack, t, titles) for pack, t in model.subtotals.items()]}
+            "packs": [_pack_total_view(pack, t, titles) for pack, t in model.subtotals.items()],
+            "ci": model.interval.text(2) if model.interval else None, "samples": _samples_view(model)}
+
+
+def _samples_view(model: Model) -> dict[str, Any] | None:
+    """A model of several samples: each sample's points per task and total, then per task the
+    mean, its 95 % interval over the samples, and pass@k."""
+    if model.sample_count < 2:
+        return None
+    keys = [p.key for p in model.prompts]
+    rows = [{"id": sample.sample, "cells": [fixed(p.score) if (p := sample.prompt(k)) else "—" for k in keys],
+             "pct": pct_text(sample.percentage, 1)} for sample in model.samples]
+    stats = model.task_stats
+    ks = sorted({k for t in stats.values() for k in t.pass_at})
+    return {"keys": keys, "rows": rows,
+            "mean": [fixed(stats[k].interval.mean) if k in stats else "—" for k in keys],
+            "ci": [stats[k].interval.text() if k in stats else "—" for k in keys],
+            "passed": [f"{stats[k].passed}/{model.sample_count}" if k in stats else "—" for k in keys],
+            "pass_at": [(k, [fixed(stats[key].pass_at[k], 2) if key in stats and k in stats[key].pass_at else "—"
+                             for key in keys]) for k in ks]}
 
 
 def model_pages(count: int) -> bool:
@@ -244,7 +263,8 @@ def report_context(doc: Mapping[str, Any] | Run) -> dict[str, Any]:
         "skipped": run.skipped,
         "references": run.reference_failures,
         "run": _header(run),
-        "board": board(run.ranked, hrefs),
+        "board": board(tuple(zip(run.groups, run.models)), hrefs),
+        "groups": group_legend(run) if run.models else "",
         "model_pages": MODEL_PAGES if pages else None,
         "inline_models": INLINE_MODELS,
         "models": [] if pages else [_model_view(i, rank, model, run.pack_titles)

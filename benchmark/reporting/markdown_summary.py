@@ -15,8 +15,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .common import (DENIAL_MARK, NOTHING_GRADED, SCORING_DOC, STATE_LEGEND, fixed, maximum, pack_score,
-                     state_marks, tasks_by_pack)
+from .common import (DENIAL_MARK, NOTHING_GRADED, SCORING_DOC, STATE_LEGEND, fixed, group_legend, maximum,
+                     pack_score, state_marks, tasks_by_pack)
 from .view import Loss, Model, Run, run_view
 
 MAX_FAILED_ROWS = 150
@@ -74,14 +74,19 @@ def _references(run: Run) -> list[str]:
 
 
 def _leaderboard(run: Run, unit: str = "Prompts") -> list[str]:
-    lines = ["", "### Leaderboard", "", f"| # | Model | Tier | Score | Percent | Grade | Badge | {unit} passed |",
-             "|---:|---|---|---:|---:|:---:|---|:---:|"]
-    for place, model in run.ranked:
+    lines = ["", "### Leaderboard", "",
+             f"| # | Model | Tier | Score | Percent | 95% CI | Grade | Badge | {unit} passed |",
+             "|---:|---|---|---:|---:|---:|:---:|---|:---:|"]
+    for group, model in zip(run.groups, run.models):
         passed = sum(1 for p in model.prompts if p.state == "pass")
-        lines.append(f"| {place} | {md(model.name)} | {md(model.tier)} | "
+        samples = f" ×{model.sample_count}" if model.sample_count > 1 else ""
+        lines.append(f"| {group} | {md(model.name)}{samples} | {md(model.tier)} | "
                      f"{fixed(model.score, 2)}/{maximum(model.max_score)} | {model.percentage:.2f}% | "
+                     f"{model.interval.text() if model.interval else ''} | "
                      f"{md(model.grade)} | {md(model.badge)} | {passed}/{len(model.prompts)} |")
-    return lines if run.models else lines[:2] + ["_No models in this run._"]
+    if not run.models:
+        return lines[:2] + ["_No models in this run._"]
+    return lines + ["", f"_{md(group_legend(run), 4 * MAX_CELL_CHARS)}._"]
 
 
 def _per_prompt(run: Run) -> list[str]:

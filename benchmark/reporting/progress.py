@@ -38,12 +38,13 @@ class Progress:
 
     def __init__(self, total: int, *, quiet: bool, clock: Callable[[], float] = time.monotonic,
                  stream: TextIO | None = None, tty: bool | None = None, interval: float = INTERVAL_S,
-                 ticking: bool = True) -> None:
+                 ticking: bool = True, noun: str = "models") -> None:
         tty = sys.stdout.isatty() if tty is None else tty
         self.enabled = not quiet and tty
         self.lines = not quiet and not tty
         self.bar: Any = None
         self.total, self.count, self.fresh = total, 0, 0
+        self.noun = noun  # what is counted: "models", or "units" when a model has several samples
         self._clock, self._stream, self._interval = clock, stream, interval
         self._started = self._last = clock()
         self._status = ""
@@ -53,7 +54,7 @@ class Progress:
             from tqdm import tqdm
 
             self.bar = tqdm(total=total, unit="model", file=sys.stderr, dynamic_ncols=True, leave=False,
-                            bar_format="{n_fmt}/{total_fmt} models |{bar}| {elapsed} {rate_fmt} {postfix}")
+                            bar_format="{n_fmt}/{total_fmt} " + noun + " |{bar}| {elapsed} {rate_fmt} {postfix}")
         elif self.lines and ticking and total:
             threading.Thread(target=self._ticks, name="progress-lines", daemon=True).start()
 
@@ -79,7 +80,7 @@ class Progress:
         """``graded 12/300 models (4 %), 35 s elapsed, ~13 min left``."""
         elapsed = self._clock() - self._started
         share = 100 * self.count // self.total if self.total else 100
-        text = f"graded {self.count}/{self.total} models ({share} %), {duration(elapsed)} elapsed"
+        text = f"graded {self.count}/{self.total} {self.noun} ({share} %), {duration(elapsed)} elapsed"
         if self.fresh and self.count < self.total:
             text += f", ~{duration(elapsed / self.fresh * (self.total - self.count))} left"
         return text + (f"; {self._status}" if self._status else "")

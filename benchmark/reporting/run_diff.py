@@ -21,9 +21,11 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from .. import stats
 from ..scoring import DIGITS, EPS, prompt_sort_key
 from ..types import RunConfig
 from .common import CATEGORY_NAMES
+from .run_stats import ALPHA
 from .view import Check, Model, Prompt, Run, run_view
 
 
@@ -156,7 +158,24 @@ def _common_delta(old: Model, new: Model, old_p: Mapping[str, Prompt], new_p: Ma
     return delta(sum(old_p[k].score for k in common), sum(new_p[k].score for k in common))
 
 
-def _model_diff(old: Model, new: Model) -> dict[str, Any]:
+def change_significance(old: Model, new: Model, seed: int, alpha: float) -> dict[str, Any]:
+    """Whether ``new``'s total differs from ``old``'s beyond what its samples vary by: the
+    test of ``stats.compare`` on the tasks both runs' totals count (docs/statistics.md), with
+    the p-value, the interval of the change (percentage points) and the verdict at ``alpha``."""
+    from . import run_stats
+
+    shared = [k for k in run_stats.counted_tasks(new.record) if k in run_stats.counted_tasks(old.record)]
+    out: dict[str, Any] = {"alpha": alpha, "tasks": len(shared), "samples": [old.sample_count, new.sample_count]}
+    maxima = [float(new.record["prompts"][k]["max_score"]) for k in shared]
+    if not shared or sum(maxima) <= 0:
+        return {**out, "p_value": 1.0, "low": 0.0, "high": 0.0, "significant": False}
+    found = stats.compare(run_stats.matrix(new.record, shared)[0], run_stats.matrix(old.record, shared)[0],
+                          maxima, run_stats.model_seed(seed, new.name), alpha)
+    return {**out, "p_value": round(found.p_value, DIGITS), "low": round(found.low, DIGITS) + 0.0,
+            "high": round(found.high, DIGITS) + 0.0, "significant": found.significant}
+
+
+def _model_diff(old: Model, new: Model, seed: int = DEFAULT_SEED, alpha: float = ALPHA) -> dict[str, Any]:
     old_p, new_p = {p.key: p for p in old.prompts}, {p.key: p for p in new.prompts}
     keys = sorted(set(old_p) | set(new_p), key=prompt_sort_key)
     old_c, new_c = old.category_totals, new.category_totals
@@ -169,12 +188,17 @@ def _model_diff(old: Model, new: Model) -> dict[str, Any]:
         "flips": [f for key in keys if key in old_p and key in new_p for f in _flips(old_p[key], new_p[key])],
         "packs": _pack_deltas(old, new),
         "delta_common": _common_delta(old, new, old_p, new_p),
+        "significance": change_significance(old, new, seed, alpha),
     }
 
 
-def diff_runs(old: Mapping[str, Any] | Run, new: Mapping[str, Any] | Run) -> dict[str, Any]:
-    """Everything the comparison reports show, as plain data (each run its document or view)."""
+def diff_runs(old: Mapping[str, Any] | Run, new: Mapping[str, Any] | Run, alpha: float = ALPHA) -> dict[str, Any]:
+    """Everything the comparison reports show, as plain data (each run its document or view);
+    each model's change is tested at ``alpha`` (``change_significance``), seeded by the new
+    run's seed."""
     old, new = run_view(old), run_view(new)
+    seed = _mapping(new.metadata.get("config")).get("seed", DEFAULT_SEED)
+    seed = seed if type(seed) is int else DEFAULT_SEED
     old_models, new_models = {m.name: m for m in old.models}, {m.name: m for m in new.models}
     common = sorted(set(old_models) & set(new_models))
     not_graded = {s.folder: s.reason for s in new.skipped}  # (a model's name is its folder's name)
@@ -186,7 +210,8 @@ def diff_runs(old: Mapping[str, Any] | Run, new: Mapping[str, Any] | Run) -> dic
         "old": old_info, "new": new_info,
         "rubric_changed": old_info["rubric_hash"] != new_info["rubric_hash"],
         "settings_changed": settings_changed(old, new),
-        "models": [_model_diff(old_models[name], new_models[name]) for name in common],
+        "alpha": alpha,
+        "models": [_model_diff(old_models[name], new_models[name], seed, alpha) for name in common],
         "added": [model_brief(new_models[n]) for n in sorted(set(new_models) - set(old_models))],
         "removed": [model_brief(old_models[n]) for n in gone if n not in not_graded],
         "skipped": [{**model_brief(old_models[n]), "reason": not_graded[n]} for n in gone if n in not_graded],
@@ -195,12 +220,14 @@ def diff_runs(old: Mapping[str, Any] | Run, new: Mapping[str, Any] | Run) -> dic
     }
 
 
-def regressions(diff: Mapping[str, Any], threshold: float) -> list[dict[str, Any]]:
+def regressions(diff: Mapping[str, Any], threshold: float, significant: bool = False) -> list[dict[str, Any]]:
     """Models in both runs whose score dropped by more than ``threshold`` points, over the tasks
     graded in both runs (a task added or removed is no regression), then every model graded in
     the old run that the new run skipped (``delta`` None, ``skipped`` the reason): whatever it
-    would score now, it was not graded."""
-    dropped = [{"model": m["model"], "delta": m["delta_common"]} for m in diff["models"]
-               if -m["delta_common"] > threshold + EPS]
+    would score now, it was not graded. ``significant`` (``--significance``): a drop counts
+    only when its test is significant at the diff's ``alpha``."""
+    dropped = [{"model": m["model"], "delta": m["delta_common"], "p_value": m["significance"]["p_value"]}
+               for m in diff["models"] if -m["delta_common"] > threshold + EPS
+               and (not significant or m["significance"]["significant"])]
     return dropped + [{"model": s["model"], "delta": None, "skipped": s["reason"]}
                       for s in diff.get("skipped") or ()]

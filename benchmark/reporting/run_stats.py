@@ -96,12 +96,29 @@ def significance(models: Mapping[str, Mapping[str, Any]], seed: int, alpha: floa
     return out
 
 
+def set_statistics(name: str, record: dict[str, Any], seed: int, pass_at: Sequence[int] = DEFAULT_PASS_AT) -> None:
+    """Give one model record its ``statistics`` (before ``cached``, where a record ends)."""
+    cached = record.pop("cached", None)
+    record["statistics"] = model_statistics(name, record, seed, pass_at)
+    if cached is not None:
+        record["cached"] = cached
+
+
 def add_statistics(doc: dict[str, Any], seed: int, pass_at: Sequence[int] = DEFAULT_PASS_AT) -> None:
     """Give every model record its ``statistics`` and the comparison its ``significance``."""
-    models = doc["models"]
-    for name, record in models.items():
-        cached = record.pop("cached", None)
-        record["statistics"] = model_statistics(name, record, seed, pass_at)
-        if cached is not None:
-            record["cached"] = cached
-    doc["comparison"]["significance"] = significance(models, seed)
+    for name, record in doc["models"].items():
+        set_statistics(name, record, seed, pass_at)
+    doc["comparison"]["significance"] = significance(doc["models"], seed)
+
+
+def settings_of(doc: Mapping[str, Any]) -> tuple[int, tuple[int, ...]]:
+    """The seed and pass@k values a document's run used (``_metadata.config``, which holds
+    them only when they are not the defaults)."""
+    from ..types import RunConfig
+
+    config = doc.get("_metadata", {}).get("config")
+    config = config if isinstance(config, Mapping) else {}
+    seed = config.get("seed", RunConfig.seed)
+    ks = config.get("pass_at", RunConfig.pass_at)
+    ks = tuple(k for k in ks if type(k) is int and k >= 1) if isinstance(ks, (list, tuple)) else RunConfig.pass_at
+    return (seed if type(seed) is int else RunConfig.seed), (ks or RunConfig.pass_at)

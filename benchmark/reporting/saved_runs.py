@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .run_diff import diff_runs, regressions
+from .run_stats import ALPHA
 from .diff_html import render_diff_html
 from .diff_text import gate_line, gate_scope, render_diff_text, settings_warning
 from ..files import FileRefused
@@ -78,20 +79,22 @@ class Comparison:
 
 
 def compare_files(old_path: str | Path, new_path: str | Path, out_dir: str | Path | None = None,
-                  threshold: float | None = None) -> Comparison:
-    """Diff two saved runs; write the HTML comparison into ``out_dir`` (default: next to NEW)."""
+                  threshold: float | None = None, significance: float | None = None) -> Comparison:
+    """Diff two saved runs; write the HTML comparison into ``out_dir`` (default: next to NEW).
+    Each model's change is tested at ``significance`` (default 0.05); given, the regression
+    gate counts only significant drops."""
     old, new = run_view(load_saved(old_path)), run_view(load_saved(new_path))
-    diff = diff_runs(old, new)
-    failed = regressions(diff, threshold) if threshold is not None else []
+    diff = diff_runs(old, new, alpha=significance if significance is not None else ALPHA)
+    failed = regressions(diff, threshold, significant=significance is not None) if threshold is not None else []
     folder = Path(out_dir) if out_dir is not None else Path(new_path).parent
     name = f"comparison_{old.run_id}_vs_{new.run_id}.html"
     _writable(folder)
     try:
-        html_path = atomic_write_text(folder / name, render_diff_html(diff, threshold, failed))
+        html_path = atomic_write_text(folder / name, render_diff_html(diff, threshold, failed, significance))
     except OSError as exc:
         raise SavedRunError(f"cannot write {folder / name}: {exc.strerror or exc}") from None
-    gate = gate_line(threshold, failed, gate_scope(diff)) if threshold is not None else None
-    return Comparison(render_diff_text(diff, threshold, failed), html_path, tuple(failed), gate,
+    gate = gate_line(threshold, failed, gate_scope(diff), significance) if threshold is not None else None
+    return Comparison(render_diff_text(diff, threshold, failed, significance), html_path, tuple(failed), gate,
                       settings_warning(diff))
 
 

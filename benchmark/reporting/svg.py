@@ -35,10 +35,16 @@ def heat_colour(fraction: float | None) -> str:
     return f"hsl({hue}, 62%, {light}%)"
 
 
-def meter(fraction: float, width: float = 160, height: float = 12) -> dict[str, Any]:
-    """One horizontal progress bar (the leaderboard's)."""
+def meter(fraction: float, width: float = 160, height: float = 12,
+          interval: tuple[float, float] | None = None) -> dict[str, Any]:
+    """One horizontal progress bar (the leaderboard's); ``interval``: the ends (fractions) of
+    its error bar, drawn over it."""
     share = max(0.0, min(1.0, fraction))
-    return {"width": width, "height": height, "fill": round(width * share, 2), "colour": heat_colour(share)}
+    out = {"width": width, "height": height, "fill": round(width * share, 2), "colour": heat_colour(share)}
+    if interval is not None:
+        low, high = (max(0.0, min(1.0, end)) for end in interval)
+        out["whisker"] = (round(width * low, 2), round(width * high, 2))
+    return out
 
 
 def heatmap(rows: Sequence[str], columns: Sequence[str],

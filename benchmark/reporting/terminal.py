@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from unicodedata import combining, east_asian_width
 
-from .common import STATE_LABELS, STATE_MARKS, STATES, fixed, label, maximum, pack_score, state_text
+from .common import STATE_LABELS, STATE_MARKS, STATES, fixed, group_legend, label, maximum, pack_score, state_text
 from .view import Category, Model, Prompt, Run, model_view, run_view
 
 INDENT = "   "
@@ -143,13 +143,15 @@ def format_table(doc: Mapping[str, Any] | Run) -> list[str]:
     keys = run.task_keys
     headers, named = _headers(keys)
     columns = [_cells(run.models, key) for key in keys]
-    body = [[str(place), cut(label(model.name), NAME_WIDTH), *[column[i] for column in columns],
-             f"{model.percentage:.1f}%", label(model.grade)]
-            for i, (place, model) in enumerate(run.ranked)]
-    head = ["#", "Model", *headers, "Total", "Grade"]
+    intervals = any(model.interval for model in run.models)  # (a document of an older grader has none)
+    body = [[str(group), cut(label(model.name), NAME_WIDTH) + _samples_mark(model),
+             *[column[i] for column in columns], f"{model.percentage:.1f}%",
+             *([model.interval.text() if model.interval else ""] if intervals else []), label(model.grade)]
+            for i, (group, model) in enumerate(zip(run.groups, run.models))]
+    head = ["#", "Model", *headers, "Total", *(["95% CI"] if intervals else []), "Grade"]
     shown, gap = _row_subset(len(body))
     widths = [max(width(row[i]) for row in [head, *(body[j] for j in shown)]) for i in range(len(head))]
-    right = {0, len(head) - 2}  # the place and the percentage, right-aligned
+    right = {0, *range(len(headers) + 2, len(head) - 1)}  # the rank, the percentage (and its interval)
 
     def line(cells: list[str]) -> str:
         return "  ".join(pad(cell, widths[i], i in right) for i, cell in enumerate(cells)).rstrip()
@@ -163,7 +165,12 @@ def format_table(doc: Mapping[str, Any] | Run) -> list[str]:
     legend = ", ".join(f"{MARKS[state]} {STATE_LABELS[state]}" for state in STATES)
     lines.append(f"   {legend}; {SECURITY_MARK} passed with a failed security check, "
                  f"{DENIAL_MARK} the sandbox denied something")
+    lines.append(f"   {group_legend(run)}")
     return lines + named
+
+
+def _samples_mark(model: Model) -> str:
+    return f" ×{model.sample_count}" if model.sample_count > 1 else ""
 
 
 GRADING_NAMES = 10  # models named on the "Grading" line; the rest are counted

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..scoring import generate_feedback_summary, generate_improvement_suggestions
-from .common import (NOTHING_GRADED, RULE_WIDTH, SCORING_DOC, fixed, label, loss_lines, maximum, pack_name,
+from .common import (NOTHING_GRADED, RULE_WIDTH, SCORING_DOC, fixed, group_legend, label, loss_lines, maximum, pack_name,
                      pack_score, state_text)
 from .view import Model, Prompt, Run, run_view
 
@@ -67,11 +67,14 @@ def _references(run: Run) -> list[str]:
 
 def _top_performers(run: Run) -> list[str]:
     lines = ["", "Top performers:"]
-    ranked = run.ranked[:TOP_N]
-    for place, model in ranked:
-        lines.append(f"  {place}. {model.name}: {model.percentage:.1f}% ({model.grade}, {model.badge})")
+    ranked = list(zip(run.groups, run.models))[:TOP_N]
+    for group, model in ranked:
+        interval = f", 95% CI {model.interval.text()}" if model.interval else ""
+        samples = f", mean of {model.sample_count} samples" if model.sample_count > 1 else ""
+        lines.append(f"  {group}. {model.name}: {model.percentage:.1f}%{interval}{samples} "
+                     f"({model.grade}, {model.badge})")
     if ranked:
-        return lines
+        return lines + [f"  ({group_legend(run)})"]
     return lines + [f"  {NOTHING_GRADED}." if run.skipped else "  (no models)"]
 
 
@@ -126,6 +129,11 @@ def _model_lines(model: Model, titles: Mapping[str, str]) -> list[str]:
         f"Score: {fixed(model.score, 2)}/{maximum(model.max_score)} ({model.percentage:.1f}%)  "
         f"Grade: {model.grade}  Badge: {model.badge}",
     ]
+    if model.interval:
+        lines.append(f"95% interval of the total: {model.interval.text(2)}%"
+                     + (f" (the mean of {model.sample_count} samples: "
+                        + ", ".join(f"{s.sample} {s.percentage:.1f}%" for s in model.samples) + ")"
+                        if model.sample_count > 1 else ""))
     lines += [f"  {line}" for line in generate_feedback_summary(model.record)]
     lines += _subtotal_lines(model, titles)
     for prompt in model.prompts:

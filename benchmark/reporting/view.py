@@ -23,7 +23,7 @@ computed on first use.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, NamedTuple
 
@@ -274,6 +274,25 @@ class Prompt:
         return next((c for c in self.checks if c.id == check_id), None)
 
 
+class Interval(NamedTuple):
+    """A figure and the ends of its 95 % interval (``statistics`` of a model record)."""
+    mean: float
+    low: float
+    high: float
+
+    def text(self, digits: int = 1) -> str:
+        """e.g. ``78.0–84.5``."""
+        return f"{self.low:.{digits}f}–{self.high:.{digits}f}"
+
+
+class TaskStats(NamedTuple):
+    """One task's figures over a model's samples: mean points and interval, how many samples
+    passed it, and pass@k by k."""
+    interval: Interval
+    passed: int
+    pass_at: Mapping[int, float]
+
+
 class PackTotal(NamedTuple):
     """A model's subtotal on one pack; ``attempted`` is False when it answered no task of it."""
     score: float
@@ -299,9 +318,34 @@ class Model:
     packs: Mapping[str, PackTotal]  # in task order; every pack the model has a task of
     graded_by: Mapping[str, str] | None
     record: Mapping[str, Any] = field(repr=False)  # the document's record, for scoring's advice
+    sample: str | None = None  # a sample's view: its id
 
     def prompt(self, key: str) -> Prompt | None:
         return next((p for p in self.prompts if p.key == key), None)
+
+    @cached_property
+    def samples(self) -> tuple[Model, ...]:
+        """Each sample's own view, in id order; empty for a model of one folder."""
+        held = self.record.get("samples") or {}
+        return tuple(replace(model_view(raw, self.name), sample=sid) for sid, raw in held.items())
+
+    @property
+    def sample_count(self) -> int:
+        statistics = self.record.get("statistics")
+        return int(statistics["samples"]) if isinstance(statistics, Mapping) else max(1, len(self.samples))
+
+    @cached_property
+    def interval(self) -> Interval | None:
+        """The total's mean and 95 % interval (percentages), when the record has them."""
+        total = (self.record.get("statistics") or {}).get("total")
+        return Interval(float(total["mean"]), float(total["low"]), float(total["high"])) if total else None
+
+    @cached_property
+    def task_stats(self) -> dict[str, TaskStats]:
+        tasks = (self.record.get("statistics") or {}).get("tasks") or {}
+        return {key: TaskStats(Interval(float(t["mean"]), float(t["low"]), float(t["high"])), int(t["passed"]),
+                               {int(k): float(v) for k, v in t["pass_at"].items()})
+                for key, t in tasks.items()}
 
     @property
     def subtotals(self) -> Mapping[str, PackTotal]:
@@ -360,6 +404,26 @@ class Run:
     def ranked(self) -> tuple[tuple[int, Model], ...]:
         """(place, model), best first."""
         return tuple(zip(self.places, self.models))
+
+    @cached_property
+    def significance(self) -> Mapping[str, Any]:
+        """``comparison.significance`` as written (empty for a document without it)."""
+        found = self.comparison.get("significance")
+        return found if isinstance(found, Mapping) else {}
+
+    @cached_property
+    def groups(self) -> tuple[int, ...]:
+        """Each model's rank counting only significant differences (1 + the models surely
+        better), aligned with ``models``; a document without them: the places."""
+        ranks = self.significance.get("ranks") or {}
+        if set(ranks) != {m.name for m in self.models}:
+            return self.places
+        return tuple(int(ranks[m.name]) for m in self.models)
+
+    @cached_property
+    def sampled(self) -> bool:
+        """Whether any model holds several samples."""
+        return any(m.sample_count > 1 for m in self.models)
 
     @cached_property
     def task_keys(self) -> tuple[str, ...]:
