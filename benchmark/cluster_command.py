@@ -10,6 +10,7 @@ from contextlib import ExitStack
 from typing import Any
 
 from .console import EXIT_ERROR, _error, _say, _warn
+from .sample_names import SAMPLES
 from .types import RunConfig
 from .untrusted import text
 
@@ -120,9 +121,13 @@ def metadata(session) -> dict[str, Any]:
 
 
 def mark_graded_by(doc: dict[str, Any], session) -> None:
-    """Each model record graded in this run says which worker graded it (``graded_by``)."""
+    """Each model record graded in this run says which worker graded it (``graded_by``); a
+    model of samples, each sample's record."""
     for name, where in session.graded_by.items():
-        record = doc["models"].get(name)
+        model, _, sample = name.partition(f"/{SAMPLES}/")  # (no model name holds a "/")
+        record = doc["models"].get(model)
+        if record is not None and sample:
+            record = (record.get("samples") or {}).get(sample)
         if record is not None:
             record["graded_by"] = {"address": text(str(where.get("address")), 200),
                                    "hostname": text(str(where.get("hostname")), 200)}

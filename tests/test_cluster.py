@@ -136,6 +136,29 @@ def test_cluster_results_are_identical_to_a_local_run(session, submissions, tmp_
     assert differences(_docs(remote), _docs(local)) == []
 
 
+def test_samples_are_units_on_the_cluster_and_come_back_as_their_model_s(session, tmp_path):
+    from benchmark.cluster_command import mark_graded_by
+    from benchmark.runner import expand_samples
+    from benchmark.sampling import combine
+
+    model = tmp_path / "submissions" / "user_submissions" / "sampled"
+    shutil.copytree(SOURCES[0], model / "samples" / "1")
+    shutil.copytree(ROOT / "tests" / "models" / "weak_model", model / "samples" / "2")
+    runner = _runner(tmp_path / "submissions", tmp_path)
+    units, refused = expand_samples(list(runner.discover().values()))
+    assert refused == [] and [u.unit for u in units] == ["sampled/samples/1", "sampled/samples/2"]
+    session.admit(runner.test_data, runner.options)
+    remote, _ = runner.grade(units, cluster=session)
+    local, _ = runner.grade(units, workers=1)
+    assert [(r.model, r.sample) for r in remote] == [("sampled", "1"), ("sampled", "2")]
+    assert differences(_docs(remote), _docs(local)) == []
+    doc = {"models": {"sampled": model_to_dict(combine(remote)[0])}}
+    mark_graded_by(doc, session)
+    assert set(session.graded_by) == {"sampled/samples/1", "sampled/samples/2"}
+    assert all("graded_by" in s for s in doc["models"]["sampled"]["samples"].values())
+    assert "graded_by" not in doc["models"]["sampled"]
+
+
 def test_a_pack_graded_on_the_cluster_equals_the_local_result(session, tmp_path):
     submissions = tmp_path / "submissions"
     model = submissions / "user_submissions" / "pack_model"

@@ -597,3 +597,25 @@ def test_any_content_in_a_longer_fence_comes_back_exactly(lines, end, char):
     reply = f"Here:{end}{end}{fence}python{end}{content}{fence}{end}{end}Done.{end}"
     blocks = parse(reply).blocks
     assert len(blocks) == 1 and blocks[0].content == content and blocks[0].closed
+
+
+def test_round_trip_samples_from_jsonl_import_and_grade_as_the_models_samples(tmp_path, monkeypatch):
+    """Two answers per task in a JSONL export, one the reference's and one the weak model's,
+    become two samples that grade to those two scores, and the model to their mean."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(ROOT / "test_data"))
+    weak = ROOT / "tests" / "models" / "weak_model"
+    records = []
+    for sample, folder in (("ref", REFERENCE), ("weak", weak)):
+        for task in import_tasks.builtin_tasks():
+            text = "\n".join(_chat_reply(spec.name, (folder / spec.name).read_bytes()) for spec in task.files)
+            records.append({"model": "sampled", "task": task.id, "sample": sample, "response": text})
+    assert _import(_jsonl(tmp_path / "export.jsonl", *records), tmp_path / "subs", model="sampled") == 0
+    out = tmp_path / "subs" / "user_submissions" / "sampled"
+    for path in weak.iterdir():
+        assert (out / "samples" / "weak" / path.name).read_bytes() == path.read_bytes(), path.name
+    assert cli.main(["--model", "sampled", "--submissions-dir", str(tmp_path / "subs"),
+                     "--results-dir", str(tmp_path / "results"), "-q"]) == 0
+    model = json.loads((tmp_path / "results" / "latest_results.json").read_text())["models"]["sampled"]
+    ref, low = model["samples"]["ref"]["percentage"], model["samples"]["weak"]["percentage"]
+    assert ref == 100.0 and low < 60 and model["percentage"] == pytest.approx((ref + low) / 2, abs=1e-3)

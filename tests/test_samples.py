@@ -252,3 +252,23 @@ def test_significance_needs_compare_and_a_level_between_0_and_1(capsys):
             cli.main(argv)
         assert stop.value.code == 2
     assert "--significance needs --compare" in capsys.readouterr().err
+
+
+def test_real_differences_are_kept_and_equal_models_grouped_when_graded_as_a_user_would(tmp_path, monkeypatch):
+    """Three models of four samples each whose truth is known: ``ref_a`` and ``ref_b`` answer
+    as the reference does, ``weak`` as the weak model. With one sample each no pair could be
+    told apart on four tasks; with four, the weak model is surely worse than both, and the two
+    alike share rank 1."""
+    reference_tree(tmp_path, monkeypatch)
+    users = tmp_path / "submissions" / "user_submissions"
+    for model, source in (("ref_a", REFERENCE), ("ref_b", REFERENCE), ("weak", WEAK)):
+        for sid in range(1, 5):
+            shutil.copytree(source, users / model / "samples" / str(sid))
+    code = cli.main(["--model", "ref_a", "--model", "ref_b", "--model", "weak", "--no-metadata",
+                     "--workers", "2", "-q", "--results-dir", str(tmp_path / "r")])
+    doc = json.loads((tmp_path / "r" / "latest_results.json").read_text())
+    assert code == 0
+    assert doc["comparison"]["significance"]["ranks"] == {"ref_a": 1, "ref_b": 1, "weak": 3}
+    weak = doc["models"]["weak"]["statistics"]
+    assert weak["total"]["high"] < doc["models"]["ref_a"]["statistics"]["total"]["low"]
+    assert all(t["low"] == t["mean"] == t["high"] for t in weak["tasks"].values())  # four answers alike
