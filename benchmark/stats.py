@@ -6,16 +6,21 @@ column per task, each cell the points the sample earned on the task; ``maxima`` 
 task's points. A model's total is the mean over its samples of its points summed over the
 tasks, as a percentage of the tasks' points: with one sample, exactly its percentage today.
 
-Resampling uses numpy (one vectorised draw per estimate) from a ``numpy.random.Generator``
-seeded by the caller, so a run's intervals and p-values are reproducible: the same scores and
-seed give the same figures on every machine. numpy is imported here only, on first use.
+Every estimate is exact when the distinct resamples are few (at most ``RESAMPLES``): a bootstrap
+over up to 7 tasks or samples counts every distinct draw with its probability, in plain Python;
+a permutation test over few deals counts every deal. Otherwise it draws ``RESAMPLES`` with numpy
+(one vectorised draw per estimate) from a ``numpy.random.Generator`` seeded by the caller. Either
+way the same scores and seed give the same figures on every machine. numpy is imported here
+only, on first use: a run of the core pack with one sample per model never needs it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from math import comb
+from functools import lru_cache
+from itertools import combinations_with_replacement
+from math import comb, factorial, prod
 from typing import Any
 
 RESAMPLES = 4000  # draws per estimate: an end of the interval moves by a standard deviation of 0.55
@@ -62,19 +67,66 @@ def _numpy() -> Any:
     return numpy
 
 
+def _rows(scores: Sequence[Sequence[float]], maxima: Sequence[float]) -> list[list[float]]:
+    """``scores`` checked to be samples x tasks with one maximum per task, as floats."""
+    rows = [[float(value) for value in row] for row in scores]
+    if not rows or not maxima or any(len(row) != len(maxima) for row in rows):
+        raise ValueError(f"scores must be samples x tasks with one maximum per task "
+                         f"({len(rows)} rows of {sorted({len(r) for r in rows})} for {len(maxima)} maxima)")
+    return rows
+
+
 def _matrix(scores: Sequence[Sequence[float]], maxima: Sequence[float]) -> Any:
-    np = _numpy()
-    matrix = np.asarray(scores, dtype=float)
-    if matrix.ndim != 2 or matrix.shape[0] < 1 or matrix.shape[1] != len(maxima) or len(maxima) < 1:
-        raise ValueError(f"scores must be samples x tasks with one maximum per task (got {matrix.shape}, "
-                         f"{len(maxima)} maxima)")
-    return matrix
+    return _numpy().asarray(_rows(scores, maxima), dtype=float)
+
+
+def _task_means(rows: list[list[float]]) -> list[float]:
+    return [sum(column) / len(rows) for column in zip(*rows)]
 
 
 def total(scores: Sequence[Sequence[float]], maxima: Sequence[float]) -> float:
     """A model's total: the mean over samples of its points on every task, as a percentage."""
-    matrix = _matrix(scores, maxima)
-    return float(100.0 * matrix.sum(axis=1).mean() / sum(maxima))
+    return 100.0 * sum(_task_means(_rows(scores, maxima))) / sum(maxima)
+
+
+@lru_cache(maxsize=16)
+def _multisets(size: int) -> tuple[tuple[tuple[int, ...], float], ...]:
+    """Every distinct draw of ``size`` items from ``size`` with replacement, as how many times
+    each item is drawn, with its probability (the multinomial's)."""
+    found = []
+    for picked in combinations_with_replacement(range(size), size):
+        counts = [0] * size
+        for item in picked:
+            counts[item] += 1
+        found.append((tuple(counts), factorial(size) / prod(map(factorial, counts)) / size ** size))
+    return tuple(found)
+
+
+def _exact(size: int, resamples: int) -> bool:
+    """Whether a bootstrap of ``size`` items has at most ``resamples`` distinct draws (7 items
+    have 1,716; 8 have 6,435)."""
+    return comb(2 * size - 1, size) <= resamples
+
+
+def _exact_ends(values: Sequence[float], weights: Sequence[float], level: float,
+                scale: float) -> tuple[float, float]:
+    """The ends of the exact percentile bootstrap interval of ``scale * sum(values) /
+    sum(weights)`` over the items drawn with replacement: every distinct draw's figure with its
+    probability, sorted; each end is the first figure whose cumulative probability reaches its
+    tail (the inverse of that distribution)."""
+    found = sorted((scale * sum(c * v for c, v in zip(counts, values)) / sum(c * w for c, w in zip(counts, weights)),
+                    chance) for counts, chance in _multisets(len(values)))
+    tail = (1 - level) / 2
+
+    def reach(share: float) -> float:
+        seen = 0.0
+        for figure, chance in found:
+            seen += chance
+            if seen >= share - 1e-12:
+                return figure
+        return found[-1][0]
+
+    return reach(tail), reach(1 - tail)
 
 
 def _percentile(np: Any, draws: Any, level: float) -> tuple[float, float]:
@@ -99,12 +151,15 @@ def interval(scores: Sequence[Sequence[float]], maxima: Sequence[float], seed: i
     of another), so their spread is already in each task's mean, and drawing the tasks alone
     is the top-stage bootstrap of a nested design (Davison and Hinkley 1997, section 3.8).
     With one sample it shows how much the total depends on which tasks were asked; a model
-    that earned the same share of every task has no spread."""
+    that earned the same share of every task has no spread. Up to 7 tasks the interval is the
+    exact bootstrap's (every distinct draw of the tasks); with more, ``resamples`` draws."""
+    means = _task_means(_rows(scores, maxima))  # each task's points, the mean of the model's samples
+    mean = total(scores, maxima)
+    if _exact(len(maxima), resamples):
+        return Interval(mean, *_exact_ends(means, [float(m) for m in maxima], level, 100.0))
     np = _numpy()
-    matrix, weights = _matrix(scores, maxima), np.asarray(maxima, dtype=float)
-    means = matrix.mean(axis=0)  # each task's points, the mean of the model's samples
-    draws = _draws(np, means, weights, np.random.default_rng(seed), resamples)
-    return Interval(total(scores, maxima), *_percentile(np, draws, level))
+    draws = _draws(np, np.asarray(means), np.asarray(maxima, dtype=float), np.random.default_rng(seed), resamples)
+    return Interval(mean, *_percentile(np, draws, level))
 
 
 def _masks(np: Any, tasks: int, n_a: int, n_b: int, rng: Any, resamples: int) -> tuple[Any, bool]:
@@ -160,7 +215,10 @@ def compare(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]], maxima: 
     masks, exact = _masks(np, weights.size, left.shape[0], right.shape[0], rng, resamples)
     p_value = _p_value(np, left, right, masks, exact)
     differences = left.mean(axis=0) - right.mean(axis=0)
-    low, high = _percentile(np, _draws(np, differences, weights, rng, resamples), 1 - alpha)
+    if _exact(weights.size, resamples):
+        low, high = _exact_ends([float(d) for d in differences], [float(m) for m in maxima], 1 - alpha, 100.0)
+    else:
+        low, high = _percentile(np, _draws(np, differences, weights, rng, resamples), 1 - alpha)
     diff = total(a, maxima) - total(b, maxima)
     return Difference(diff, low, high, min(1.0, p_value), p_value < alpha)
 
@@ -169,15 +227,18 @@ def sample_interval(values: Sequence[float], seed: int, level: float = LEVEL,
                     resamples: int = RESAMPLES) -> Interval:
     """One task's mean over a model's samples and its percentile bootstrap interval over those
     samples (drawn with replacement). One sample, or samples that all scored alike, have no
-    spread: the interval is the mean itself."""
-    np = _numpy()
-    scores = np.asarray(values, dtype=float)
-    if scores.ndim != 1 or scores.size < 1:
+    spread: the interval is the mean itself. Up to 7 samples it is the exact bootstrap's."""
+    scores = [float(value) for value in values]
+    if not scores:
         raise ValueError("a task's scores are one number per sample, at least one")
-    mean = float(scores.mean())
-    if scores.size == 1 or np.all(scores == scores[0]):
+    mean = sum(scores) / len(scores)
+    if len(set(scores)) == 1:
         return Interval(mean, mean, mean)
-    draws = scores[np.random.default_rng(seed).integers(0, scores.size, size=(resamples, scores.size))].mean(axis=1)
+    if _exact(len(scores), resamples):
+        return Interval(mean, *_exact_ends(scores, [1.0] * len(scores), level, 1.0))
+    np = _numpy()
+    array = np.asarray(scores)
+    draws = array[np.random.default_rng(seed).integers(0, array.size, size=(resamples, array.size))].mean(axis=1)
     return Interval(mean, *_percentile(np, draws, level))
 
 
@@ -188,21 +249,34 @@ def ranks(models: Sequence[Sequence[Sequence[float]]], maxima: Sequence[float], 
     no other beats share rank 1; two models that cannot be told apart may share a rank even
     if their totals differ, and a rank says how many models are surely better, not the order
     of the totals (which the leaderboard keeps). Every pair is tested on the same deals,
-    drawn once from ``seed`` for each pair of sample counts."""
-    np = _numpy()
-    matrices = [_matrix(scores, maxima) for scores in models]
-    totals = [float(m.mean(axis=0).sum()) for m in matrices]
-    rng = np.random.default_rng(seed)
-    deals: dict[tuple[int, int], tuple[Any, bool]] = {}
+    drawn once from ``seed`` for each pair of sample counts. A pair whose exact test cannot
+    reach ``alpha`` at all (one sample each on up to 5 tasks: p is at least 2/2**tasks) is not
+    computed."""
+    rows = [_rows(scores, maxima) for scores in models]
+    totals = [sum(_task_means(r)) for r in rows]
+    state: dict[str, Any] = {}  # numpy, its generator and the deals of each shape, on first need
     found = []
-    for index, mine in enumerate(matrices):
+    for index, mine in enumerate(rows):
         beaten_by = 0
-        for other, theirs in enumerate(matrices):
-            if totals[other] <= totals[index] + 1e-9:
+        for other, theirs in enumerate(rows):
+            shape = (len(theirs), len(mine))
+            if totals[other] <= totals[index] + 1e-9 or _least_p(len(maxima), *shape, resamples) >= alpha:
                 continue
-            shape = (theirs.shape[0], mine.shape[0])
-            if shape not in deals:
-                deals[shape] = _masks(np, len(maxima), *shape, rng, resamples)
-            beaten_by += _p_value(np, theirs, mine, *deals[shape]) < alpha
+            if not state:
+                state["np"] = _numpy()
+                state["rng"] = state["np"].random.default_rng(seed)
+            np = state["np"]
+            if shape not in state:
+                state[shape] = _masks(np, len(maxima), *shape, state["rng"], resamples)
+            beaten_by += _p_value(np, np.asarray(theirs), np.asarray(mine), *state[shape]) < alpha
         found.append(1 + beaten_by)
     return found
+
+
+def _least_p(tasks: int, n_a: int, n_b: int, resamples: int) -> float:
+    """The smallest p-value the test can give: an exact test's share of one deal (two when the
+    models gave as many answers each: a deal and its mirror are as extreme), a drawn one's."""
+    deals = comb(n_a + n_b, n_a) ** tasks
+    if deals > resamples:
+        return 1 / (resamples + 1)
+    return (2 if n_a == n_b else 1) / deals

@@ -272,3 +272,15 @@ def test_real_differences_are_kept_and_equal_models_grouped_when_graded_as_a_use
     weak = doc["models"]["weak"]["statistics"]
     assert weak["total"]["high"] < doc["models"]["ref_a"]["statistics"]["total"]["low"]
     assert all(t["low"] == t["mean"] == t["high"] for t in weak["tasks"].values())  # four answers alike
+
+
+def test_pass_at_takes_whole_numbers_and_the_run_records_them(graded, capsys):
+    from benchmark.cli_args import parse_args
+
+    assert parse_args(["--pass-at", "5,1,5"]).pass_at == (1, 5)
+    for bad in ("0", "1,x", "", "10001"):
+        with pytest.raises(SystemExit) as stop:
+            parse_args(["--pass-at", bad])
+        assert stop.value.code == 2
+    assert "--pass-at" in capsys.readouterr().err
+    assert graded[0]["_metadata"]["config"]["pass_at"] == [1, 2]

@@ -168,3 +168,18 @@ def test_samples_of_equal_models_are_rarely_called_different():
         b = 25.0 * (rng.random((3, 4)) < chance)
         called += stats.compare(a.tolist(), b.tolist(), [25.0] * 4, seed=trial, resamples=1000).significant
     assert called / 200 <= 0.08
+
+
+@pytest.mark.parametrize("tasks", [2, 3, 4, 5])
+def test_the_exact_bootstrap_is_the_distribution_of_every_draw_of_the_tasks(tasks):
+    from itertools import product
+
+    rng = np.random.default_rng(tasks)
+    points = rng.integers(0, 26, tasks).astype(float).tolist()
+    maxima = rng.choice([10.0, 25.0], tasks).tolist()
+    figures = sorted(100 * sum(points[i] for i in draw) / sum(maxima[i] for i in draw)
+                     for draw in product(range(tasks), repeat=tasks))  # every ordered draw, equally likely
+    at = lambda share: figures[max(0, int(np.ceil(share * len(figures) - 1e-9)) - 1)]  # inverse of the CDF
+    found = stats.interval([points], maxima, seed=1)
+    assert found.low == pytest.approx(at(0.025)) and found.high == pytest.approx(at(0.975))
+    assert found.mean == pytest.approx(100 * sum(points) / sum(maxima))
