@@ -135,30 +135,33 @@ def _percentile(np: Any, draws: Any, level: float) -> tuple[float, float]:
     return float(low), float(high)
 
 
-def _draws(np: Any, per_task: Any, weights: Any, rng: Any, resamples: int) -> Any:
-    """``resamples`` percentages of ``per_task`` points (a total's, or a difference's), each
-    over the tasks drawn with replacement: the bootstrap over tasks of ``interval`` and
-    ``compare``."""
-    picked = rng.integers(0, weights.size, size=(resamples, weights.size))
-    return 100.0 * per_task[picked].sum(axis=1) / weights[picked].sum(axis=1)
+def _nested(np: Any, matrix: Any, picked: Any, rng: Any) -> Any:
+    """Per draw and drawn task, the mean of the model's samples on it drawn again with
+    replacement (the second stage of the two-stage bootstrap); ``picked``: draws x tasks."""
+    samples = matrix.shape[0]
+    if samples == 1:
+        return matrix[0][picked]
+    again = rng.integers(0, samples, size=(*picked.shape, samples))
+    return matrix[again, picked[..., None]].mean(axis=-1)
 
 
 def interval(scores: Sequence[Sequence[float]], maxima: Sequence[float], seed: int,
              level: float = LEVEL, resamples: int = RESAMPLES) -> Interval:
-    """The total and its percentile bootstrap interval at ``level``, over tasks: the tasks are
-    drawn with replacement, each with the mean of the model's samples on it. A model's
-    samples are separate answers to each task (nothing ties sample 1 of one task to sample 1
-    of another), so their spread is already in each task's mean, and drawing the tasks alone
-    is the top-stage bootstrap of a nested design (Davison and Hinkley 1997, section 3.8).
-    With one sample it shows how much the total depends on which tasks were asked; a model
-    that earned the same share of every task has no spread. Up to 7 tasks the interval is the
-    exact bootstrap's (every distinct draw of the tasks); with more, ``resamples`` draws."""
-    means = _task_means(_rows(scores, maxima))  # each task's points, the mean of the model's samples
+    """The total and its percentile bootstrap interval at ``level``, over tasks and samples:
+    the two-stage bootstrap of a nested design (Davison and Hinkley 1997, section 3.8) draws
+    the tasks with replacement, then for each drawn task as many of the model's answers to it
+    as it gave, with replacement, and takes the total of those. It covers both how the total
+    depends on which tasks were asked and how it depends on which answers the model happened
+    to give. With one sample the second stage draws nothing new: the interval is over tasks,
+    exact up to 7 tasks (every distinct draw counted); otherwise ``resamples`` draws."""
+    rows = _rows(scores, maxima)
     mean = total(scores, maxima)
-    if _exact(len(maxima), resamples):
-        return Interval(mean, *_exact_ends(means, [float(m) for m in maxima], level, 100.0))
+    if len(rows) == 1 and _exact(len(maxima), resamples):
+        return Interval(mean, *_exact_ends(rows[0], [float(m) for m in maxima], level, 100.0))
     np = _numpy()
-    draws = _draws(np, np.asarray(means), np.asarray(maxima, dtype=float), np.random.default_rng(seed), resamples)
+    matrix, weights, rng = np.asarray(rows), np.asarray(maxima, dtype=float), np.random.default_rng(seed)
+    picked = rng.integers(0, weights.size, size=(resamples, weights.size))
+    draws = 100.0 * _nested(np, matrix, picked, rng).sum(axis=1) / weights[picked].sum(axis=1)
     return Interval(mean, *_percentile(np, draws, level))
 
 
@@ -204,8 +207,8 @@ def compare(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]], maxima: 
     at most ``resamples`` ways, else drawn at random, with the observed one counted: Phipson
     and Smyth 2010). With one answer each this is the paired sign-flip test over tasks: four
     tasks, all won, give p = 2/16 = 0.125, so four single answers cannot tell two models apart
-    at 0.05; several samples per task can. The interval is a paired bootstrap over tasks (the
-    same tasks drawn for both) at 1 - ``alpha``."""
+    at 0.05; several samples per task can. The interval is ``interval``'s two-stage bootstrap
+    of the difference, paired over tasks (the same tasks drawn for both), at 1 - ``alpha``."""
     np = _numpy()
     left, right = _matrix(a, maxima), _matrix(b, maxima)
     if left.shape[1] != right.shape[1]:
@@ -215,10 +218,12 @@ def compare(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]], maxima: 
     masks, exact = _masks(np, weights.size, left.shape[0], right.shape[0], rng, resamples)
     p_value = _p_value(np, left, right, masks, exact)
     differences = left.mean(axis=0) - right.mean(axis=0)
-    if _exact(weights.size, resamples):
+    if left.shape[0] == right.shape[0] == 1 and _exact(weights.size, resamples):
         low, high = _exact_ends([float(d) for d in differences], [float(m) for m in maxima], 1 - alpha, 100.0)
-    else:
-        low, high = _percentile(np, _draws(np, differences, weights, rng, resamples), 1 - alpha)
+    else:  # the same tasks drawn for both, each model's answers drawn again on its own
+        picked = rng.integers(0, weights.size, size=(resamples, weights.size))
+        drawn = _nested(np, left, picked, rng) - _nested(np, right, picked, rng)
+        low, high = _percentile(np, 100.0 * drawn.sum(axis=1) / weights[picked].sum(axis=1), 1 - alpha)
     diff = total(a, maxima) - total(b, maxima)
     return Difference(diff, low, high, min(1.0, p_value), p_value < alpha)
 
