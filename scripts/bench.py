@@ -48,7 +48,7 @@ import bench_roles  # noqa: E402
 from bench_trees import CpuMeter, Tree, baseline_tree, import_probe, scratch  # noqa: E402
 from check_bytecode import compile_package, stale_modules  # noqa: E402
 from check_parallel import (ROOT, SOURCES, compare_runs, differences, generate_models,  # noqa: E402
-                            load_results, normalise)
+                            load_results, normalise, without_statistics)
 
 MODELS = 50
 REPEATS = 3  # timed runs per 50-model measure (the median is reported)
@@ -244,11 +244,7 @@ def compare_commits(dir_a: Path, dir_b: Path) -> list[str]:
         return compare_runs(dir_a, dir_b)
     for doc in docs:
         doc.get("_metadata", {}).pop("git_commit", None)
-    if any("significance" not in doc.get("comparison", {}) for doc in docs):  # (a grader before
-        for doc in docs:                                                     # the statistics)
-            doc.get("comparison", {}).pop("significance", None)
-            for record in doc.get("models", {}).values():
-                record.pop("statistics", None)
+    without_statistics(*docs)
     return differences(normalise(docs[0]), normalise(docs[1]))
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from check_parallel import differences, normalise  # noqa: E402
+from check_parallel import differences, normalise, without_statistics  # noqa: E402
 
 
 def _models(target: Path, extra: Path | None) -> None:
@@ -63,6 +63,7 @@ def main() -> int:
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
                             str(work / "base")], check=False)
+    without_statistics(old, new)  # (an old commit writes none)
     found = differences(normalise(old), normalise(new))
     print("\n".join(found))
     print(f"rubric hash: {old['_metadata'].get('rubric_hash')} -> {new['_metadata'].get('rubric_hash')}")

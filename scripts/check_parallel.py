@@ -98,6 +98,18 @@ def normalise(value: Any) -> Any:
     return value
 
 
+def without_statistics(*docs: dict) -> None:
+    """When one of ``docs`` was written by a grader before the statistics (no
+    ``comparison.significance``), leave them out of every one: they are figures about the
+    scores, not the scores, and comparing commits is about the scores."""
+    if all("significance" in doc.get("comparison", {}) for doc in docs):
+        return
+    for doc in docs:
+        doc.get("comparison", {}).pop("significance", None)
+        for record in doc.get("models", {}).values():
+            record.pop("statistics", None)
+
+
 def differences(a: Any, b: Any, path: str = "$") -> list[str]:
     """Paths at which two normalised documents differ (empty when identical)."""
     if isinstance(a, dict) and isinstance(b, dict):
