@@ -11,6 +11,7 @@ unit name, so a run's results do not depend on the worker count.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import socket
@@ -19,8 +20,6 @@ from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import dataclasses
 
 from .discovery import (LINKED, MAX_NAME, SAMPLES, TEMPLATE_TIER, TIERS, DiscoveryError,  # noqa: F401 (re-exported)
                         ModelEntry, RejectedModel, discover_models, expand_samples, model_name_problem,
@@ -299,10 +298,11 @@ class BenchmarkRunner:
         """Grade ``model_name`` on every prompt; returns the model's results dict (a model of
         samples: the mean record, holding each sample's)."""
         from .reporting.results_json import model_to_dict
-
         from .sampling import combine
 
-        units, _ = expand_samples([self._entry()])  # (a model of samples: each sample, then their mean)
+        units, refused = expand_samples([self._entry()])  # (a model of samples: each sample, then their mean)
+        if not units:
+            raise ValueError(f"model '{self.model_name}' has no sample to grade: {refused[-1].reason}")
         return model_to_dict(combine(self.grade(units)[0])[0])
 
     def run_test(self, test_name: str) -> dict[str, Any]:

@@ -259,13 +259,17 @@ def ranks(models: Sequence[Sequence[Sequence[float]]], maxima: Sequence[float], 
     computed."""
     rows = [_rows(scores, maxima) for scores in models]
     totals = [sum(_task_means(r)) for r in rows]
+    sizes = {len(r) for r in rows}
+    reachable = {(a, b) for a in sizes for b in sizes if _least_p(len(maxima), a, b, resamples) < alpha}
+    if not reachable:  # (the core pack with one sample each: no pair can differ, so none is tested)
+        return [1] * len(rows)
     state: dict[str, Any] = {}  # numpy, its generator and the deals of each shape, on first need
     found = []
     for index, mine in enumerate(rows):
         beaten_by = 0
         for other, theirs in enumerate(rows):
             shape = (len(theirs), len(mine))
-            if totals[other] <= totals[index] + 1e-9 or _least_p(len(maxima), *shape, resamples) >= alpha:
+            if totals[other] <= totals[index] + 1e-9 or shape not in reachable:
                 continue
             if not state:
                 state["np"] = _numpy()
