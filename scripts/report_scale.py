@@ -111,6 +111,13 @@ def made_up(source: dict[str, Any], count: int, seed: int = 30) -> dict[str, Any
     doc["benchmark_run"]["total_models"] = count
     doc["comparison"] = compare_models(models)
     doc["_metadata"]["submission_hashes"] = hashes
+    try:  # each made-up model's own statistics and the field's significance, as a run writes them
+        from benchmark.reporting.run_stats import add_statistics
+    except ImportError:  # (a checkout before the statistics)
+        for record in models.values():
+            record.pop("statistics", None)
+    else:
+        add_statistics(doc, 20261121)
     return doc
 
 
