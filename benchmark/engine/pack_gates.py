@@ -8,7 +8,11 @@ sandbox, from a temporary model folder that is removed afterwards:
   reference gets a warning, since nothing shows its checks can be passed;
 - an empty submission must score at most ``EMPTY_LIMIT`` of the task's points. A file with no
   bytes is refused before any check runs (it would prove nothing), so each Python file holds
-  only ``pass`` (the emptiest module the engine grades) and every other file is empty.
+  only ``pass`` (the emptiest module the engine grades) and every other file is empty;
+- so must each do-nothing stub of the reference (``benchmark.engine.stubs``): its functions and
+  classes with the right names and signatures, every body returning ``None``, returning ``0``
+  or raising ``NotImplementedError`` (other files empty). A check that pays for the shape of
+  the answer without its work shows up here, where ``pass`` alone would not call it.
 
 A gate that fails is the pack author's fault: a ``Problem`` on the first line of the task's
 ``task.yaml`` naming each check that lost (or paid out) points and why. Nothing is printed here.
@@ -26,6 +30,7 @@ from ..packs.model import Pack, Task
 from ..packs.problems import Problem
 from ..packs.semantics import number
 from .options import GradeOptions, default_test_data
+from .stubs import STUB_KINDS, stub_source
 from ..types import PromptResult
 
 EMPTY_LIMIT = 0.15  # share of a task's points an empty submission may earn
@@ -42,12 +47,15 @@ class GateResult:
     reference: PromptResult | None
     empty: PromptResult
     problems: tuple[Problem, ...]
+    stubs: tuple[tuple[str, PromptResult], ...] = ()  # (what the stub does, its grading)
 
     def summary(self) -> str:
-        """``task_id: reference 25/25, empty files 0.0/25``."""
+        """``task_id: reference 25/25, empty files 0.0/25, stubs: returns None 0.0/25, ...``."""
         points = number(self.task.points)
         ref = "none" if self.reference is None else f"{number(self.reference.score)}/{points}"
-        return f"{self.task.id}: reference {ref}, empty files {self.empty.score:.1f}/{points}"
+        stubs = "".join(f", {'stubs: ' if i == 0 else ''}{label} {result.score:.1f}/{points}"
+                        for i, (label, result) in enumerate(self.stubs))
+        return f"{self.task.id}: reference {ref}, empty files {self.empty.score:.1f}/{points}{stubs}"
 
 
 def _problem(task: Task, message: str, severity: str = "error") -> Problem:
@@ -73,6 +81,30 @@ def _write_empty(task: Task, model_dir: Path) -> None:
         target.write_bytes(EMPTY_PYTHON if name in task.python_files else b"")
 
 
+def _stubs(task: Task) -> dict[str, bytes]:
+    """Each Python file of the reference that has a function or class to stub, as its source."""
+    if not task.manifest.get("reference") or task.folder is None:
+        return {}
+    found = {}
+    for name in sorted(task.python_files):
+        try:
+            found[name] = (Path(task.folder) / task.manifest["reference"] / name).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):  # (the reference gate says what is wrong with it)
+            continue
+    return {name: source for name, source in found.items() if stub_source(source, "none") is not None}
+
+
+def _stub_writer(sources: dict[str, str], kind: str):
+    def write(task: Task, model_dir: Path) -> None:
+        for name in task.file_names:
+            target = task.model_path(model_dir, name)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            stub = stub_source(sources[name], kind) if name in sources else None
+            target.write_bytes(stub.encode("utf-8") if stub is not None
+                               else EMPTY_PYTHON if name in task.python_files else b"")
+    return write
+
+
 def _grade(task: Task, root: Path, model: str, write, test_data: Path,
            options: GradeOptions) -> PromptResult:
     from .grading import grade_task  # the engine is heavy: imported only when gates run
@@ -95,19 +127,20 @@ def _reference_problem(task: Task, result: PromptResult) -> Problem | None:
                           + "; ".join(lost))
 
 
-def _empty_problem(task: Task, result: PromptResult) -> Problem | None:
+def _empty_problem(task: Task, result: PromptResult, what: str = "empty files") -> Problem | None:
     limit = EMPTY_LIMIT * task.points
     if result.score <= limit + FULL_TOLERANCE:
         return None
     paid = [f"{c.id} {number(c.earned)}/{number(c.points)}: {c.rationale}"
             for c in _checks(result) if c.earned > 0]
-    return _problem(task, f"empty files score {number(result.score)}/{number(task.points)}, over "
+    return _problem(task, f"{what} score {number(result.score)}/{number(task.points)}, over "
                           f"{EMPTY_LIMIT:.0%} ({number(limit)}); checks that paid out (before gating): " + "; ".join(paid))
 
 
 def gate_task(task: Task, *, options: GradeOptions | None = None,
               test_data: Path | None = None) -> GateResult:
-    """Grade ``task``'s reference solution and an empty submission; their problems."""
+    """Grade ``task``'s reference solution, an empty submission and the reference's do-nothing
+    stubs; their problems."""
     options = options or GradeOptions()
     test_data = Path(test_data) if test_data is not None else default_test_data()
     problems: list[Problem] = []
@@ -121,7 +154,13 @@ def gate_task(task: Task, *, options: GradeOptions | None = None,
                                            "can be passed", "warning"))
         empty = _grade(task, root, "empty", _write_empty, test_data, options)
         problems += [p for p in [_empty_problem(task, empty)] if p]
-    return GateResult(task, reference, empty, tuple(problems))
+        sources, stubs = _stubs(task), []
+        for kind, label in (STUB_KINDS.items() if sources else ()):
+            stubbed = _grade(task, root, f"stub_{kind}", _stub_writer(sources, kind), test_data, options)
+            stubs.append((label, stubbed))
+            problems += [p for p in [_empty_problem(task, stubbed, f"a stub of the reference whose "
+                                                                   f"functions {label}")] if p]
+    return GateResult(task, reference, empty, tuple(problems), tuple(stubs))
 
 
 def run_gates(pack: Pack, *, options: GradeOptions | None = None,

@@ -148,7 +148,7 @@ run:
   cases:                       # the child gets the arguments only; expectations stay here
     - {{label: small,    args: [2, 3],    expect: 5}}
     - {{label: negative, args: [-4, 1],   expect: -3}}
-    - {{label: zero,     args: [0, 0],    expect: 0}}
+    - {{label: zero,     args: [0, 7],    expect: 7}}
     - {{label: not_int,  args: ["2", 3],  raises: TypeError}}
 perturb:                       # generated cases; the reference's answers are expected
   count: 6                     # cases perturbed_1 .. perturbed_6
