@@ -174,3 +174,36 @@ def test_a_staged_name_that_is_a_submitted_file_is_an_error(pack):
     _edit(manifest, "    sales.csv: {generator:", "    sales_report.py: {generator:")
     assert _errors(pack) == [f"{manifest}:{line}:28: run/stage/sales_report.py: the staged file would replace "
                              "the submitted file sales_report.py in the run's folder: give it another name"]
+
+
+def _warnings(folder: Path) -> list[str]:
+    _, problems = check_pack(folder)
+    return [p.format() for p in problems if p.severity == "warning"]
+
+
+def test_a_case_no_check_judges_and_generated_cases_no_check_selects_are_warned_about(pack):
+    manifest = pack / "slugify" / "task.yaml"
+    assert _warnings(pack) == []
+    _edit(manifest, "{labels: [simple, accents, edges, cut, empty]}", "{labels: [simple, accents, edges, cut]}")
+    _edit(manifest, "{labels: [not_text, bad_length]}", "{labels: [not_text]}")
+    _edit(manifest, "use: cases.equal, with: {labels: [perturbed]}", "use: cases.equal, with: {labels: [simple]}")
+    found = _warnings(pack)
+    assert any(":20:" in w and "case 'empty' is judged by no check: add its label to a cases.equal" in w for w in found)
+    assert any(":22:" in w and "case 'bad_length' is judged by no check: add its label to a cases.raises" in w
+               for w in found)
+    assert any("perturb: warning: the generated cases are judged by no check" in w for w in found)
+    assert len(found) == 3
+    # a cases.equal without labels judges every case that expects a value, generated ones included
+    _edit(manifest, "use: cases.equal, with: {labels: [simple]}", "use: cases.equal")
+    assert [w for w in _warnings(pack) if "bad_length" not in w] == []
+
+
+def test_every_unquoted_yaml11_boolean_is_warned_about_where_it_stays_a_boolean(pack):
+    manifest = pack / "slugify" / "task.yaml"
+    line = _edit(manifest, '{label: empty,      args: [""],', '{label: empty,      args: [no],')
+    (warning,) = _warnings(pack)
+    assert warning.startswith(f"{manifest}:{line}:")
+    assert warning.endswith("run/cases/4/args/0: warning: unquoted no is read as the boolean false (YAML 1.1; "
+                            "YAML 1.2 reads it as text): write false for the boolean, or 'no' in quotes for the text")
+    _edit(manifest, "args: [no],", "args: ['no'],")  # quoted: the text, no warning
+    assert _warnings(pack) == []

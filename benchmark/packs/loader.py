@@ -87,6 +87,7 @@ def _check_task(pack: Document, index: int, task_id: str) -> tuple[_Checked | No
     gen_problems, generators = semantics.check_generators(doc, pack_id)
     obs_problems, observer = semantics.check_observer(doc, pack_id)
     problems += found + gen_problems + obs_problems
+    problems += semantics.check_judged_cases(doc) + semantics.check_yaml11_booleans(doc)
     return _Checked(doc, folder, types, generators, observer), problems
 
 
@@ -188,7 +189,7 @@ def check_pack(folder: Path, *, builtin: bool = False,
     problems = pack.problems + (validate(pack, manifest_validator("pack")) if pack.ok else [])
     if any(p.is_error for p in problems):
         return None, sort_problems(problems)
-    problems += _pack_semantics(pack, builtin)
+    problems += _pack_semantics(pack, builtin) + semantics.check_yaml11_booleans(pack)
     table, found = local_plugins.load_all(pack, folder, pack.data["id"])
     problems += found
     checked = []

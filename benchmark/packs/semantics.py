@@ -245,3 +245,62 @@ def check_run_files(doc: Document) -> list[Problem]:
         problems.append(doc.problem(("checks",), f"run mode {run['mode']} runs code: add a check with "
                                                  f"use: {SANDBOX_CHECK}"))
     return problems
+
+
+def check_yaml11_booleans(doc: Document) -> list[Problem]:
+    """A warning for every unquoted YAML 1.1 boolean (``on``, ``off``, ``yes``, ``no``, ``y``,
+    ``n``) still read as a boolean once the schemas put back the text where one was wanted (those
+    were warned about there): YAML 1.2 reads the same word as a string, and an ``args: [no]``
+    meant as text would silently pass ``False`` to the function."""
+    problems = []
+    for path, written in sorted(doc.yaml11_booleans.items(), key=lambda item: doc.position(item[0])):
+        value = doc.data
+        try:
+            for part in path:
+                value = value[part]
+        except (KeyError, IndexError, TypeError):
+            continue
+        if isinstance(value, bool):
+            problems.append(doc.problem(path, f"unquoted {written} is read as the boolean {str(value).lower()} "
+                                              f"(YAML 1.1; YAML 1.2 reads it as text): write {str(value).lower()} "
+                                              f"for the boolean, or '{written}' in quotes for the text",
+                                        severity="warning"))
+    return problems
+
+
+CASE_JUDGES = {"cases.equal": "expect", "cases.raises": "raises"}  # built-in types that read an expectation
+
+
+def check_judged_cases(doc: Document) -> list[Problem]:
+    """A warning for each case of a ``call`` task whose expectation no check reads (no
+    ``cases.equal`` selects a case that ``expect``s a value, no ``cases.raises`` one that expects
+    an exception), and for generated cases no ``cases.equal`` selects: such a case is run and
+    never graded. A task using a plugin's check type is not judged here (its type may read any
+    case; nor are the core prompts' own types)."""
+    task, run = doc.data, doc.data["run"]
+    if run["mode"] != "call" or any(not registry.is_builtin_name(c["use"]) or c["use"].startswith("core.")
+                                    for c in task["checks"]):
+        return []
+    judged: dict[str, set[str] | None] = {"expect": set(), "raises": set()}  # None: every case of that kind
+    for check in task["checks"]:
+        kind = CASE_JUDGES.get(check["use"])
+        if kind is None:
+            continue
+        labels = (check.get("with") or {}).get("labels")
+        if labels is None:
+            judged[kind] = None
+        elif judged[kind] is not None:
+            judged[kind] |= {str(label) for label in labels}
+    problems = []
+    for index, case in enumerate(run.get("cases", [])):
+        kind = "expect" if "expect" in case else "raises"
+        if judged[kind] is not None and case["label"] not in judged[kind]:
+            use = "cases.equal" if kind == "expect" else "cases.raises"
+            problems.append(doc.problem(("run", "cases", index, "label"), (
+                f"case {case['label']!r} is judged by no check: add its label to a {use} check's labels, "
+                f"or drop the case"), severity="warning"))
+    if "perturb" in task and "inputs" not in task["perturb"] and judged["expect"] is not None \
+            and not judged["expect"] & ({"perturbed"} | {f"perturbed_{n}" for n in range(1, 51)}):
+        problems.append(doc.problem(("perturb",), "the generated cases are judged by no check: add "
+                                                  "'perturbed' to a cases.equal check's labels", severity="warning"))
+    return problems
