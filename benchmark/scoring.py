@@ -85,6 +85,33 @@ def score_prompt(
     return tuple(categories), score, is_pass(score, sum(possible.values()), pass_fraction)
 
 
+def apply_critical(rubric: PromptRubric | Task, checks: Sequence[Check],
+                   categories: tuple[CategoryScore, ...],
+                   score: float) -> tuple[tuple[CategoryScore, ...], float, dict[str, Any] | None]:
+    """The task's score capped by its critical checks (``TaskCheck.critical``): when a check
+    earned less than ``below`` of its points, the task keeps at most ``cap`` of its points.
+    Of several failing, the lowest cap counts (the first such check names it). The cap scales
+    every category's earned points alike (each keeps its gate's factor), so a task's score stays
+    the sum of its categories; returns the categories, the score and the cap's record
+    (``check``, ``fraction``, ``factor``: what the earned points were scaled by, ``before``: the
+    score without it), or None when nothing caps."""
+    rows = {row.id: row for row in getattr(rubric, "checks", ()) if getattr(row, "critical", None)}
+    failing = [(rows[c.id].critical.cap, c.id) for c in checks
+               if c.id in rows and as_number(c.earned) < rows[c.id].critical.below * c.points - EPS]
+    if not failing:
+        return categories, score, None
+    cap, check_id = min(failing, key=lambda item: item[0])
+    limit = _r(cap * sum(c.possible for c in categories))
+    if score <= limit + EPS:
+        return categories, score, {"check": check_id, "fraction": cap, "factor": 1.0, "before": score}
+    factor = limit / score if score > 0 else 0.0
+    down = 10 ** DIGITS  # (rounded down, so the sum never exceeds the cap)
+    capped = tuple(CategoryScore(c.category, math.floor(c.earned * factor * down + 1e-6) / down, c.possible,
+                                 c.factor, c.checks) for c in categories)
+    return capped, _r(sum(c.earned for c in capped)), {"check": check_id, "fraction": cap,
+                                                       "factor": _r(factor), "before": score}
+
+
 def calculate_score(results: Mapping[str, Any]) -> float:
     """Sum of ``score`` over ``{"prompt_1": {"score": 23.5, "max_score": 25}, ...}``."""
     return _r(sum(as_number(entry.get("score")) for entry in results.values() if isinstance(entry, Mapping)))

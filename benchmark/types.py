@@ -125,6 +125,8 @@ class PromptResult:
     files: dict[str, str | None] = field(default_factory=dict)  # name -> sha256
     # what the sandbox denied its runs: {kind, event, target, count, where ("file:line" or "")}
     denials: tuple[dict[str, Any], ...] = ()
+    # a critical check that capped the score: {check, fraction, factor, before} (``scoring.apply_critical``)
+    cap: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -137,7 +137,7 @@ def _prompt(prompt_id: str, item: dict[str, Any]) -> PromptResult:
         for cat in CATEGORY_ORDER if cat.value in scoring)
     return PromptResult(prompt_id, item["title"], item["score"], item["max_score"], item["passed"],
                         item["status"], categories, tuple(item["execution"]), item.get("error"),
-                        dict(item["files"]), tuple(item.get("denials", ())))
+                        dict(item["files"]), tuple(item.get("denials", ())), item.get("cap"))
 
 
 def model_from_dict(item: dict[str, Any]) -> ModelResult:

@@ -197,12 +197,15 @@ def _denial(event: dict[str, Any]) -> dict[str, Any]:
 def _prompt_result(task: Task, checks, files, executions, error, status: str | None = None,
                    denials=()) -> PromptResult:
     categories, score, passed = scoring.score_prompt(task, checks)
+    categories, score, cap = scoring.apply_critical(task, checks, categories, score)
+    if cap is not None:
+        passed = scoring.is_pass(score, task.points, task.pass_fraction)
     return PromptResult(
         prompt_id=task.key, title=task.title, score=score, max_score=task.points,
         passed=passed and error is None, status=status or ("error" if error else "ok"),
         categories=categories, execution=tuple(executions), error=None if error is None else text(error),
         files={name: f.sha256 for name, f in files.items()},
-        denials=tuple(_denial(event) for event in denials),
+        denials=tuple(_denial(event) for event in denials), cap=cap,
     )
 
 

@@ -50,12 +50,15 @@ class GateResult:
     stubs: tuple[tuple[str, PromptResult], ...] = ()  # (what the stub does, its grading)
 
     def summary(self) -> str:
-        """``task_id: reference 25/25, empty files 0.0/25, stubs: returns None 0.0/25, ...``."""
+        """``task_id: reference 25/25, empty files 0.0/25, stubs: returns None 0.0/25, ...``, then
+        each critical check and what failing it does."""
         points = number(self.task.points)
         ref = "none" if self.reference is None else f"{number(self.reference.score)}/{points}"
         stubs = "".join(f", {'stubs: ' if i == 0 else ''}{label} {result.score:.1f}/{points}"
                         for i, (label, result) in enumerate(self.stubs))
-        return f"{self.task.id}: reference {ref}, empty files {self.empty.score:.1f}/{points}{stubs}"
+        critical = "".join(f"; critical: {check.id} {check.critical.text()}"
+                           for check in self.task.checks if check.critical is not None)
+        return f"{self.task.id}: reference {ref}, empty files {self.empty.score:.1f}/{points}{stubs}{critical}"
 
 
 def _problem(task: Task, message: str, severity: str = "error") -> Problem:

@@ -67,6 +67,10 @@ def pack_docs(pack: Pack) -> str:
                 f"- Files: {files}", f"- Run mode: {_run_mode(task)}", "",
                 "| check | category | points | check type | measures |", "| --- | --- | --- | --- | --- |"]
         out += [_check_row(pack, task, check) for check in task.checks]
+        critical = [check for check in task.checks if check.critical is not None]
+        if critical:
+            out += ["", "Critical checks (a gate on the whole task):"]
+            out += [f"- `{check.id}`: {check.critical.text()}" for check in critical]
         out.append("")
     return "\n".join(out)
 

@@ -19,7 +19,7 @@ from typing import Any
 from ..rubric import GATES, PASS_FRACTION, PROMPT_POINTS
 from ..types import Category
 from . import local_plugins, semantics
-from .model import CORE_PACK, FileSpec, Pack, Task, TaskCheck
+from .model import CORE_PACK, Critical, FileSpec, Pack, Task, TaskCheck
 from .paths import check_paths, escape_reason
 from .problems import PackError, Problem, sort_problems
 from .registry import PACK_GROUP, CheckType, Generator
@@ -154,7 +154,8 @@ def _build_task(pack: Document, task: _Checked, builtin: bool, make_observe: Mak
     pack_id, defaults = pack_data["id"], pack_data.get("defaults", {})
     points = float(data.get("points", defaults.get("points", PROMPT_POINTS)))
     checks = tuple(TaskCheck(c["id"], Category(c["category"]), float(c["points"]), task.types[i].method,
-                             c["use"], dict(c.get("with") or {})) for i, c in enumerate(data["checks"]))
+                             c["use"], dict(c.get("with") or {}), Critical.of(c.get("critical")))
+                   for i, c in enumerate(data["checks"]))
     sums = semantics.category_sums(data["checks"])
     if data["run"]["mode"] == "custom" and task.observer is not None:
         observe = task.observer[0]

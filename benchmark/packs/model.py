@@ -38,6 +38,29 @@ class TaskCheck:
     method: str
     use: str
     params: Mapping[str, Any] = field(default_factory=dict)
+    critical: Critical | None = None  # failing it caps the task (``scoring.apply_critical``)
+
+
+@dataclass(frozen=True)
+class Critical:
+    """A check the task cannot do without: earning less than ``below`` of its points caps the
+    task's score at ``cap`` of the task's points."""
+
+    below: float = 1.0
+    cap: float = 0.0
+
+    @classmethod
+    def of(cls, raw: Any) -> Critical | None:
+        """From a manifest's ``critical`` (``true`` or ``{below, cap}``; absent: None)."""
+        if raw is None or raw is False:
+            return None
+        if raw is True:
+            return cls()
+        return cls(float(raw.get("below", 1.0)), float(raw.get("cap", 0.0)))
+
+    def text(self) -> str:
+        """e.g. ``below 100 % of its points caps the task at 0 %``."""
+        return f"below {self.below:.0%} of its points caps the task at {self.cap:.0%}"
 
 
 @dataclass(frozen=True)

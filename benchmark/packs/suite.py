@@ -16,7 +16,7 @@ from types import MappingProxyType
 from ..rubric import GATES, PASS_FRACTION
 from ..types import CATEGORY_ORDER, Category
 from .compiled import CORE_DIR, load_compiled
-from .model import CORE_PACK, FileSpec, Pack, Task, TaskCheck, remember
+from .model import CORE_PACK, Critical, FileSpec, Pack, Task, TaskCheck, remember
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ def _task_from_compiled(item: dict, pack: dict) -> Task:
 
     checks = tuple(TaskCheck(c["id"], Category(c["category"]), c["points"],
                              c.get("method") or check_type_named(c["use"]).method, c["use"],
-                             MappingProxyType(dict(c.get("with", {}))))
+                             MappingProxyType(dict(c.get("with", {}))), Critical.of(c.get("critical")))
                    for c in item["checks"])
     maxima = {cat: float(item["maxima"].get(cat.value, 0.0)) for cat in CATEGORY_ORDER}
     files = tuple(FileSpec(f["path"], f["kind"], f.get("required", True)) for f in item["files"])

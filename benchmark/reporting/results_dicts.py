@@ -81,6 +81,8 @@ def prompt_to_dict(prompt: PromptResult) -> dict[str, Any]:
         out["error"] = prompt.error
     if prompt.denials:
         out["denials"] = [dict(denial) for denial in prompt.denials]
+    if prompt.cap is not None:
+        out["cap"] = dict(prompt.cap)
     return out
 
 

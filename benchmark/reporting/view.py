@@ -153,7 +153,8 @@ class Denial(NamedTuple):
 
 class Loss(NamedTuple):
     """One part of where a prompt's points went: a check (``kind`` "check"), a category gate
-    ("gate": its factor and formula) or a category's points no check carries ("category")."""
+    ("gate": its factor and formula), a category's points no check carries ("category") or a
+    failed critical check's cap on the task ("cap")."""
     kind: str
     id: str
     category: str
@@ -183,11 +184,17 @@ def _gate_kind(factor: float, work: float) -> str:
     return "?"
 
 
-def _losses(checks: tuple[Check, ...], categories: tuple[Category, ...]) -> tuple[Loss, ...]:
+def _losses(checks: tuple[Check, ...], categories: tuple[Category, ...],
+            cap: Mapping[str, Any] | None = None) -> tuple[Loss, ...]:
     """Largest first: each check that earned less than its points (lost before the gates), each
     category gate that scaled credit down (what the gate itself took, with ``w`` = execution
-    earned / execution maximum), and a category's points no check carries; the parts add up to
-    max - score (within rounding)."""
+    earned / execution maximum), a category's points no check carries, and what a failed
+    critical check's cap took (``cap``: the prompt's record of it); the parts add up to max -
+    score (within rounding)."""
+    after = sum(c.earned for c in categories)
+    if cap:  # the cap scaled every category's earned points after its gate (which keeps its factor):
+        categories = tuple(c._replace(earned=min(sum(ch.earned for ch in checks if ch.category == c.name), c.max)
+                                      * c.factor) for c in categories)  # (each as its gate left it)
     execution = next((c for c in categories if c.name == "execution"), None)
     work = execution.earned / execution.max if execution and execution.max > 0 else 1.0
     found = [Loss("check", c.id, c.category, c.status, c.lost, c.rationale, evidence=c.evidence)
@@ -208,6 +215,13 @@ def _losses(checks: tuple[Check, ...], categories: tuple[Category, ...]) -> tupl
                 f"{category.name} credit {raw:.2f} {formula} = {category.earned:.2f}, with w = execution "
                 f"{shown.earned:.2f}/{shown.max:.2f} = {work:.2f} (factor {category.factor:.2f}; {SCORING_DOC})",
                 factor=category.factor, formula=formula))
+    if cap:
+        taken = float(cap["before"]) - after
+        if taken > TINY:
+            found.append(Loss("cap", f"critical {cap['check']}", "", "cap", taken, (
+                f"the critical check {cap['check']} did not earn what it must, so the task keeps at most "
+                f"{float(cap['fraction']):.0%} of its points: {float(cap['before']):.2f} × "
+                f"{float(cap['factor']):.2f}")))
     return tuple(sorted(found, key=lambda loss: -loss.points))
 
 
@@ -227,6 +241,7 @@ class Prompt:
     runs: tuple[ChildRun, ...]
     files: Mapping[str, Any]
     denials: tuple[Denial, ...]
+    cap: Mapping[str, Any] | None = None  # a failed critical check's cap (``scoring.apply_critical``)
 
     @cached_property
     def state(self) -> str:
@@ -241,7 +256,7 @@ class Prompt:
 
     @cached_property
     def losses(self) -> tuple[Loss, ...]:
-        return _losses(self.checks, self.categories)
+        return _losses(self.checks, self.categories, self.cap)
 
     @cached_property
     def security_failures(self) -> tuple[Check, ...]:
@@ -554,7 +569,7 @@ def prompt_view(key: str, raw: Mapping[str, Any]) -> Prompt:
         max_score=float(raw["max_score"]), status=raw["status"], error=raw.get("error"),
         feedback=tuple(raw["feedback"]), categories=categories, checks=tuple(map(_check, raw["checks"])),
         runs=tuple(_run(r) for r in raw["execution"] if isinstance(r, Mapping)), files=raw.get("files") or {},
-        denials=tuple(_denial(d) for d in raw.get("denials") or ()))
+        denials=tuple(_denial(d) for d in raw.get("denials") or ()), cap=raw.get("cap"))
 
 
 def _pack_total(raw: Mapping[str, Any]) -> PackTotal:

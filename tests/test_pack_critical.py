@@ -1,0 +1,165 @@
+"""Critical checks: a check a task cannot do without caps the whole task when it fails, so an
+insecure answer that passes every other check no longer collects their points."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from benchmark import cli
+from benchmark.packs.loader import check_pack, load_pack
+from benchmark.packs.model import Critical
+from benchmark.reporting.results_json import validate_results
+from benchmark.reporting.view import run_view
+from benchmark.scoring import apply_critical, score_prompt
+from benchmark.types import Category, Check
+
+from trees import ROOT
+
+TASK = """\
+schema_version: 1
+id: total
+title: Total of a list
+prompt: prompt.md
+files:
+  - {{path: total.py, kind: python}}
+reference: reference
+run:
+  mode: call
+  module: total.py
+  function: total
+  cases:
+    - {{label: three, args: [[1, 2, 3]], expect: 6}}
+    - {{label: one,   args: [[7]],       expect: 7}}
+checks:
+  - {{id: compiles, category: syntax,    points: 5,  use: compiles}}
+  - {{id: defined,  category: structure, points: 5,  use: ast.defines, with: {{function: total}}}}
+  - {{id: right,    category: execution, points: 10, use: cases.equal}}
+  - {{id: no_eval,  category: security,  points: 3,  use: bandit.forbid, with: {{tests: [B307]}}{critical}}}
+  - {{id: sandbox,  category: security,  points: 2,  use: exec.sandbox_violations}}
+"""
+GOOD = "def total(xs):\n    return sum(xs)\n"
+INSECURE = "def total(xs):\n    return eval('+'.join(str(x) for x in xs) or '0')\n"
+
+
+def critical_pack(root: Path, critical: str = ", critical: true") -> Path:
+    (root / "total" / "reference").mkdir(parents=True)
+    (root / "pack.yaml").write_text("schema_version: 1\nid: safe_pack\nversion: 1\ntitle: Safe\n"
+                                    "submission_root: .\ntasks: [total]\n", encoding="utf-8")
+    (root / "total" / "prompt.md").write_text("Write total.py.\n", encoding="utf-8")
+    (root / "total" / "reference" / "total.py").write_text(GOOD, encoding="utf-8")
+    (root / "total" / "task.yaml").write_text(TASK.format(critical=critical), encoding="utf-8")
+    return root
+
+
+def test_critical_is_true_or_a_below_and_a_cap_and_anything_else_is_an_error_at_its_line(tmp_path):
+    check = lambda pack: load_pack(pack).tasks[0].checks[3].critical  # noqa: E731
+    assert check(critical_pack(tmp_path / "a")) == Critical(1.0, 0.0)
+    assert check(critical_pack(tmp_path / "b", ", critical: {below: 0.5, cap: 0.25}")) == Critical(0.5, 0.25)
+    assert load_pack(critical_pack(tmp_path / "c", "")).tasks[0].checks[3].critical is None
+    _, problems = check_pack(critical_pack(tmp_path / "d", ", critical: {cap: 1.5}"))
+    (error,) = [p for p in problems if p.is_error]
+    assert error.line == 19 and "checks/3/critical" in error.format()
+
+
+def _row(check_id: str, critical: Critical | None):
+    return SimpleNamespace(id=check_id, critical=critical)
+
+
+def _task(*rows):
+    from benchmark.rubric import RUBRIC
+
+    return SimpleNamespace(checks=rows, maxima=RUBRIC[0].maxima)
+
+
+def test_a_failing_critical_check_caps_the_task_and_keeps_its_sum_of_categories():
+    checks = [Check("a", Category.EXECUTION, 6.0, 6.0, "pass", "behaviour", ""),
+              Check("b", Category.SECURITY, 4.0, 2.0, "partial", "bandit", "a finding"),
+              Check("c", Category.SYNTAX, 5.0, 5.0, "pass", "ast", "")]
+    task = _task(_row("b", Critical(1.0, 0.2)), _row("c", Critical(1.0, 0.0)))
+    categories, score, _ = score_prompt(task, checks)
+    capped, capped_score, cap = apply_critical(task, checks, categories, score)
+    assert 0.2 * 25 - 1e-3 < capped_score <= 0.2 * 25
+    assert capped_score == pytest.approx(sum(c.earned for c in capped), abs=1e-3)
+    assert cap == {"check": "b", "fraction": 0.2, "factor": pytest.approx(5 / score, abs=1e-4), "before": score}
+    assert all(c.factor == o.factor and c.earned == pytest.approx(o.earned * cap["factor"], abs=1e-3)
+               for c, o in zip(capped, categories))  # each keeps its gate; its points are scaled
+    # a check that earns what it must leaves the task alone; a low score stays as it is
+    assert apply_critical(_task(_row("b", Critical(0.5, 0.0))), checks, categories, score)[2] is None
+    low = apply_critical(_task(_row("b", Critical(1.0, 0.9))), checks, categories, score)
+    assert low[0] == categories and low[2]["factor"] == 1.0
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """The pack, a good and an insecure answer graded as a user grades them."""
+    tmp_path = tmp_path_factory.mktemp("critical")
+    pack = critical_pack(tmp_path / "safe_pack")
+    for name, source in (("good", GOOD), ("insecure", INSECURE)):
+        folder = tmp_path / "subs" / "user_submissions" / name
+        folder.mkdir(parents=True)
+        (folder / "total.py").write_text(source, encoding="utf-8")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(ROOT / "test_data"))
+        code = cli.main(["--pack", str(pack), "--no-core", "--all-models", "-q", "--no-metadata",
+                         "--submissions-dir", str(tmp_path / "subs"), "--results-dir", str(tmp_path / "r")])
+    return code, json.loads((tmp_path / "r" / "latest_results.json").read_text()), pack
+
+
+def test_an_insecure_answer_that_passes_everything_else_is_capped_at_zero(graded):
+    code, doc, _ = graded
+    validate_results(doc)
+    good, insecure = (doc["models"][n]["prompts"]["safe_pack.total"] for n in ("good", "insecure"))
+    assert good["score"] == 25 and "cap" not in good
+    right = next(c for c in insecure["checks"] if c["id"] == "right")
+    assert right["earned"] == right["points"]  # it does compute the totals
+    assert insecure["score"] == 0 and insecure["passed"] is False
+    assert insecure["cap"] == {"check": "no_eval", "fraction": 0.0, "factor": 0.0, "before": 22.0}
+    assert code == 0
+
+
+def test_the_reports_say_the_cap_took_the_points(graded):
+    _, doc, _ = graded
+    prompt = run_view(doc).model("insecure").prompt("safe_pack.total")
+    cap = next(loss for loss in prompt.losses if loss.kind == "cap")
+    assert cap.points == pytest.approx(22.0)
+    assert "the critical check no_eval did not earn what it must, so the task keeps at most 0%" in cap.reason
+    assert sum(loss.points for loss in prompt.losses) == pytest.approx(25.0, abs=0.02)
+
+
+def test_validate_and_pack_docs_state_each_critical_check(graded, capsys):
+    pack = graded[2]
+    assert cli.main(["pack", "validate", str(pack)]) == 0
+    out = capsys.readouterr().out
+    assert "; critical: no_eval below 100% of its points caps the task at 0%" in out
+    assert cli.main(["pack", "docs", str(pack)]) == 0
+    assert "- `no_eval`: below 100% of its points caps the task at 0%" in capsys.readouterr().out
+
+
+def test_with_gates_and_a_partial_cap_the_losses_still_add_up_to_what_the_task_lost():
+    from dataclasses import replace
+
+    from benchmark.reporting.results_json import run_to_dict
+    from benchmark.rubric import RUBRIC
+    from benchmark.scoring import score_model
+
+    from result_fakes import make_checks, make_run
+
+    rubric = RUBRIC[0]
+    checks = make_checks(rubric, {"execution": 0.6, "security": 0.5})
+    categories, score, _ = score_prompt(rubric, checks)
+    failing = next(c.id for c in checks if c.category == Category.SECURITY)
+    capped, capped_score, cap = apply_critical(
+        SimpleNamespace(checks=[_row(failing, Critical(1.0, 0.25))]), checks, categories, score)
+    assert 6.25 - 0.001 < capped_score <= 6.25 and cap["before"] == score > 6.25
+    prompt = replace(__import__("result_fakes").make_prompt(rubric, {"execution": 0.6, "security": 0.5}),
+                     categories=capped, score=capped_score, passed=False, cap=cap)
+    doc = run_to_dict(make_run(score_model("capped", "t", [prompt])))
+    validate_results(doc)
+    view = run_view(doc).model("capped").prompt(rubric.id)
+    kinds = {loss.kind for loss in view.losses}
+    assert {"check", "gate", "cap"} <= kinds
+    assert sum(loss.points for loss in view.losses) == pytest.approx(25 - 6.25, abs=0.02)
