@@ -163,3 +163,39 @@ def test_with_gates_and_a_partial_cap_the_losses_still_add_up_to_what_the_task_l
     kinds = {loss.kind for loss in view.losses}
     assert {"check", "gate", "cap"} <= kinds
     assert sum(loss.points for loss in view.losses) == pytest.approx(25 - 6.25, abs=0.02)
+
+
+EXAMPLE = ROOT / "examples" / "data_pack"
+SNOOP = """
+for guess in ("../answers/expected.json", "/answers/expected.json", "../../sales_report/reference/sales_report.py"):
+    try:
+        open(guess, encoding="utf-8").read()
+    except OSError:
+        pass
+"""
+
+
+def test_a_denied_read_of_the_answer_key_fails_the_sandbox_check_and_a_critical_one_zeroes_the_task(tmp_path, monkeypatch):
+    import shutil
+
+    pack = shutil.copytree(EXAMPLE, tmp_path / "data_pack")
+    manifest = pack / "sales_report" / "task.yaml"
+    text = manifest.read_text(encoding="utf-8")
+    old = "use: exec.sandbox_violations}"
+    assert text.count(old) == 1
+    manifest.write_text(text.replace(old, "use: exec.sandbox_violations, with: {answer_reads: fail}, critical: true}"),
+                        encoding="utf-8")
+    reference = (EXAMPLE / "sales_report" / "reference" / "sales_report.py").read_text(encoding="utf-8")
+    for name, source in (("honest", reference), ("snoop", SNOOP + reference)):
+        folder = tmp_path / "subs" / "user_submissions" / name / "data_pack"
+        folder.mkdir(parents=True)
+        (folder / "sales_report.py").write_text(source, encoding="utf-8")
+    monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(ROOT / "test_data"))
+    cli.main(["--pack", str(pack), "--no-core", "--all-models", "-q", "--no-metadata",
+              "--submissions-dir", str(tmp_path / "subs"), "--results-dir", str(tmp_path / "r")])
+    doc = json.loads((tmp_path / "r" / "latest_results.json").read_text())
+    honest, snoop = (doc["models"][n]["prompts"]["data_pack.sales_report"] for n in ("honest", "snoop"))
+    assert honest["score"] == 25
+    sandbox = next(c for c in snoop["checks"] if c["id"] == "sandbox_clean")
+    assert sandbox["earned"] == 0 and "on the task's answer key or reference" in sandbox["rationale"]
+    assert snoop["score"] == 0 and snoop["cap"]["check"] == "sandbox_clean"

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ...prompts.base import CheckContext, Outcome, sandbox_violations as sandbox_check
+from ...prompts.base import SANDBOX_EVENTS, CheckContext, Outcome, sandbox_violations as sandbox_check
+from ...types import Evidence
 from ..registry import builtin_check
 from .common import (exception_note, labels_param, mapping, observation_problem, pooled,
                      reference_failure, select_labels)
@@ -102,14 +103,45 @@ def exit_zero(ctx: CheckContext, runs: Sequence[str] | None = None) -> Outcome:
     return judge_runs(ctx, runs, _exit_zero, with_expected=False)
 
 
-@builtin_check("exec.sandbox_violations", method="exec", params={})
-def sandbox_violations(ctx: CheckContext) -> Outcome:
+@builtin_check("exec.sandbox_violations", method="exec", params={
+    "answer_reads": {"enum": ["count", "fail"], "default": "count",
+                     "description": "fail: an attempt the sandbox denied on a path naming the task's answer "
+                                    "key or reference solution fails the check outright (with critical: true "
+                                    "on the check, the task scores 0); count: it costs half, as any other"},
+})
+def sandbox_violations(ctx: CheckContext, answer_reads: str = "count") -> Outcome:
     """The sandbox denied nothing (network, processes, writes outside the sandbox...) during the runs.
 
-    No parameters. Each denied attempt costs half the points. Added to every task that runs
-    code; with no run or call observed at all, nothing was watched, so it fails.
+    Each denied attempt costs half the points. Added to every task that runs code; with no run
+    or call observed at all, nothing was watched, so it fails. ``answer_reads: fail``: an
+    attempt on a path that names the task's answer key (an ``answers`` file, by its path in the
+    task folder or its file name) or its reference solution (``<reference>/<file>``) fails the
+    check outright: an answer that went looking for the key is a cheat, whatever it printed.
     """
     if not (mapping(ctx.facts, "runs") or mapping(ctx.facts, "cases")):
         why = ctx.facts.get("problem") or "no run or call was observed"
         return Outcome.fail(f"the sandbox watched nothing: {why}")
+    if answer_reads == "fail" and ctx.task is not None:
+        snooped = [e for e in ctx.facts.get(SANDBOX_EVENTS, ()) if _names_the_key(str(e.get("detail", "")), ctx.task)]
+        if snooped:
+            first = snooped[0]
+            return Outcome.fail(
+                f"the sandbox denied {len(snooped)} attempt(s) on the task's answer key or reference "
+                f"(first: {first.get('event')} {str(first.get('detail', ''))[:120]})",
+                tuple(Evidence(str(e.get("file", "")), e.get("line"), f"{e.get('event')} {e.get('detail', '')}"[:200])
+                      for e in snooped[:10]))
     return sandbox_check(ctx)
+
+
+def _names_the_key(target: str, task: Any) -> bool:
+    """Whether a denied attempt's target names the task's answer key or reference files."""
+    path = target.replace("\\", "/").strip("'\"")
+    if not path:
+        return False
+    manifest = getattr(task, "manifest", {}) or {}
+    keys = [str(value) for value in (manifest.get("answers") or {}).values()]
+    reference = manifest.get("reference")
+    names = [key for key in keys] + [key.rsplit("/", 1)[-1] for key in keys]
+    if reference:
+        names += [f"{reference}/{name}" for name in getattr(task, "file_names", ())]
+    return any(path == name or path.endswith("/" + name) for name in names)
