@@ -546,3 +546,14 @@ def test_the_harness_reports_the_builtin_ancestry_of_what_a_call_raises():
     assert raised["fake"]["type"] == "ValueError" and "ValueError" not in raised["fake"]["builtin"]
     assert raised["claimed"]["builtin"] == ["Exception", "BaseException", "object"]
     assert raised["real"]["builtin"] == ["ValueError", "Exception", "BaseException", "object"]
+
+
+def test_shown_and_hidden_cases_are_counted_apart_in_a_rationale():
+    from benchmark.packs.library.common import pooled
+
+    scores = [("small", 1.0, ""), ("zero", 1.0, ""), ("perturbed_1", 0.0, "returned 3"), ("perturbed_2", 1.0, ""),
+              ("perturbed_3", 0.0, "raised")]
+    outcome = pooled("f.py", scores, "cases")
+    assert outcome.rationale.startswith("3/5 cases right: shown 2/2, hidden (generated) 1/3 (perturbed_1: ")
+    assert pooled("f.py", scores[:2], "cases").rationale == "2/2 cases right"  # one group: as before
+    assert pooled("f.py", scores[2:], "cases").rationale.startswith("1/3 cases right (")

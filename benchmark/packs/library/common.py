@@ -152,7 +152,10 @@ def reference_failure(ctx: CheckContext, labels: Iterable[str], name: str) -> Ou
 
 
 def pooled(name: str, scores: Sequence[tuple[str, float, str]], what: str) -> Outcome:
-    """The mean of per-label ``(label, score, note)``; notes of imperfect labels are listed."""
+    """The mean of per-label ``(label, score, note)``; notes of imperfect labels are listed.
+    When the labels mix cases or runs the pack shows (its fixtures) with generated ones
+    (``perturbed_<n>``), the two groups are counted apart: an answer that gets the shown ones
+    right and the hidden ones wrong reads as what it is."""
     if not scores:
         return Outcome.fail(f"no {what} selected, so nothing could be judged")
     total = sum(score for _, score, _ in scores)
@@ -160,6 +163,11 @@ def pooled(name: str, scores: Sequence[tuple[str, float, str]], what: str) -> Ou
     bad = [f"{label}: {note}" for label, score, note in scores if score < 1.0]
     evidence = [Evidence(name, None, note[:200]) for note in bad[:LIST_LIMIT]]
     rationale = f"{good}/{len(scores)} {what} right"
+    hidden = [score for label, score, _ in scores if _PERTURBED_LABEL.match(label)]
+    if hidden and len(hidden) < len(scores):  # the shown cases and the generated ones, apart
+        shown = len(scores) - len(hidden)
+        rationale += (f": shown {good - sum(s >= 1.0 for s in hidden)}/{shown}, "
+                      f"hidden (generated) {sum(s >= 1.0 for s in hidden)}/{len(hidden)}")
     if bad:
         rationale += f" ({listed(bad)})"
     return Outcome.ratio(total, len(scores), rationale, evidence)
