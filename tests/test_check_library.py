@@ -557,3 +557,22 @@ def test_shown_and_hidden_cases_are_counted_apart_in_a_rationale():
     assert outcome.rationale.startswith("3/5 cases right: shown 2/2, hidden (generated) 1/3 (perturbed_1: ")
     assert pooled("f.py", scores[:2], "cases").rationale == "2/2 cases right"  # one group: as before
     assert pooled("f.py", scores[2:], "cases").rationale.startswith("1/3 cases right (")
+
+
+def test_output_json_equal_ignores_paths_and_takes_tolerances_per_path(tmp_path):
+    got = {"generated_at": "2026-12-02T10:00", "rows": [{"id": 7, "v": 1.0004}, {"id": 8, "v": 2}],
+           "mean": 2.004, "count": 2}
+    want = {"generated_at": "2025-01-01T00:00", "rows": [{"id": 1, "v": 1.0}, {"id": 2, "v": 2.0}],
+            "mean": 2.0, "count": 2}
+    ctx = run_context(tmp_path, run_facts([a_run("fixture", got)], {"fixture": want}))
+    assert check("output.json_equal", ctx).fraction == 0.0
+    loose = {"ignore": ["/generated_at", "/rows/*/id"], "tolerances": {"/rows/*/v": 0.001, "/mean": 0.01}}
+    assert check("output.json_equal", ctx, **loose).fraction == 1.0
+    tight = check("output.json_equal", ctx, **{**loose, "tolerances": {"/rows/*/v": 0.001, "/mean": 0.001}})
+    assert tight.fraction == 0.0 and "/mean" in tight.rationale  # each path its own tolerance
+    missed = check("output.json_equal", ctx, ignore=["/generated_at"], tolerances=loose["tolerances"])
+    assert missed.fraction == 0.0 and "/rows/0/id" in missed.rationale  # only what is ignored is ignored
+    # an ignored key an answer leaves out costs nothing; a key it adds that is not ignored still counts
+    ctx2 = run_context(tmp_path, run_facts([a_run("fixture", {"count": 2, "extra": 1})], {"fixture": {"count": 2, "t": 0}}))
+    assert check("output.json_equal", ctx2, ignore=["/t"]).fraction == 0.0
+    assert check("output.json_equal", ctx2, ignore=["/t", "/extra"]).fraction == 1.0

@@ -28,28 +28,47 @@ def _parsed(run: Mapping[str, Any]) -> tuple[Any, str | None]:
     return run["output"], None
 
 
+PATH_PATTERN = "^(/([^~/]|~[01])*)*$"  # a JSON Pointer whose token may be * (any key or index)
+
+
 @builtin_check("output.json_equal", method="behaviour", params={
     "runs": RUNS_PARAM, **COMPARE_PARAMS,
     "partial": {"type": "string", "enum": ["none", "runs", "top_level_items"], "default": "runs",
                 "description": "none: all runs equal or nothing; runs: the share of equal runs; "
                                "top_level_items: per run, the share of equal top-level list "
                                "items or mapping keys (default runs)"},
+    "ignore": {"type": "array", "items": {"type": "string", "pattern": PATH_PATTERN, "minLength": 1},
+               "description": "JSON Pointers whose values are not compared (a token * stands for any "
+                              "key or index), e.g. /generated_at or /rows/*/id"},
+    "tolerances": {"type": "object", "propertyNames": {"pattern": PATH_PATTERN},
+                   "additionalProperties": {"type": "number", "minimum": 0},
+                   "description": "JSON Pointer (with *) -> absolute tolerance: numbers there are equal "
+                                  "within it, int or float, e.g. {/summary/mean: 0.01}"},
 })
 def json_equal(ctx: CheckContext, runs: Sequence[str] | None = None, compare: str = "strict",
-               float_tol: float = 1e-9, partial: str = "runs") -> Outcome:
+               float_tol: float = 1e-9, partial: str = "runs", ignore: Sequence[str] = (),
+               tolerances: Mapping[str, float] | None = None) -> Outcome:
     """The parsed output equals the expected value on each selected run.
 
     Equality is type-strict (``1``, ``1.0`` and ``true`` differ) unless ``compare: numeric``
-    (ints and floats equal within ``float_tol``). Parameters: ``runs``, ``compare``,
-    ``float_tol``, ``partial``. Partial credit per ``partial``; top-level items are matched
-    by list position or mapping key, and an extra item counts against.
+    (ints and floats equal within ``float_tol``). ``ignore`` lists JSON Pointers (a token
+    ``*`` stands for any key or index) whose values are left out of the comparison on both
+    sides (a run's timestamp, a generated id); ``tolerances`` gives paths whose numbers are
+    equal within their own absolute tolerance. Parameters: ``runs``, ``compare``,
+    ``float_tol``, ``partial``, ``ignore``, ``tolerances``. Partial credit per ``partial``;
+    top-level items are matched by list position or mapping key, and an extra item counts
+    against.
     """
     equal = comparer(compare, float_tol)
+    ignored = [_tokens(path) for path in ignore]
+    tolerant = [(_tokens(path), float(tol)) for path, tol in (tolerances or {}).items()]
 
     def judge(run: Mapping[str, Any], expected: Any) -> Score:
         got, why = _parsed(run)
         if why:
             return 0.0, why
+        if ignored or tolerant:
+            got, expected = _aligned(got, expected, (), ignored, tolerant)
         if equal(got, expected):
             return 1.0, "equal"
         score = item_share(got, expected, equal) if partial == "top_level_items" else 0.0
@@ -59,6 +78,41 @@ def json_equal(ctx: CheckContext, runs: Sequence[str] | None = None, compare: st
     if partial == "none" and 0 < outcome.fraction < 1:
         return Outcome(0.0, outcome.rationale + "; partial: none, so nothing", outcome.evidence)
     return outcome
+
+
+def _tokens(pointer: str) -> tuple[str, ...]:
+    return tuple(part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:])
+
+
+def _matches(path: tuple[str, ...], pattern: tuple[str, ...]) -> bool:
+    return len(path) == len(pattern) and all(p == "*" or p == t for t, p in zip(path, pattern))
+
+
+_IGNORED = object()  # what an ignored value becomes on both sides: equal to itself only
+
+
+def _aligned(got: Any, expected: Any, path: tuple[str, ...], ignored, tolerant) -> tuple[Any, Any]:
+    """``got`` and ``expected`` with every ignored path left out (a mapping's key dropped on
+    both sides, a list's item made one marker on both) and, at a tolerance path, a number of
+    ``got`` within its tolerance of ``expected``'s replaced by ``expected``'s."""
+    if isinstance(expected, dict) and isinstance(got, dict):
+        keys = [k for k in {**expected, **got} if not any(_matches((*path, str(k)), p) for p in ignored)]
+        pairs = {k: _aligned(got.get(k, MISSING), expected.get(k, MISSING), (*path, str(k)), ignored, tolerant)
+                 for k in keys}
+        return ({k: g for k, (g, _) in pairs.items() if g is not MISSING},
+                {k: e for k, (_, e) in pairs.items() if e is not MISSING})
+    if isinstance(expected, list) and isinstance(got, list):
+        pairs = [(_IGNORED, _IGNORED) if any(_matches((*path, str(i)), p) for p in ignored) else
+                 _aligned(g, e, (*path, str(i)), ignored, tolerant) for i, (g, e) in enumerate(zip(got, expected))]
+        return [g for g, _ in pairs] + got[len(pairs):], [e for _, e in pairs] + expected[len(pairs):]
+    for pattern, tol in tolerant:
+        if _matches(path, pattern) and _number(got) and _number(expected):
+            try:
+                if abs(got - expected) <= tol:
+                    return expected, expected
+            except OverflowError:
+                pass
+    return got, expected
 
 
 def _number(value: Any) -> bool:
