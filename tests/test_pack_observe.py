@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import textwrap
 from pathlib import Path
 
@@ -303,3 +304,39 @@ def test_the_parent_accepts_only_the_two_output_file_shapes():
     assert not _output_file_ok({"text": "x", "truncated": 0, "decode_error": None})
     assert not _output_file_ok({"text": "x", "truncated": False, "decode_error": None, "more": 1})
     assert not _output_file_ok({"error": 3}) and not _output_file_ok(["text"])
+
+
+LOG = "time level message\n" + "".join(f"2026-12-0{1 + i % 9} INFO request {i} took {10 + i}.5 ms\n" for i in range(200))
+
+
+def test_log_lines_keeps_the_header_reshapes_the_lines_and_adds_the_lines_a_parser_must_survive():
+    from benchmark.packs.generators import MALFORMED, log_lines
+
+    out = log_lines(random.Random(7), source=LOG.encode(), keep_first=1, malformed=0.2, blank=0.1, jitter=0.5)
+    assert out == log_lines(random.Random(7), source=LOG.encode(), keep_first=1, malformed=0.2, blank=0.1,
+                            jitter=0.5)  # the same seed, the same bytes
+    lines = out.decode().split("\n")
+    assert lines[0] == "time level message" and lines[-1] == ""
+    body = lines[1:-1]
+    shape = re.compile(r"2026-12-0[1-9] INFO request [0-9]+ took -?[0-9]+\.[0-9] ms")  # decimals kept
+    good = [line for line in body if shape.fullmatch(line)]
+    broken = [line for line in body if not shape.fullmatch(line)]
+    assert 140 < len(good) < 230 and 20 < len(broken) < 80  # drops, duplicates, blanks, garbage
+    assert all(line in MALFORMED or (line.startswith("2026-12-0") and not line.endswith(" ms")) for line in broken)
+    assert [line for line in good if line not in LOG] and all(line[:10] in LOG for line in good)  # dates kept
+    plain = log_lines(random.Random(1), source=LOG.encode(), drop=0, duplicate=0, blank=0, malformed=0)
+    assert plain == LOG.encode()  # nothing asked, nothing changed; order kept unless shuffle
+    crlf = LOG.replace("\n", "\r\n").encode()
+    assert log_lines(random.Random(2), source=crlf).count(b"\r\n") == log_lines(random.Random(2), source=crlf).count(b"\n")
+
+
+def test_text_words_changes_the_surface_of_the_words_and_keeps_the_words_and_lines():
+    from benchmark.packs.generators import text_words
+
+    text = "The quick brown fox jumps over the lazy dog.\nIt was not amused, said the fox!\n" * 20
+    out = text_words(random.Random(4), source=text.encode(), case=0.3, whitespace=0.3, punctuation=0.2)
+    assert out == text_words(random.Random(4), source=text.encode(), case=0.3, whitespace=0.3, punctuation=0.2)
+    assert out != text.encode() and out.decode().count("\n") == text.count("\n")
+    words = lambda value: [w.strip(",.!?").lower() for w in value.split()]  # noqa: E731
+    assert words(out.decode()) == words(text)
+    assert text_words(random.Random(4), source=text.encode(), case=0, whitespace=0, punctuation=0) == text.encode()

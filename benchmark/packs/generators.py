@@ -174,3 +174,81 @@ def cases_grid(rng: random.Random, *, count: int, args: list[list[Any]] | None =
         point = _grid_item(index, axes)
         cases.append({"args": point[:positional], "kwargs": dict(zip(names, point[positional:]))})
     return json.loads(json.dumps(cases))  # plain copies: no value shared with the manifest
+
+
+# a number standing on its own (not part of a date, a time, a version, a path or a name)
+NUMBER_TOKEN = re.compile(r"(?<![\w.:/-])-?[0-9]+(?:\.[0-9]+)?(?![\w.:/-])")
+MALFORMED = ("", "?", "\t", "#", "-- truncated --", "\ufffd\ufffd", "{", "ERROR")
+
+
+def _lines(source: bytes) -> tuple[list[str], str]:
+    """The source's lines (UTF-8, a BOM dropped) and its line end (``\\r\\n`` when it uses one)."""
+    text = source.decode("utf-8-sig")
+    end = "\r\n" if "\r\n" in text else "\n"
+    return text.splitlines(), end
+
+
+@builtin_generator("builtin.log_lines", kind="file", params={
+    "keep_first": {"type": "integer", "minimum": 0}, "drop": FRACTION, "duplicate": FRACTION,
+    "shuffle": {"type": "boolean"}, "blank": FRACTION, "malformed": FRACTION,
+    "jitter": {"type": "number", "minimum": 0, "maximum": 10}})
+def log_lines(rng: random.Random, *, source: bytes, keep_first: int = 0, drop: float = 0.1,
+              duplicate: float = 0.1, shuffle: bool = False, blank: float = 0.05,
+              malformed: float = 0.05, jitter: float = 0.0) -> bytes:
+    """A line-based log with its lines reshaped and a few broken lines among them.
+
+    The first ``keep_first`` lines (a header; default 0) stay as they are and first. Each other
+    line is dropped with probability ``drop`` (default 0.1), duplicated with ``duplicate``
+    (default 0.1), and the lines are shuffled when ``shuffle`` (default false: a log's order
+    usually matters). After each kept line a blank line is inserted with probability ``blank``
+    (default 0.05) and a malformed one (an empty, truncated or garbage line such as ``?``,
+    ``{`` or U+FFFD) with probability ``malformed`` (default 0.05): the lines a parser must
+    survive. ``jitter`` (default 0) moves every number that stands on its own in a line (not a
+    part of a date, a time, a version or a path) by a factor from [1 - jitter, 1 + jitter],
+    keeping its decimals. The source is read as UTF-8; the output
+    keeps its line end and ends with one.
+    """
+    lines, end = _lines(source)
+    head, body = lines[:keep_first], _reshape(rng, lines[keep_first:], drop, duplicate, shuffle)
+    out = list(head)
+    for line in body:
+        if jitter:
+            line = NUMBER_TOKEN.sub(lambda m: _jitter_text(rng, m.group(0), jitter), line)
+        out.append(line)
+        if rng.random() < blank:
+            out.append("")
+        if rng.random() < malformed:
+            broken = rng.choice(MALFORMED)
+            out.append(line[: max(1, len(line) // 2)] if broken == "-- truncated --" else broken)
+    return (end.join(out) + end).encode("utf-8") if out else b""
+
+
+@builtin_generator("builtin.text_words", kind="file", params={
+    "case": FRACTION, "whitespace": FRACTION, "punctuation": FRACTION, "shuffle_lines": {"type": "boolean"}})
+def text_words(rng: random.Random, *, source: bytes, case: float = 0.1, whitespace: float = 0.1,
+               punctuation: float = 0.05, shuffle_lines: bool = False) -> bytes:
+    """Free text with its words' surface changed and its meaning kept.
+
+    Word by word, in order: the case is changed (upper, lower or title, chosen at random) with
+    probability ``case`` (default 0.1); a trailing comma, full stop, ``!`` or ``?`` is added or
+    removed with probability ``punctuation`` (default 0.05); the space after a word gets an
+    extra space, tab or no-break space (U+00A0) before it with probability ``whitespace``
+    (default 0.1). ``shuffle_lines`` (default false) shuffles
+    the lines first. Line breaks stay where they were. UTF-8 in and out.
+    """
+    lines, end = _lines(source)
+    if shuffle_lines:
+        rng.shuffle(lines)
+    out = []
+    for line in lines:
+        words = line.split(" ")
+        for index, word in enumerate(words):
+            if word and rng.random() < case:
+                word = rng.choice((str.upper, str.lower, str.title))(word)
+            if word and rng.random() < punctuation:
+                word = word[:-1] if word[-1] in ",.!?" else word + rng.choice(",.!?")
+            if index < len(words) - 1 and rng.random() < whitespace:
+                word += rng.choice((" ", "\t", "\u00a0"))
+            words[index] = word
+        out.append(" ".join(words))
+    return (end.join(out) + end).encode("utf-8") if out else b""
