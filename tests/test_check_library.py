@@ -576,3 +576,18 @@ def test_output_json_equal_ignores_paths_and_takes_tolerances_per_path(tmp_path)
     ctx2 = run_context(tmp_path, run_facts([a_run("fixture", {"count": 2, "extra": 1})], {"fixture": {"count": 2, "t": 0}}))
     assert check("output.json_equal", ctx2, ignore=["/t"]).fraction == 0.0
     assert check("output.json_equal", ctx2, ignore=["/t", "/extra"]).fraction == 1.0
+
+
+def test_cases_equal_with_a_chance_floor_pays_nothing_for_guessing(tmp_path):
+    labels = [f"c{i}" for i in range(10)]
+    truth = ["spam" if i % 2 else "ham" for i in range(10)]
+    expect = {label: {"value": value} for label, value in zip(labels, truth)}
+    always_ham = call_context(tmp_path, [a_case(label, "ham") for label in labels], expect)
+    assert check("cases.equal", always_ham).fraction == 0.5  # the plain share: half for a constant
+    floor = check("cases.equal", always_ham, zero_at=0.5)
+    assert floor.fraction == 0.0 and "scaled from 50% (nothing) to 100% (all): 0% of the points" in floor.rationale
+    nine = call_context(tmp_path, [a_case(label, value if label != "c0" else "spam")
+                                   for label, value in zip(labels, truth)], expect)
+    assert check("cases.equal", nine, zero_at=0.5).fraction == pytest.approx(0.8)
+    assert check("cases.equal", nine, zero_at=0.5, full_at=0.9).fraction == 1.0
+    assert check("cases.equal", nine, zero_at=0.9, full_at=0.5).status == "error"

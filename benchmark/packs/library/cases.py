@@ -64,16 +64,27 @@ def _judge_cases(ctx: CheckContext, labels: Sequence[str] | None, wanted: str, j
     return pooled(_module(ctx), scores, "cases")
 
 
-@builtin_check("cases.equal", method="behaviour", params={"labels": LABELS_PARAM, **COMPARE_PARAMS})
+@builtin_check("cases.equal", method="behaviour", params={
+    "labels": LABELS_PARAM, **COMPARE_PARAMS,
+    "zero_at": {"type": "number", "minimum": 0, "maximum": 1, "default": 0,
+                "description": "the share of right cases that earns nothing: a classifier's chance "
+                               "level, e.g. 0.5 for two classes (default 0)"},
+    "full_at": {"type": "number", "minimum": 0, "maximum": 1, "default": 1,
+                "description": "the share of right cases that earns full credit (default 1); above zero_at"},
+})
 def equal(ctx: CheckContext, labels: Sequence[str] | None = None, compare: str = "strict",
-          float_tol: float = 1e-9) -> Outcome:
+          float_tol: float = 1e-9, zero_at: float = 0.0, full_at: float = 1.0) -> Outcome:
     """The function returns the expected value on each selected case.
 
     Compared type-strictly after the child's JSON round trip (``1``, ``1.0`` and ``True``
     differ) unless ``compare: numeric``. Parameters: ``labels`` (default every case that
-    expects a value; ``perturbed`` selects the generated ones), ``compare``, ``float_tol``.
-    Partial credit: the share of right cases.
+    expects a value; ``perturbed`` selects the generated ones), ``compare``, ``float_tol``,
+    ``zero_at``, ``full_at``. Partial credit: the share of right cases, scaled linearly from
+    ``zero_at`` (nothing: a classifier that guesses, or always answers the majority class,
+    reaches chance) to ``full_at`` (all).
     """
+    if zero_at >= full_at:
+        return Outcome.error(f"cases.equal: zero_at ({zero_at:g}) must be below full_at ({full_at:g})")
     same = comparer(compare, float_tol)
 
     def judge(case: Mapping[str, Any], value: Any) -> tuple[float, str]:
@@ -85,7 +96,12 @@ def equal(ctx: CheckContext, labels: Sequence[str] | None = None, compare: str =
             return 1.0, "equal"
         return 0.0, f"returned {excerpt(case.get('value'))} ({case.get('value_type')}), not the expected value"
 
-    return _judge_cases(ctx, labels, "value", judge)
+    outcome = _judge_cases(ctx, labels, "value", judge)
+    if (zero_at, full_at) == (0.0, 1.0) or outcome.status is not None:  # (error, skipped: as they are)
+        return outcome
+    scaled = max(0.0, min(1.0, (outcome.fraction - zero_at) / (full_at - zero_at)))
+    return Outcome(scaled, f"{outcome.rationale}; scaled from {zero_at:.0%} (nothing) to {full_at:.0%} (all): "
+                           f"{scaled:.0%} of the points", outcome.evidence)
 
 
 def _builtin_exception(name: str) -> bool:
