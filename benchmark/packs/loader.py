@@ -82,7 +82,7 @@ def _check_task(pack: Document, index: int, task_id: str) -> tuple[_Checked | No
     problems += semantics.check_title(doc) + check_paths(doc, folder) + semantics.check_sums(doc, points)
     problems += semantics.check_unique_ids(doc)
     problems += semantics.check_cases(doc, folder) + semantics.check_run_files(doc)
-    problems += semantics.check_perturb_targets(doc)
+    problems += semantics.check_perturb_targets(doc) + semantics.check_named_runs(doc)
     found, types = semantics.check_uses(doc, pack_id)
     gen_problems, generators = semantics.check_generators(doc, pack_id)
     obs_problems, observer = semantics.check_observer(doc, pack_id)
@@ -113,6 +113,9 @@ def _hashed_files(pack: Document, tasks: list[_Checked]) -> list[Path]:
         data, run = task.doc.data, task.doc.data["run"]
         named = list(data.get("fixtures", [])) + list(data.get("answers", {}).values())
         named += list(run.get("stage", {}).values()) + [run[k] for k in ("stdin", "cases_file") if k in run]
+        for extra in run.get("runs", []):  # (a script task's named runs)
+            named += [p for p in extra.get("stage", {}).values() if p is not None]
+            named += [extra["stdin"]] if "stdin" in extra else []
         named += [spec["from"] for spec in data.get("perturb", {}).get("inputs", {}).values()]
         named += [data["reference"]] if "reference" in data else []
         files.append(task.doc.file)

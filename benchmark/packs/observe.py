@@ -73,9 +73,17 @@ def _answers(manifest: Mapping[str, Any], folder: Path, facts: dict[str, Any]) -
 
 def _script_plans(manifest: Mapping[str, Any], folder: Path, seed: int,
                  pack_id: str) -> list[tuple[str, dict[str, bytes]]]:
-    """(label, staged files) for the fixture run and each perturbed run."""
+    """(label, staged files) for the fixture run, each named run and each perturbed run."""
     stage = {name: (folder / path).read_bytes() for name, path in (manifest["run"].get("stage") or {}).items()}
     plans = [("fixture", stage)]
+    for named in manifest["run"].get("runs") or ():  # each with its own staged files over the task's
+        staged = dict(stage)
+        for name, path in (named.get("stage") or {}).items():
+            if path is None:
+                staged.pop(name, None)
+            else:
+                staged[name] = (folder / path).read_bytes()
+        plans.append((named["label"], staged))
     perturb = manifest.get("perturb") or {}
     for n in range(1, int(perturb.get("count", 0)) + 1):
         label, staged = f"perturbed_{n}", dict(stage)
@@ -99,6 +107,18 @@ def _script_request(spec: Mapping[str, Any], folder: Path) -> dict[str, Any]:
     return request
 
 
+def _named_request(named: Mapping[str, Any] | None, folder: Path) -> dict[str, Any]:
+    """What a named run changes in the task's request: its argv, its stdin."""
+    if not named:
+        return {}
+    changed: dict[str, Any] = {}
+    if "argv" in named:
+        changed["argv"] = list(named["argv"])
+    if "stdin" in named:
+        changed["stdin"] = (folder / named["stdin"]).read_bytes().decode("utf-8-sig")
+    return changed
+
+
 def _observe_script(manifest, folder, run, seed, facts, pack_id: str) -> None:
     spec = manifest["run"]
     output = spec.get("output") or DEFAULT_OUTPUT
@@ -107,15 +127,19 @@ def _observe_script(manifest, folder, run, seed, facts, pack_id: str) -> None:
     gold = ref.reference_files(folder, manifest)
     from_reference = (manifest.get("perturb") or {}).get("expected") == "reference"
     facts.update(runs={}, inputs={}, expected={})
+    named = {spec_["label"]: spec_ for spec_ in spec.get("runs") or ()}
+    facts["exits"] = {label: named[label].get("exit", 0) for label in named}
     for label, staged in _script_plans(manifest, folder, seed, pack_id):
-        request = {**base, "label": label}
+        request = {**base, "label": label, **_named_request(named.get(label), folder)}
         facts["runs"][label] = script_run(label, run(request, staged), output)
         facts["inputs"][label] = {name: _sha(data) for name, data in sorted(staged.items())}
         if label in expected:
             facts["expected"][label] = expected[label]
         elif label in facts["expected_problem"]:
             continue
-        elif gold is not None and (label == "fixture" or from_reference):
+        elif label in named and named[label].get("exit", 0) != 0:
+            facts["expected_problem"][label] = "a run expected to fail has no expected output"
+        elif gold is not None and (label == "fixture" or label in named or from_reference):
             answer = ref.expected_output(run, request, staged, gold, seed, output)
             if "value" in answer:
                 facts["expected"][label] = answer["value"]

@@ -49,6 +49,11 @@ def _referenced(task: dict[str, Any]) -> list[tuple[JsonPath, str, str]]:
     for key in ("stdin", "cases_file"):
         if key in run:
             refs.append((("run", key), run[key], "file"))
+    for index, named in enumerate(run.get("runs", [])):  # (a script task's named runs)
+        refs += [(("run", "runs", index, "stage", name), p, "file") for name, p in named.get("stage", {}).items()
+                 if p is not None]
+        if "stdin" in named:
+            refs.append((("run", "runs", index, "stdin"), named["stdin"], "file"))
     for name, spec in task.get("perturb", {}).get("inputs", {}).items():
         refs.append((("perturb", "inputs", name, "from"), spec["from"], "file"))
     if "reference" in task:
@@ -80,7 +85,12 @@ def _parent_only(task: dict[str, Any]) -> list[str]:
 def _staged(task: dict[str, Any]) -> list[tuple[JsonPath, str]]:
     staged = [(("fixtures", i), p) for i, p in enumerate(task.get("fixtures", []))]
     staged += [(("run", "stage", name), p) for name, p in task["run"].get("stage", {}).items()]
-    return staged + ([(("run", "stdin"), task["run"]["stdin"])] if "stdin" in task["run"] else [])
+    staged += ([(("run", "stdin"), task["run"]["stdin"])] if "stdin" in task["run"] else [])
+    for index, named in enumerate(task["run"].get("runs", [])):
+        staged += [(("run", "runs", index, "stage", name), p) for name, p in named.get("stage", {}).items()
+                   if p is not None]
+        staged += [(("run", "runs", index, "stdin"), named["stdin"])] if "stdin" in named else []
+    return staged
 
 
 def _generated_from(task: dict[str, Any]) -> list[tuple[JsonPath, str]]:
@@ -138,7 +148,7 @@ def check_paths(doc: Document, folder: Path) -> list[Problem]:
     task, problems = doc.data, []
     for where, relative, kind in _referenced(task):
         reason = escape_reason(folder, relative) or _exists(folder, relative, kind)
-        if not reason and where == ("run", "stdin") and (why := _not_text(folder / relative)):
+        if not reason and where[-1] == "stdin" and (why := _not_text(folder / relative)):
             reason = f"{why}: stdin is fed to the program as UTF-8 text"
         if not reason and where[0] == "answers":
             reason = _answer_problem(folder, relative)

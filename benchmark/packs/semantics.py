@@ -229,6 +229,20 @@ def check_cases(doc: Document, folder: Path | None = None) -> list[Problem]:
     return problems
 
 
+def check_named_runs(doc: Document) -> list[Problem]:
+    """A script task's named runs have labels of their own: unique, not ``fixture``, not
+    ``perturbed_<n>``."""
+    seen, problems = {"fixture": "the fixture run"}, []
+    for index, named in enumerate(doc.data["run"].get("runs", [])):
+        label, where = named["label"], ("run", "runs", index, "label")
+        if RESERVED_LABEL.match(label):
+            problems.append(doc.problem(where, f"{label!r}: perturbed_<n> labels are reserved for generated runs"))
+        elif label in seen:
+            problems.append(doc.problem(where, f"label {label!r} repeats {seen[label]}"))
+        seen.setdefault(label, f"runs/{index}")
+    return problems
+
+
 def check_run_files(doc: Document) -> list[Problem]:
     """``entry``/``module`` name a submitted file and no staged name is one; a task that runs
     code checks the sandbox."""

@@ -55,16 +55,19 @@ def judge_runs(ctx: CheckContext, runs: Sequence[str] | None,
     """Pool ``judge(run)`` (or ``judge(run, expected)``) over the selected runs.
 
     Default selection: every label with an expected value (``with_expected``), else every
-    observed run."""
+    observed run; either way not a named run expected to fail (``exit`` not 0), whose output
+    and exit ``exec.exit_code`` judges."""
     blocked = observation_problem(ctx.facts)
     if blocked:
         return blocked
     records, expected = mapping(ctx.facts, "runs"), mapping(ctx.facts, "expected")
     missing = mapping(ctx.facts, "expected_problem")
+    failing = {label for label, code in mapping(ctx.facts, "exits").items() if code != 0}
     if with_expected:
-        labels = select_labels(runs, set(expected) | set(missing) | (set(records) if runs else set()))
+        labels = select_labels(runs, set(expected) | (set(missing) - failing if runs is None else set(missing))
+                               | (set(records) if runs else set()))
     else:
-        labels = select_labels(runs, records)
+        labels = select_labels(runs, set(records) - failing if runs is None else records)
     unjudged = reference_failure(ctx, labels, entry_file(ctx)) if with_expected else None
     if unjudged:
         return unjudged
@@ -81,6 +84,38 @@ def judge_runs(ctx: CheckContext, runs: Sequence[str] | None,
             scores.append((label, 0.0, f"no expected value ({why})"))
         else:
             scores.append((label, *judge(run, expected[label])))
+    return pooled(entry_file(ctx), scores, "runs")
+
+
+@builtin_check("exec.exit_code", method="exec", params={"runs": RUNS_PARAM})
+def exit_code(ctx: CheckContext, runs: Sequence[str] | None = None) -> Outcome:
+    """Each selected run ends with the exit code its named run states (``exit``: a number, or
+    ``nonzero`` for any failure exit), within its time limit.
+
+    Parameters: ``runs`` (labels; default every named run of ``run.runs``; a run without a
+    stated ``exit`` is expected to exit 0). Partial credit: the share of runs that exit as
+    stated. "exit 1 on an unreadable file" is a named run with ``exit: nonzero``; a crash
+    with a traceback also exits non-zero, so pair it with a check of what the run printed.
+    """
+    exits = mapping(ctx.facts, "exits")
+    if runs is None and not exits:
+        return Outcome.fail("the task names no run with an expected exit code (run.runs)")
+
+    def judge(label: str, run: Mapping[str, Any]) -> Score:
+        if run.get("timed_out"):
+            return 0.0, "timed out"
+        code, want = run.get("exit_code"), exits.get(label, 0)
+        if not isinstance(code, int) or isinstance(code, bool):
+            return 0.0, "no exit code"
+        if (want == "nonzero" and code != 0) or code == want:
+            return 1.0, f"exit {code}"
+        stated = "a non-zero code" if want == "nonzero" else str(want)
+        return 0.0, f"exited with {code}, not {stated} ({failure_note(run)})"
+
+    labels = select_labels(runs, exits)
+    records = mapping(ctx.facts, "runs")
+    scores = [(label, 0.0, problem) if (problem := run_problem(records.get(label))) else
+              (label, *judge(label, records[label])) for label in labels]
     return pooled(entry_file(ctx), scores, "runs")
 
 

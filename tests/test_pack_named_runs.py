@@ -1,0 +1,116 @@
+"""A script task's named runs: each with its own argv, stdin and staged files, and the exit code
+it must end with, so "exits non-zero on a missing file" can be graded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmark import cli
+from benchmark.packs.loader import check_pack
+
+from trees import ROOT
+
+TASK = """\
+schema_version: 1
+id: logcount
+title: Count the errors in a log
+prompt: prompt.md
+files:
+  - {path: logcount.py, kind: python}
+fixtures: [data]
+reference: reference
+run:
+  mode: script
+  entry: logcount.py
+  argv: [app.log]
+  stage: {app.log: data/app.log}
+  output: {from: stdout, parse: json}
+  runs:
+    - {label: empty, stage: {app.log: data/empty.log}}
+    - {label: missing, stage: {app.log: null}, exit: nonzero}
+checks:
+  - {id: compiles, category: syntax,    points: 1,  use: compiles}
+  - {id: exits_0,  category: execution, points: 1,  use: exec.exit_zero}
+  - {id: exits,    category: execution, points: 3,  use: exec.exit_code}
+  - {id: counts,   category: execution, points: 18, use: output.json_equal}
+  - {id: sandbox,  category: security,  points: 2,  use: exec.sandbox_violations}
+"""
+REFERENCE = """\
+import json
+import sys
+
+
+def main(path):
+    try:
+        with open(path, encoding="utf-8") as log:
+            lines = log.read().splitlines()
+    except OSError as exc:
+        print(f"cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return 1
+    print(json.dumps({"errors": sum("ERROR" in line for line in lines)}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
+"""
+SWALLOWS = REFERENCE.replace("return 1", "print(json.dumps({'errors': 0}))\n        return 0")
+
+
+def named_pack(root: Path, runs: str | None = None) -> Path:
+    task = root / "logcount"
+    (task / "reference").mkdir(parents=True)
+    (task / "data").mkdir()
+    (root / "pack.yaml").write_text("schema_version: 1\nid: logs\nversion: 1\ntitle: Logs\nsubmission_root: .\n"
+                                    "tasks: [logcount]\n", encoding="utf-8")
+    (task / "prompt.md").write_text("Write logcount.py.\n", encoding="utf-8")
+    (task / "data" / "app.log").write_text("INFO up\nERROR disk\nINFO ok\nERROR net\n", encoding="utf-8")
+    (task / "data" / "empty.log").write_text("", encoding="utf-8")
+    (task / "reference" / "logcount.py").write_text(REFERENCE, encoding="utf-8")
+    text = TASK if runs is None else TASK.replace(TASK[TASK.index("  runs:"):TASK.index("checks:")], runs)
+    (task / "task.yaml").write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("named")
+    pack = named_pack(tmp_path / "logs")
+    for name, source in (("careful", REFERENCE), ("swallows", SWALLOWS)):
+        folder = tmp_path / "subs" / "user_submissions" / name
+        folder.mkdir(parents=True)
+        (folder / "logcount.py").write_text(source, encoding="utf-8")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(ROOT / "test_data"))
+        code = cli.main(["--pack", str(pack), "--no-core", "--all-models", "-q", "--no-metadata",
+                         "--submissions-dir", str(tmp_path / "subs"), "--results-dir", str(tmp_path / "r")])
+    return code, json.loads((tmp_path / "r" / "latest_results.json").read_text()), pack
+
+
+def _check(doc, model, check_id):
+    prompt = doc["models"][model]["prompts"]["logs.logcount"]
+    return next(c for c in prompt["checks"] if c["id"] == check_id)
+
+
+def test_a_run_that_must_fail_is_judged_by_its_exit_code_and_left_out_of_the_output_checks(graded):
+    code, doc, _ = graded
+    assert code == 0
+    assert doc["models"]["careful"]["prompts"]["logs.logcount"]["score"] == 25
+    exits = _check(doc, "swallows", "exits")
+    assert exits["earned"] == 1.5 and "missing: exited with 0, not a non-zero code" in exits["rationale"]
+    assert _check(doc, "swallows", "counts")["rationale"] == "2/2 runs right"  # fixture and empty
+    assert _check(doc, "swallows", "exits_0")["rationale"] == "2/2 runs right"  # missing is not asked to exit 0
+
+
+def test_the_gates_pass_and_validate_names_what_is_wrong_with_a_named_run(graded, tmp_path):
+    assert cli.main(["pack", "validate", str(graded[2])]) == 0
+    bad = named_pack(tmp_path / "bad", runs="  runs:\n    - {label: fixture}\n    - {label: perturbed_2}\n"
+                                             "    - {label: gone, stage: {app.log: data/nowhere.log}}\n")
+    _, problems = check_pack(bad)
+    found = sorted(p.format().split("task.yaml:", 1)[1] for p in problems if p.is_error)
+    assert any("run/runs/0/label: label 'fixture' repeats the fixture run" in f for f in found)
+    assert any("run/runs/1/label: 'perturbed_2': perturbed_<n> labels are reserved" in f for f in found)
+    assert any("run/runs/2/stage/app.log: data/nowhere.log" in f for f in found)
