@@ -90,14 +90,16 @@ def apply_critical(rubric: PromptRubric | Task, checks: Sequence[Check],
                    score: float) -> tuple[tuple[CategoryScore, ...], float, dict[str, Any] | None]:
     """The task's score capped by its critical checks (``TaskCheck.critical``): when a check
     earned less than ``below`` of its points, the task keeps at most ``cap`` of its points.
-    Of several failing, the lowest cap counts (the first such check names it). The cap scales
+    Of several failing, the lowest cap counts (the first such check names it); a check that
+    was not judged for a reason that is not the answer's (``Check.cause``) caps nothing. The cap scales
     every category's earned points alike (each keeps its gate's factor), so a task's score stays
     the sum of its categories; returns the categories, the score and the cap's record
     (``check``, ``fraction``, ``factor``: what the earned points were scaled by, ``before``: the
     score without it), or None when nothing caps."""
     rows = {row.id: row for row in getattr(rubric, "checks", ()) if getattr(row, "critical", None)}
-    failing = [(rows[c.id].critical.cap, c.id) for c in checks
-               if c.id in rows and as_number(c.earned) < rows[c.id].critical.below * c.points - EPS]
+    failing = [(rows[c.id].critical.cap, c.id) for c in checks  # (not one left unjudged by the grader's
+               if c.id in rows and c.cause is None                  # or the reference's fault: ``cause``)
+               and as_number(c.earned) < rows[c.id].critical.below * c.points - EPS]
     if not failing:
         return categories, score, None
     cap, check_id = min(failing, key=lambda item: item[0])

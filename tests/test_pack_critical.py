@@ -199,3 +199,11 @@ def test_a_denied_read_of_the_answer_key_fails_the_sandbox_check_and_a_critical_
     sandbox = next(c for c in snoop["checks"] if c["id"] == "sandbox_clean")
     assert sandbox["earned"] == 0 and "on the task's answer key or reference" in sandbox["rationale"]
     assert snoop["score"] == 0 and snoop["cap"]["check"] == "sandbox_clean"
+
+
+def test_a_critical_check_left_unjudged_by_the_grader_or_the_reference_caps_nothing():
+    checks = [Check("a", Category.EXECUTION, 6.0, 6.0, "pass", "behaviour", ""),
+              Check("b", Category.SECURITY, 4.0, 0.0, "error", "bandit", "reference solution failed", cause="reference")]
+    task = _task(_row("b", Critical(1.0, 0.0)))
+    categories, score, _ = score_prompt(task, checks)
+    assert apply_critical(task, checks, categories, score) == (categories, score, None)
