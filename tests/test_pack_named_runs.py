@@ -90,8 +90,8 @@ def graded(tmp_path_factory):
     return code, json.loads((tmp_path / "r" / "latest_results.json").read_text()), pack
 
 
-def _check(doc, model, check_id):
-    prompt = doc["models"][model]["prompts"]["logs.logcount"]
+def _check(doc, model, check_id, key="logs.logcount"):
+    prompt = doc["models"][model]["prompts"][key]
     return next(c for c in prompt["checks"] if c["id"] == check_id)
 
 
@@ -114,3 +114,47 @@ def test_the_gates_pass_and_validate_names_what_is_wrong_with_a_named_run(graded
     assert any("run/runs/0/label: label 'fixture' repeats the fixture run" in f for f in found)
     assert any("run/runs/1/label: 'perturbed_2': perturbed_<n> labels are reserved" in f for f in found)
     assert any("run/runs/2/stage/app.log: data/nowhere.log" in f for f in found)
+
+
+CALL_TASK = """\
+schema_version: 1
+id: double
+title: Double a number
+prompt: prompt.md
+files:
+  - {path: double.py, kind: python}
+reference: reference
+run:
+  mode: call
+  module: double.py
+  function: double
+  cases:
+    - {label: quick, args: [2], expect: 4}
+    - {label: heavy, args: [50], expect: 100, timeout_s: 0.5}
+checks:
+  - {id: compiles, category: syntax,    points: 2,  use: compiles}
+  - {id: right,    category: execution, points: 21, use: cases.equal}
+  - {id: sandbox,  category: security,  points: 2,  use: exec.sandbox_violations}
+"""
+HANGS = "def double(n):\n    while n > 10:\n        pass\n    return 2 * n\n"
+
+
+def test_a_case_with_its_own_timeout_runs_alone_and_a_call_past_it_costs_that_case_only(tmp_path, monkeypatch):
+    pack = tmp_path / "calls"
+    (pack / "double" / "reference").mkdir(parents=True)
+    (pack / "pack.yaml").write_text("schema_version: 1\nid: calls\nversion: 1\ntitle: Calls\nsubmission_root: .\n"
+                                    "tasks: [double]\n", encoding="utf-8")
+    (pack / "double" / "prompt.md").write_text("Write double.py.\n", encoding="utf-8")
+    (pack / "double" / "reference" / "double.py").write_text("def double(n):\n    return 2 * n\n", encoding="utf-8")
+    (pack / "double" / "task.yaml").write_text(CALL_TASK, encoding="utf-8")
+    folder = tmp_path / "subs" / "user_submissions" / "hangs"
+    folder.mkdir(parents=True)
+    (folder / "double.py").write_text(HANGS, encoding="utf-8")
+    monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(ROOT / "test_data"))
+    cli.main(["--pack", str(pack), "--no-core", "--all-models", "-q", "--no-metadata",
+              "--submissions-dir", str(tmp_path / "subs"), "--results-dir", str(tmp_path / "r")])
+    doc = json.loads((tmp_path / "r" / "latest_results.json").read_text())
+    right = _check(doc, "hangs", "right", "calls.double")
+    assert right["earned"] == 10.5
+    assert "heavy: raised TimeoutError: the call did not return within its 0.5 s" in right["rationale"]
+    assert _check(doc, "hangs", "sandbox", "calls.double")["earned"] == 2  # the quick case was watched

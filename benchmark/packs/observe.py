@@ -26,7 +26,7 @@ from . import reference as ref
 from .outputs import document, load_answer
 from .local_plugins import resolve_generator
 from .registry import RegistryError
-from .runs import DEFAULT_OUTPUT, cases, load_facts, run_problem, script_run
+from .runs import DEFAULT_OUTPUT, cases, load_facts, run_problem, script_run, timed_out_case
 
 Observe = Callable[[Mapping[str, Any], Callable[..., Any], Path, int], dict[str, Any]]
 
@@ -195,13 +195,21 @@ def _observe_cases(manifest, folder, run, seed, facts, http: bool, pack_id: str)
     base = {"mode": "http" if http else "call", "module": spec["module"], "function": spec["function"]}
     if spec.get("timeout_s"):
         base["timeout_s"] = spec["timeout_s"]
-    result = run({**base, key: items}, {})
+    own = {case["label"]: float(case["timeout_s"]) for case in given if case.get("timeout_s")}
+    shared = [item for item in items if item["label"] not in own]
+    result = run({**base, key: shared}, {})
     problem = run_problem(result)
     if problem:
         facts["problem"] = problem
     else:
         facts.update(load_facts(result.observation))
-        facts["cases"] = cases(items, result.observation, http)
+        facts["cases"] = cases(shared, result.observation, http)
+    for item in (item for item in items if item["label"] in own):  # each in a child of its own
+        alone = run({**base, "timeout_s": own[item["label"]], key: [item]}, {})
+        if run_problem(alone) is None:
+            facts["cases"].update(cases([item], alone.observation, http))
+        elif alone.timed_out:
+            facts["cases"][item["label"]] = timed_out_case(item, own[item["label"]], http)
     _reference_cases(manifest, folder, run, seed, facts, {**base, key: [i for i in items if i["label"] not in facts["expect"]]})
 
 

@@ -123,6 +123,14 @@ def cases(items: list[Mapping[str, Any]], record: Mapping[str, Any], http: bool)
             for item in items if item["label"] in reported}
 
 
+def timed_out_case(item: Mapping[str, Any], timeout_s: float, http: bool) -> dict[str, Any]:
+    """``facts["cases"]`` entry of a call that ran in its own child (its case's ``timeout_s``) and
+    was killed at that time-out: it did not return, and says so as its exception."""
+    case = _case(item, {}, http)
+    case["exception"] = {"type": "TimeoutError", "message": f"the call did not return within its {timeout_s:g} s"}
+    return case
+
+
 def load_facts(record: Mapping[str, Any]) -> dict[str, Any]:
     """import_error, function_found and signature from a call/http record."""
     signature = record.get("signature")
