@@ -158,3 +158,31 @@ def test_a_case_with_its_own_timeout_runs_alone_and_a_call_past_it_costs_that_ca
     assert right["earned"] == 10.5
     assert "heavy: raised TimeoutError: the call did not return within its 0.5 s" in right["rationale"]
     assert _check(doc, "hangs", "sandbox", "calls.double")["earned"] == 2  # the quick case was watched
+
+
+def test_a_named_run_reads_another_output_file_so_each_file_a_program_writes_is_graded(tmp_path, monkeypatch):
+    writes_two = ("import json, sys\nlines = open(sys.argv[1], encoding='utf-8').read().splitlines()\n"
+                  "errors = sum('ERROR' in line for line in lines)\n"
+                  "json.dump({'errors': errors}, open('report.json', 'w', encoding='utf-8'))\n"
+                  "open('summary.txt', 'w', encoding='utf-8').write(f'{errors} errors\\n')\n")
+    runs = ("  output: {from: file, path: report.json, parse: json}\n  runs:\n"
+            "    - {label: summary, output: {from: file, path: summary.txt, parse: text}}\n")
+    pack = named_pack(tmp_path / "logs", runs=runs)
+    task = pack / "logcount" / "task.yaml"
+    task.write_text(task.read_text().replace("  output: {from: stdout, parse: json}\n", "")
+                    .replace("exits,    category: execution, points: 3,  use: exec.exit_code}",
+                             "exits,    category: execution, points: 1,  use: exec.exit_code, with: {runs: [summary]}}")
+                    .replace("points: 18, use: output.json_equal", "points: 20, use: output.json_equal"),
+                    encoding="utf-8")
+    (pack / "logcount" / "reference" / "logcount.py").write_text(writes_two, encoding="utf-8")
+    wrong = writes_two.replace("f'{errors} errors", "f'{errors + 1} errors")
+    folder = tmp_path / "subs" / "user_submissions" / "wrong_summary"
+    folder.mkdir(parents=True)
+    (folder / "logcount.py").write_text(wrong, encoding="utf-8")
+    monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(ROOT / "test_data"))
+    assert cli.main(["pack", "validate", str(pack)]) == 0
+    cli.main(["--pack", str(pack), "--no-core", "--all-models", "-q", "--no-metadata",
+              "--submissions-dir", str(tmp_path / "subs"), "--results-dir", str(tmp_path / "r")])
+    doc = json.loads((tmp_path / "r" / "latest_results.json").read_text())
+    counts = _check(doc, "wrong_summary", "counts")
+    assert counts["earned"] == 10 and "1/2 runs right" in counts["rationale"] and "summary" in counts["rationale"]

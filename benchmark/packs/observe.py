@@ -131,7 +131,11 @@ def _observe_script(manifest, folder, run, seed, facts, pack_id: str) -> None:
     facts["exits"] = {label: named[label].get("exit", 0) for label in named}
     for label, staged in _script_plans(manifest, folder, seed, pack_id):
         request = {**base, "label": label, **_named_request(named.get(label), folder)}
-        facts["runs"][label] = script_run(label, run(request, staged), output)
+        mine = (named.get(label) or {}).get("output") or output  # (a named run may read another file)
+        request.pop("output_file", None)
+        if mine.get("from") == "file":
+            request["output_file"] = mine["path"]
+        facts["runs"][label] = script_run(label, run(request, staged), mine)
         facts["inputs"][label] = {name: _sha(data) for name, data in sorted(staged.items())}
         if label in expected:
             facts["expected"][label] = expected[label]
@@ -140,7 +144,7 @@ def _observe_script(manifest, folder, run, seed, facts, pack_id: str) -> None:
         elif label in named and named[label].get("exit", 0) != 0:
             facts["expected_problem"][label] = "a run expected to fail has no expected output"
         elif gold is not None and (label == "fixture" or label in named or from_reference):
-            answer = ref.expected_output(run, request, staged, gold, seed, output)
+            answer = ref.expected_output(run, request, staged, gold, seed, mine)
             if "value" in answer:
                 facts["expected"][label] = answer["value"]
             else:
