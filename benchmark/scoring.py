@@ -92,7 +92,8 @@ def apply_critical(rubric: PromptRubric | Task, checks: Sequence[Check],
     earned less than ``below`` of its points, the task keeps at most ``cap`` of its points.
     Of several failing, the lowest cap counts (the first such check names it); a check that
     was not judged for a reason that is not the answer's (``Check.cause``) caps nothing. The cap scales
-    every category's earned points alike (each keeps its gate's factor), so a task's score stays
+    every category's earned points alike (each keeps its gate's factor; the rounding step the
+    sum is off goes to the largest), so a task's score is the cap and stays
     the sum of its categories; returns the categories, the score and the cap's record
     (``check``, ``fraction``, ``factor``: what the earned points were scaled by, ``before``: the
     score without it), or None when nothing caps."""
@@ -107,9 +108,13 @@ def apply_critical(rubric: PromptRubric | Task, checks: Sequence[Check],
     if score <= limit + EPS:
         return categories, score, {"check": check_id, "fraction": cap, "factor": 1.0, "before": score}
     factor = limit / score if score > 0 else 0.0
-    down = 10 ** DIGITS  # (rounded down, so the sum never exceeds the cap)
-    capped = tuple(CategoryScore(c.category, math.floor(c.earned * factor * down + 1e-6) / down, c.possible,
-                                 c.factor, c.checks) for c in categories)
+    earned = [_r(c.earned * factor) for c in categories]
+    excess = _r(sum(earned) - limit)  # (rounding may leave the sum a step off the cap: the largest takes it)
+    if excess:
+        largest = max(range(len(earned)), key=lambda i: earned[i])
+        earned[largest] = _r(earned[largest] - excess)
+    capped = tuple(CategoryScore(c.category, points, c.possible, c.factor, c.checks)
+                   for c, points in zip(categories, earned))
     return capped, _r(sum(c.earned for c in capped)), {"check": check_id, "fraction": cap,
                                                        "factor": _r(factor), "before": score}
 

@@ -62,7 +62,8 @@ def test_critical_is_true_or_a_below_and_a_cap_and_anything_else_is_an_error_at_
     assert load_pack(critical_pack(tmp_path / "c", "")).tasks[0].checks[3].critical is None
     _, problems = check_pack(critical_pack(tmp_path / "d", ", critical: {cap: 1.5}"))
     (error,) = [p for p in problems if p.is_error]
-    assert error.line == 19 and "checks/3/critical" in error.format()
+    assert error.line == 19 and "checks/3/critical/cap: 1.5 is greater than or equal to the maximum of 1" \
+        in error.format()
 
 
 def _row(check_id: str, critical: Critical | None):
@@ -82,7 +83,7 @@ def test_a_failing_critical_check_caps_the_task_and_keeps_its_sum_of_categories(
     task = _task(_row("b", Critical(1.0, 0.2)), _row("c", Critical(1.0, 0.0)))
     categories, score, _ = score_prompt(task, checks)
     capped, capped_score, cap = apply_critical(task, checks, categories, score)
-    assert 0.2 * 25 - 1e-3 < capped_score <= 0.2 * 25
+    assert capped_score == 5.0
     assert capped_score == pytest.approx(sum(c.earned for c in capped), abs=1e-3)
     assert cap == {"check": "b", "fraction": 0.2, "factor": pytest.approx(5 / score, abs=1e-4), "before": score}
     assert all(c.factor == o.factor and c.earned == pytest.approx(o.earned * cap["factor"], abs=1e-3)
@@ -154,7 +155,7 @@ def test_with_gates_and_a_partial_cap_the_losses_still_add_up_to_what_the_task_l
     failing = next(c.id for c in checks if c.category == Category.SECURITY)
     capped, capped_score, cap = apply_critical(
         SimpleNamespace(checks=[_row(failing, Critical(1.0, 0.25))]), checks, categories, score)
-    assert 6.25 - 0.001 < capped_score <= 6.25 and cap["before"] == score > 6.25
+    assert capped_score == 6.25 and cap["before"] == score > 6.25
     prompt = replace(__import__("result_fakes").make_prompt(rubric, {"execution": 0.6, "security": 0.5}),
                      categories=capped, score=capped_score, passed=False, cap=cap)
     doc = run_to_dict(make_run(score_model("capped", "t", [prompt])))
@@ -199,6 +200,32 @@ def test_a_denied_read_of_the_answer_key_fails_the_sandbox_check_and_a_critical_
     sandbox = next(c for c in snoop["checks"] if c["id"] == "sandbox_clean")
     assert sandbox["earned"] == 0 and "on the task's answer key or reference" in sandbox["rationale"]
     assert snoop["score"] == 0 and snoop["cap"]["check"] == "sandbox_clean"
+
+
+def test_a_guess_at_the_answer_key_that_raises_no_denial_is_caught_in_the_source(tmp_path, monkeypatch):
+    import shutil
+
+    pack = shutil.copytree(EXAMPLE, tmp_path / "data_pack")
+    manifest = pack / "sales_report" / "task.yaml"
+    text = manifest.read_text(encoding="utf-8")
+    manifest.write_text(text.replace("use: exec.sandbox_violations}",
+                                     "use: exec.sandbox_violations, with: {answer_reads: fail}, critical: true}"),
+                        encoding="utf-8")
+    reference = (EXAMPLE / "sales_report" / "reference" / "sales_report.py").read_text(encoding="utf-8")
+    quiet = "try:\n    open('answers/expected.json').read()\nexcept OSError:\n    pass\n" + reference
+    folder = tmp_path / "subs" / "user_submissions" / "quiet" / "data_pack"
+    folder.mkdir(parents=True)
+    (folder / "sales_report.py").write_text(quiet, encoding="utf-8")
+    monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(ROOT / "test_data"))
+    cli.main(["--pack", str(pack), "--no-core", "--all-models", "-q", "--no-metadata",
+              "--submissions-dir", str(tmp_path / "subs"), "--results-dir", str(tmp_path / "r")])
+    doc = json.loads((tmp_path / "r" / "latest_results.json").read_text())
+    prompt = doc["models"]["quiet"]["prompts"]["data_pack.sales_report"]
+    sandbox = next(c for c in prompt["checks"] if c["id"] == "sandbox_clean")
+    assert prompt.get("denials") is None  # nothing was denied: the open failed inside the sandbox
+    assert sandbox["earned"] == 0 and "the source names the task's answer key or reference in 1 place(s) " \
+        "(first: 'answers/expected.json' at sales_report.py:2)" in sandbox["rationale"]
+    assert prompt["score"] == 0
 
 
 def test_a_critical_check_left_unjudged_by_the_grader_or_the_reference_caps_nothing():

@@ -207,3 +207,18 @@ def test_every_unquoted_yaml11_boolean_is_warned_about_where_it_stays_a_boolean(
                             "YAML 1.2 reads it as text): write false for the boolean, or 'no' in quotes for the text")
     _edit(manifest, "args: [no],", "args: ['no'],")  # quoted: the text, no warning
     assert _warnings(pack) == []
+
+
+def test_a_label_a_check_selects_that_names_no_case_is_an_error_at_the_label(pack):
+    manifest = pack / "slugify" / "task.yaml"
+    line = _edit(manifest, "{labels: [not_text, bad_length]}", "{labels: [not_text, bad_lenght]}")
+    (error,) = _errors(pack)
+    assert error.startswith(f"{manifest}:{line}:")
+    assert "checks/5/with/labels/1: 'bad_lenght' names no case of this task (its cases: accents, bad_length," in error
+    script = pack / "sales_report" / "task.yaml"
+    text = script.read_text(encoding="utf-8")
+    assert "use: exec.exit_zero, with: {runs: [fixture]}" in text
+    _edit(manifest, "bad_lenght", "bad_length")
+    _edit(script, "use: exec.exit_zero, with: {runs: [fixture]}", "use: exec.exit_zero, with: {runs: [perturbed, fixtrue]}")
+    (error,) = _errors(pack)
+    assert "'fixtrue' names no run of this task (its runs: fixture, perturbed, perturbed_1" in error

@@ -88,6 +88,7 @@ def _check_task(pack: Document, index: int, task_id: str) -> tuple[_Checked | No
     obs_problems, observer = semantics.check_observer(doc, pack_id)
     problems += found + gen_problems + obs_problems
     problems += semantics.check_judged_cases(doc) + semantics.check_yaml11_booleans(doc)
+    problems += semantics.check_selected_labels(doc, folder)
     return _Checked(doc, folder, types, generators, observer), problems
 
 

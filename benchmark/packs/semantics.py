@@ -318,3 +318,45 @@ def check_judged_cases(doc: Document) -> list[Problem]:
         problems.append(doc.problem(("perturb",), "the generated cases are judged by no check: add "
                                                   "'perturbed' to a cases.equal check's labels", severity="warning"))
     return problems
+
+
+def _known_labels(doc: Document, folder: Path | None) -> set[str] | None:
+    """The labels a check may select in this task: its cases (call, http) or its runs
+    (script: ``fixture`` and the named runs), the perturbed ones by number, and ``perturbed``;
+    None for a mode without labels."""
+    task, run = doc.data, doc.data["run"]
+    count = int((task.get("perturb") or {}).get("count", 0))
+    perturbed = {f"perturbed_{n}" for n in range(1, count + 1)} | ({"perturbed"} if count else set())
+    if run["mode"] == "script":
+        return {"fixture", *(r["label"] for r in run.get("runs", [])), *perturbed}
+    if run["mode"] not in ("call", "http"):
+        return None
+    labels = {case["label"] for case in run.get("scenarios" if run["mode"] == "http" else "cases", [])}
+    if folder is not None and "cases_file" in run:
+        try:
+            more = json.loads((folder / run["cases_file"]).read_bytes().decode("utf-8-sig"))
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+            return None  # (check_cases reports the file)
+        labels |= {case["label"] for case in more if isinstance(case, dict) and isinstance(case.get("label"), str)}
+    return labels | perturbed
+
+
+def check_selected_labels(doc: Document, folder: Path | None = None) -> list[Problem]:
+    """Each label a built-in check selects (``with: {labels}`` or ``with: {runs}``) names a
+    case or run of the task: a typo would otherwise select nothing and fail every answer, which
+    only the behaviour gates would show."""
+    known = _known_labels(doc, folder)
+    if known is None:
+        return []
+    what = "run" if doc.data["run"]["mode"] == "script" else "case"
+    problems = []
+    for index, check in enumerate(doc.data["checks"]):
+        if not registry.is_builtin_name(check["use"]) or check["use"].startswith("core."):
+            continue
+        for key in ("labels", "runs"):
+            for at, label in enumerate((check.get("with") or {}).get(key) or ()):
+                if isinstance(label, str) and label not in known:
+                    shown = ", ".join(sorted(known)[:12]) or "none"
+                    problems.append(doc.problem(("checks", index, "with", key, at), (
+                        f"{label!r} names no {what} of this task (its {what}s: {shown})")))
+    return problems

@@ -87,7 +87,9 @@ def judge_runs(ctx: CheckContext, runs: Sequence[str] | None,
     return pooled(entry_file(ctx), scores, "runs")
 
 
-@builtin_check("exec.exit_code", method="exec", params={"runs": RUNS_PARAM})
+@builtin_check("exec.exit_code", method="exec", params={"runs": {
+    **RUNS_PARAM, "description": "the run labels to judge; 'perturbed' stands for every perturbed_<n> label "
+                                 "(default: every named run of run.runs)"}})
 def exit_code(ctx: CheckContext, runs: Sequence[str] | None = None) -> Outcome:
     """Each selected run ends with the exit code its named run states (``exit``: a number, or
     ``nonzero`` for any failure exit), within its time limit.
@@ -151,7 +153,10 @@ def sandbox_violations(ctx: CheckContext, answer_reads: str = "count") -> Outcom
     or call observed at all, nothing was watched, so it fails. ``answer_reads: fail``: an
     attempt on a path that names the task's answer key (an ``answers`` file, by its path in the
     task folder or its file name) or its reference solution (``<reference>/<file>``) fails the
-    check outright: an answer that went looking for the key is a cheat, whatever it printed.
+    check outright: an answer that went looking for the key is a cheat, whatever it printed. A
+    string literal in the submitted Python that names one does too: a guess such as
+    ``open("../answers/expected.json")`` may land inside the sandbox and fail to open there
+    without any denial.
     """
     if not (mapping(ctx.facts, "runs") or mapping(ctx.facts, "cases")):
         why = ctx.facts.get("problem") or "no run or call was observed"
@@ -165,7 +170,30 @@ def sandbox_violations(ctx: CheckContext, answer_reads: str = "count") -> Outcom
                 f"(first: {first.get('event')} {str(first.get('detail', ''))[:120]})",
                 tuple(Evidence(str(e.get("file", "")), e.get("line"), f"{e.get('event')} {e.get('detail', '')}"[:200])
                       for e in snooped[:10]))
+        named = _literals_naming_the_key(ctx)
+        if named:  # (a guess that lands inside the sandbox just fails to open: no denial to see)
+            file, line, value = named[0]
+            return Outcome.fail(
+                f"the source names the task's answer key or reference in {len(named)} place(s) "
+                f"(first: {value[:120]!r} at {file}:{line})",
+                tuple(Evidence(f, n, f"names {v[:160]!r}") for f, n, v in named[:10]))
     return sandbox_check(ctx)
+
+
+def _literals_naming_the_key(ctx: CheckContext) -> list[tuple[str, int, str]]:
+    """(file, line, text) of each string literal of the submitted Python that names the task's
+    answer key or reference files (as ``_names_the_key`` reads a path)."""
+    import ast
+
+    found = []
+    for name in sorted(getattr(ctx.task, "python_files", ())):
+        source = ctx.files.get(name)
+        tree = getattr(source, "tree", None)
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 4096 \
+                    and _names_the_key(node.value, ctx.task):
+                found.append((name, node.lineno, node.value))
+    return found
 
 
 def _names_the_key(target: str, task: Any) -> bool:
