@@ -234,3 +234,13 @@ def test_a_critical_check_left_unjudged_by_the_grader_or_the_reference_caps_noth
     task = _task(_row("b", Critical(1.0, 0.0)))
     categories, score, _ = score_prompt(task, checks)
     assert apply_critical(task, checks, categories, score) == (categories, score, None)
+
+
+def test_an_honest_file_named_like_the_answer_key_is_not_taken_for_snooping():
+    from benchmark.packs.library.runs import _names_the_key
+
+    task = SimpleNamespace(manifest={"answers": {"fixture": "answers/expected.json"}, "reference": "reference"},
+                           file_names=("report.py",))
+    assert _names_the_key("expected.json", task) is False  # the program's own output file, say
+    assert _names_the_key("../answers/expected.json", task) and _names_the_key("read /x/answers/expected.json", task)
+    assert _names_the_key("../reference/report.py", task) and not _names_the_key("report.py", task)

@@ -152,7 +152,8 @@ def sandbox_violations(ctx: CheckContext, answer_reads: str = "count") -> Outcom
     Each denied attempt costs half the points. Added to every task that runs code; with no run
     or call observed at all, nothing was watched, so it fails. ``answer_reads: fail``: an
     attempt on a path that names the task's answer key (an ``answers`` file, by its path in the
-    task folder or its file name) or its reference solution (``<reference>/<file>``) fails the
+    task folder, such as ``answers/expected.json``) or its reference solution
+    (``<reference>/<file>``) fails the
     check outright: an answer that went looking for the key is a cheat, whatever it printed. A
     string literal in the submitted Python that names one does too: a guess such as
     ``open("../answers/expected.json")`` may land inside the sandbox and fail to open there
@@ -197,14 +198,17 @@ def _literals_naming_the_key(ctx: CheckContext) -> list[tuple[str, int, str]]:
 
 
 def _names_the_key(target: str, task: Any) -> bool:
-    """Whether a denied attempt's target names the task's answer key or reference files."""
+    """Whether a path (a denied attempt's target, a string literal) names the task's answer key
+    or reference files: ends with an answer key's path in the task folder (``answers/x.json``)
+    or ``<reference>/<file>``. A bare file name never does: an honest program may write a file
+    named as the key is."""
     path = target.replace("\\", "/").strip("'\"")
     if not path:
         return False
     manifest = getattr(task, "manifest", {}) or {}
     keys = [str(value) for value in (manifest.get("answers") or {}).values()]
     reference = manifest.get("reference")
-    names = [key for key in keys] + [key.rsplit("/", 1)[-1] for key in keys]
+    names = [key for key in keys if "/" in key]  # (by its path: a bare name may be an honest output's)
     if reference:
         names += [f"{reference}/{name}" for name in getattr(task, "file_names", ())]
     return any(path == name or path.endswith("/" + name) for name in names)
