@@ -135,6 +135,14 @@ def _percentile(np: Any, draws: Any, level: float) -> tuple[float, float]:
     return float(low), float(high)
 
 
+def _task_draws(np: Any, per_draw, weights: Any, rng: Any, resamples: int) -> Any:
+    """``resamples`` percentages, each over the tasks drawn with replacement: ``per_draw(picked)``
+    gives each draw's points on each drawn task (a total's, or a difference's); the first stage
+    of the bootstrap of ``interval`` and ``compare``."""
+    picked = rng.integers(0, weights.size, size=(resamples, weights.size))
+    return 100.0 * per_draw(picked).sum(axis=1) / weights[picked].sum(axis=1)
+
+
 def _nested(np: Any, matrix: Any, picked: Any, rng: Any) -> Any:
     """Per draw and drawn task, the mean of the model's samples on it drawn again with
     replacement (the second stage of the two-stage bootstrap); ``picked``: draws x tasks."""
@@ -160,8 +168,7 @@ def interval(scores: Sequence[Sequence[float]], maxima: Sequence[float], seed: i
         return Interval(mean, *_exact_ends(rows[0], [float(m) for m in maxima], level, 100.0))
     np = _numpy()
     matrix, weights, rng = np.asarray(rows), np.asarray(maxima, dtype=float), np.random.default_rng(seed)
-    picked = rng.integers(0, weights.size, size=(resamples, weights.size))
-    draws = 100.0 * _nested(np, matrix, picked, rng).sum(axis=1) / weights[picked].sum(axis=1)
+    draws = _task_draws(np, lambda picked: _nested(np, matrix, picked, rng), weights, rng, resamples)
     return Interval(mean, *_percentile(np, draws, level))
 
 
@@ -221,9 +228,9 @@ def compare(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]], maxima: 
     if left.shape[0] == right.shape[0] == 1 and _exact(weights.size, resamples):
         low, high = _exact_ends([float(d) for d in differences], [float(m) for m in maxima], 1 - alpha, 100.0)
     else:  # the same tasks drawn for both, each model's answers drawn again on its own
-        picked = rng.integers(0, weights.size, size=(resamples, weights.size))
-        drawn = _nested(np, left, picked, rng) - _nested(np, right, picked, rng)
-        low, high = _percentile(np, 100.0 * drawn.sum(axis=1) / weights[picked].sum(axis=1), 1 - alpha)
+        draws = _task_draws(np, lambda picked: _nested(np, left, picked, rng) - _nested(np, right, picked, rng),
+                            weights, rng, resamples)
+        low, high = _percentile(np, draws, 1 - alpha)
     diff = total(a, maxima) - total(b, maxima)
     return Difference(diff, low, high, min(1.0, p_value), p_value < alpha)
 
@@ -263,7 +270,9 @@ def ranks(models: Sequence[Sequence[Sequence[float]]], maxima: Sequence[float], 
     reachable = {(a, b) for a in sizes for b in sizes if _least_p(len(maxima), a, b, resamples) < alpha}
     if not reachable:  # (the core pack with one sample each: no pair can differ, so none is tested)
         return [1] * len(rows)
-    state: dict[str, Any] = {}  # numpy, its generator and the deals of each shape, on first need
+    np = _numpy()
+    rng = np.random.default_rng(seed)
+    deals: dict[tuple[int, int], tuple[Any, bool]] = {}  # per pair of sample counts, on first need
     found = []
     for index, mine in enumerate(rows):
         beaten_by = 0
@@ -271,13 +280,9 @@ def ranks(models: Sequence[Sequence[Sequence[float]]], maxima: Sequence[float], 
             shape = (len(theirs), len(mine))
             if totals[other] <= totals[index] + 1e-9 or shape not in reachable:
                 continue
-            if not state:
-                state["np"] = _numpy()
-                state["rng"] = state["np"].random.default_rng(seed)
-            np = state["np"]
-            if shape not in state:
-                state[shape] = _masks(np, len(maxima), *shape, state["rng"], resamples)
-            beaten_by += _p_value(np, np.asarray(theirs), np.asarray(mine), *state[shape]) < alpha
+            if shape not in deals:
+                deals[shape] = _masks(np, len(maxima), *shape, rng, resamples)
+            beaten_by += _p_value(np, np.asarray(theirs), np.asarray(mine), *deals[shape]) < alpha
         found.append(1 + beaten_by)
     return found
 
