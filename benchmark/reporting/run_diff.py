@@ -25,6 +25,7 @@ from .. import stats
 from ..scoring import DIGITS, EPS, prompt_sort_key
 from ..types import RunConfig
 from .common import CATEGORY_NAMES
+from . import run_stats
 from .run_stats import ALPHA
 from .view import Check, Model, Prompt, Run, run_view
 
@@ -162,9 +163,8 @@ def change_significance(old: Model, new: Model, seed: int, alpha: float) -> dict
     """Whether ``new``'s total differs from ``old``'s beyond what its samples vary by: the
     test of ``stats.compare`` on the tasks both runs' totals count (docs/statistics.md), with
     the p-value, the interval of the change (percentage points) and the verdict at ``alpha``."""
-    from . import run_stats
-
-    shared = [k for k in run_stats.counted_tasks(new.record) if k in run_stats.counted_tasks(old.record)]
+    before = set(run_stats.counted_tasks(old.record))
+    shared = [k for k in run_stats.counted_tasks(new.record) if k in before]
     out: dict[str, Any] = {"alpha": alpha, "tasks": len(shared), "samples": [old.sample_count, new.sample_count]}
     maxima = [float(new.record["prompts"][k]["max_score"]) for k in shared]
     if not shared or sum(maxima) <= 0:
@@ -197,8 +197,7 @@ def diff_runs(old: Mapping[str, Any] | Run, new: Mapping[str, Any] | Run, alpha:
     each model's change is tested at ``alpha`` (``change_significance``), seeded by the new
     run's seed."""
     old, new = run_view(old), run_view(new)
-    seed = _mapping(new.metadata.get("config")).get("seed", DEFAULT_SEED)
-    seed = seed if type(seed) is int else DEFAULT_SEED
+    seed = run_stats.settings_of(new.doc)[0]
     old_models, new_models = {m.name: m for m in old.models}, {m.name: m for m in new.models}
     common = sorted(set(old_models) & set(new_models))
     not_graded = {s.folder: s.reason for s in new.skipped}  # (a model's name is its folder's name)

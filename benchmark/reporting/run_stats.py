@@ -84,8 +84,9 @@ def significance(models: Mapping[str, Mapping[str, Any]], seed: int, alpha: floa
     """``comparison.significance``: each model's rank counting only significant differences
     (``stats.ranks``) on the tasks every model's total counts."""
     names = list(models)
+    counted = [set(counted_tasks(models[name])) for name in names[1:]]  # (each model's, once)
     shared = [key for key in (counted_tasks(models[names[0]]) if names else [])
-              if all(key in counted_tasks(models[n]) for n in names[1:])]
+              if all(key in tasks for tasks in counted)]
     out: dict[str, Any] = {"test": TEST, "alpha": alpha, "tasks": len(shared), "ranks": {}}
     if not names or not shared:
         out["ranks"] = {name: 1 for name in names}

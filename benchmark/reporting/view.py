@@ -295,6 +295,11 @@ class Interval(NamedTuple):
     low: float
     high: float
 
+    @classmethod
+    def of(cls, raw: Mapping[str, Any]) -> Interval:
+        """From a record's ``{mean, low, high}``."""
+        return cls(float(raw["mean"]), float(raw["low"]), float(raw["high"]))
+
     def text(self, digits: int = 1) -> str:
         """e.g. ``78.0–84.5``."""
         return f"{self.low:.{digits}f}–{self.high:.{digits}f}"
@@ -347,19 +352,20 @@ class Model:
     @property
     def sample_count(self) -> int:
         statistics = self.record.get("statistics")
-        return int(statistics["samples"]) if isinstance(statistics, Mapping) else max(1, len(self.samples))
+        if isinstance(statistics, Mapping):
+            return int(statistics["samples"])
+        return max(1, len(self.record.get("samples") or ()))
 
     @cached_property
     def interval(self) -> Interval | None:
         """The total's mean and 95 % interval (percentages), when the record has them."""
         total = (self.record.get("statistics") or {}).get("total")
-        return Interval(float(total["mean"]), float(total["low"]), float(total["high"])) if total else None
+        return Interval.of(total) if total else None
 
     @cached_property
     def task_stats(self) -> dict[str, TaskStats]:
         tasks = (self.record.get("statistics") or {}).get("tasks") or {}
-        return {key: TaskStats(Interval(float(t["mean"]), float(t["low"]), float(t["high"])), int(t["passed"]),
-                               {int(k): float(v) for k, v in t["pass_at"].items()})
+        return {key: TaskStats(Interval.of(t), int(t["passed"]), {int(k): float(v) for k, v in t["pass_at"].items()})
                 for key, t in tasks.items()}
 
     @property
