@@ -3,7 +3,6 @@ insecure answer that passes every other check no longer collects their points.""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -17,7 +16,7 @@ from benchmark.reporting.view import run_view
 from benchmark.scoring import apply_critical, score_prompt
 from benchmark.types import Category, Check
 
-from trees import ROOT
+from trees import ROOT, grade_pack
 
 TASK = """\
 schema_version: 1
@@ -99,15 +98,8 @@ def graded(tmp_path_factory):
     """The pack, a good and an insecure answer graded as a user grades them."""
     tmp_path = tmp_path_factory.mktemp("critical")
     pack = critical_pack(tmp_path / "safe_pack")
-    for name, source in (("good", GOOD), ("insecure", INSECURE)):
-        folder = tmp_path / "subs" / "user_submissions" / name
-        folder.mkdir(parents=True)
-        (folder / "total.py").write_text(source, encoding="utf-8")
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(ROOT / "test_data"))
-        code = cli.main(["--pack", str(pack), "--no-core", "--all-models", "-q", "--no-metadata",
-                         "--submissions-dir", str(tmp_path / "subs"), "--results-dir", str(tmp_path / "r")])
-    return code, json.loads((tmp_path / "r" / "latest_results.json").read_text()), pack
+    code, doc = grade_pack(pack, {"good": {"total.py": GOOD}, "insecure": {"total.py": INSECURE}}, tmp_path)
+    return code, doc, pack
 
 
 def test_an_insecure_answer_that_passes_everything_else_is_capped_at_zero(graded):
@@ -176,7 +168,11 @@ for guess in ("../answers/expected.json", "/answers/expected.json", "../../sales
 """
 
 
-def test_a_denied_read_of_the_answer_key_fails_the_sandbox_check_and_a_critical_one_zeroes_the_task(tmp_path, monkeypatch):
+REFERENCE_REPORT = (EXAMPLE / "sales_report" / "reference" / "sales_report.py").read_text(encoding="utf-8")
+
+
+def snooping_pack(tmp_path: Path) -> Path:
+    """The example pack whose sales_report's sandbox check fails on answer-key reads, critically."""
     import shutil
 
     pack = shutil.copytree(EXAMPLE, tmp_path / "data_pack")
@@ -186,15 +182,13 @@ def test_a_denied_read_of_the_answer_key_fails_the_sandbox_check_and_a_critical_
     assert text.count(old) == 1
     manifest.write_text(text.replace(old, "use: exec.sandbox_violations, with: {answer_reads: fail}, critical: true}"),
                         encoding="utf-8")
-    reference = (EXAMPLE / "sales_report" / "reference" / "sales_report.py").read_text(encoding="utf-8")
-    for name, source in (("honest", reference), ("snoop", SNOOP + reference)):
-        folder = tmp_path / "subs" / "user_submissions" / name / "data_pack"
-        folder.mkdir(parents=True)
-        (folder / "sales_report.py").write_text(source, encoding="utf-8")
-    monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(ROOT / "test_data"))
-    cli.main(["--pack", str(pack), "--no-core", "--all-models", "-q", "--no-metadata",
-              "--submissions-dir", str(tmp_path / "subs"), "--results-dir", str(tmp_path / "r")])
-    doc = json.loads((tmp_path / "r" / "latest_results.json").read_text())
+    return pack
+
+
+def test_a_denied_read_of_the_answer_key_fails_the_sandbox_check_and_a_critical_one_zeroes_the_task(tmp_path):
+    _, doc = grade_pack(snooping_pack(tmp_path), {
+        "honest": {"data_pack/sales_report.py": REFERENCE_REPORT},
+        "snoop": {"data_pack/sales_report.py": SNOOP + REFERENCE_REPORT}}, tmp_path)
     honest, snoop = (doc["models"][n]["prompts"]["data_pack.sales_report"] for n in ("honest", "snoop"))
     assert honest["score"] == 25
     sandbox = next(c for c in snoop["checks"] if c["id"] == "sandbox_clean")
@@ -202,24 +196,9 @@ def test_a_denied_read_of_the_answer_key_fails_the_sandbox_check_and_a_critical_
     assert snoop["score"] == 0 and snoop["cap"]["check"] == "sandbox_clean"
 
 
-def test_a_guess_at_the_answer_key_that_raises_no_denial_is_caught_in_the_source(tmp_path, monkeypatch):
-    import shutil
-
-    pack = shutil.copytree(EXAMPLE, tmp_path / "data_pack")
-    manifest = pack / "sales_report" / "task.yaml"
-    text = manifest.read_text(encoding="utf-8")
-    manifest.write_text(text.replace("use: exec.sandbox_violations}",
-                                     "use: exec.sandbox_violations, with: {answer_reads: fail}, critical: true}"),
-                        encoding="utf-8")
-    reference = (EXAMPLE / "sales_report" / "reference" / "sales_report.py").read_text(encoding="utf-8")
-    quiet = "try:\n    open('answers/expected.json').read()\nexcept OSError:\n    pass\n" + reference
-    folder = tmp_path / "subs" / "user_submissions" / "quiet" / "data_pack"
-    folder.mkdir(parents=True)
-    (folder / "sales_report.py").write_text(quiet, encoding="utf-8")
-    monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(ROOT / "test_data"))
-    cli.main(["--pack", str(pack), "--no-core", "--all-models", "-q", "--no-metadata",
-              "--submissions-dir", str(tmp_path / "subs"), "--results-dir", str(tmp_path / "r")])
-    doc = json.loads((tmp_path / "r" / "latest_results.json").read_text())
+def test_a_guess_at_the_answer_key_that_raises_no_denial_is_caught_in_the_source(tmp_path):
+    quiet = "try:\n    open('answers/expected.json').read()\nexcept OSError:\n    pass\n" + REFERENCE_REPORT
+    _, doc = grade_pack(snooping_pack(tmp_path), {"quiet": {"data_pack/sales_report.py": quiet}}, tmp_path)
     prompt = doc["models"]["quiet"]["prompts"]["data_pack.sales_report"]
     sandbox = next(c for c in prompt["checks"] if c["id"] == "sandbox_clean")
     assert prompt.get("denials") is None  # nothing was denied: the open failed inside the sandbox

@@ -11,7 +11,7 @@ import pytest
 from benchmark import cli
 from benchmark.packs.loader import check_pack
 
-from trees import ROOT
+from trees import ROOT, grade_pack
 
 TASK = """\
 schema_version: 1
@@ -79,15 +79,9 @@ def named_pack(root: Path, runs: str | None = None) -> Path:
 def graded(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("named")
     pack = named_pack(tmp_path / "logs")
-    for name, source in (("careful", REFERENCE), ("swallows", SWALLOWS)):
-        folder = tmp_path / "subs" / "user_submissions" / name
-        folder.mkdir(parents=True)
-        (folder / "logcount.py").write_text(source, encoding="utf-8")
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(ROOT / "test_data"))
-        code = cli.main(["--pack", str(pack), "--no-core", "--all-models", "-q", "--no-metadata",
-                         "--submissions-dir", str(tmp_path / "subs"), "--results-dir", str(tmp_path / "r")])
-    return code, json.loads((tmp_path / "r" / "latest_results.json").read_text()), pack
+    code, doc = grade_pack(pack, {"careful": {"logcount.py": REFERENCE}, "swallows": {"logcount.py": SWALLOWS}},
+                           tmp_path)
+    return code, doc, pack
 
 
 def _check(doc, model, check_id, key="logs.logcount"):
@@ -139,7 +133,7 @@ checks:
 HANGS = "def double(n):\n    while n > 10:\n        pass\n    return 2 * n\n"
 
 
-def test_a_case_with_its_own_timeout_runs_alone_and_a_call_past_it_costs_that_case_only(tmp_path, monkeypatch):
+def test_a_case_with_its_own_timeout_runs_alone_and_a_call_past_it_costs_that_case_only(tmp_path):
     pack = tmp_path / "calls"
     (pack / "double" / "reference").mkdir(parents=True)
     (pack / "pack.yaml").write_text("schema_version: 1\nid: calls\nversion: 1\ntitle: Calls\nsubmission_root: .\n"
@@ -147,13 +141,7 @@ def test_a_case_with_its_own_timeout_runs_alone_and_a_call_past_it_costs_that_ca
     (pack / "double" / "prompt.md").write_text("Write double.py.\n", encoding="utf-8")
     (pack / "double" / "reference" / "double.py").write_text("def double(n):\n    return 2 * n\n", encoding="utf-8")
     (pack / "double" / "task.yaml").write_text(CALL_TASK, encoding="utf-8")
-    folder = tmp_path / "subs" / "user_submissions" / "hangs"
-    folder.mkdir(parents=True)
-    (folder / "double.py").write_text(HANGS, encoding="utf-8")
-    monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(ROOT / "test_data"))
-    cli.main(["--pack", str(pack), "--no-core", "--all-models", "-q", "--no-metadata",
-              "--submissions-dir", str(tmp_path / "subs"), "--results-dir", str(tmp_path / "r")])
-    doc = json.loads((tmp_path / "r" / "latest_results.json").read_text())
+    _, doc = grade_pack(pack, {"hangs": {"double.py": HANGS}}, tmp_path)
     right = _check(doc, "hangs", "right", "calls.double")
     assert right["earned"] == 10.5
     assert "heavy: raised TimeoutError: the call did not return within its 0.5 s" in right["rationale"]
@@ -176,13 +164,8 @@ def test_a_named_run_reads_another_output_file_so_each_file_a_program_writes_is_
                     encoding="utf-8")
     (pack / "logcount" / "reference" / "logcount.py").write_text(writes_two, encoding="utf-8")
     wrong = writes_two.replace("f'{errors} errors", "f'{errors + 1} errors")
-    folder = tmp_path / "subs" / "user_submissions" / "wrong_summary"
-    folder.mkdir(parents=True)
-    (folder / "logcount.py").write_text(wrong, encoding="utf-8")
     monkeypatch.setenv("RUBRICBENCH_TEST_DATA", str(ROOT / "test_data"))
     assert cli.main(["pack", "validate", str(pack)]) == 0
-    cli.main(["--pack", str(pack), "--no-core", "--all-models", "-q", "--no-metadata",
-              "--submissions-dir", str(tmp_path / "subs"), "--results-dir", str(tmp_path / "r")])
-    doc = json.loads((tmp_path / "r" / "latest_results.json").read_text())
+    _, doc = grade_pack(pack, {"wrong_summary": {"logcount.py": wrong}}, tmp_path)
     counts = _check(doc, "wrong_summary", "counts")
     assert counts["earned"] == 10 and "1/2 runs right" in counts["rationale"] and "summary" in counts["rationale"]
