@@ -282,6 +282,12 @@ def check_yaml11_booleans(doc: Document) -> list[Problem]:
     return problems
 
 
+def _library_type(use: str) -> bool:
+    """Whether a check type is the library's, whose parameters these checks know how to read:
+    built in, and not one of the core prompts' own (``core.*``), which read their own facts."""
+    return registry.is_builtin_name(use) and not use.startswith("core.")
+
+
 CASE_JUDGES = {"cases.equal": "expect", "cases.raises": "raises"}  # built-in types that read an expectation
 
 
@@ -292,8 +298,7 @@ def check_judged_cases(doc: Document) -> list[Problem]:
     never graded. A task using a plugin's check type is not judged here (its type may read any
     case; nor are the core prompts' own types)."""
     task, run = doc.data, doc.data["run"]
-    if run["mode"] != "call" or any(not registry.is_builtin_name(c["use"]) or c["use"].startswith("core.")
-                                    for c in task["checks"]):
+    if run["mode"] != "call" or not all(_library_type(c["use"]) for c in task["checks"]):
         return []
     judged: dict[str, set[str] | None] = {"expect": set(), "raises": set()}  # None: every case of that kind
     for check in task["checks"]:
@@ -351,7 +356,7 @@ def check_selected_labels(doc: Document, folder: Path | None = None) -> list[Pro
     what = "run" if doc.data["run"]["mode"] == "script" else "case"
     problems = []
     for index, check in enumerate(doc.data["checks"]):
-        if not registry.is_builtin_name(check["use"]) or check["use"].startswith("core."):
+        if not _library_type(check["use"]):
             continue
         for key in ("labels", "runs"):
             for at, label in enumerate((check.get("with") or {}).get(key) or ()):
