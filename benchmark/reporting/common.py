@@ -11,7 +11,7 @@ from ..scoring import as_number as num
 from ..scoring import pack_of, prompt_sort_key
 from ..untrusted import NAME_LIMIT, text
 from .view import (CATEGORY_NAMES, GATE_FORMULAS, SCORING_DOC, STATE_LABELS, STATES,  # noqa: F401 (shared here)
-                   PackTotal, Prompt, Run)
+                   Model, PackTotal, Prompt, Run)
 
 RULE_WIDTH = 70
 NOTHING_GRADED = "No model was graded: every model folder found was skipped (listed under \"Model folders not graded\")"
@@ -82,6 +82,11 @@ def loss_lines(prompt: Prompt) -> list[str]:
     """Every part of where the prompt's points went, largest first, each check with up to
     three evidence places; the parts add up to max - score."""
     return [loss.text() for loss in prompt.losses]
+
+
+def samples_mark(model: Model) -> str:
+    """`` ×3`` after a model's name when it is the mean of 3 samples, else ''."""
+    return f" ×{model.sample_count}" if model.sample_count > 1 else ""
 
 
 def group_legend(run: Run) -> str:

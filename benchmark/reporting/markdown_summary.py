@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .common import (DENIAL_MARK, NOTHING_GRADED, SCORING_DOC, STATE_LEGEND, fixed, group_legend, maximum,
-                     pack_score, state_marks, tasks_by_pack)
+                     pack_score, samples_mark, state_marks, tasks_by_pack)
 from .view import Loss, Model, Run, run_view
 
 MAX_FAILED_ROWS = 150
@@ -79,8 +79,7 @@ def _leaderboard(run: Run, unit: str = "Prompts") -> list[str]:
              "|---:|---|---|---:|---:|---:|:---:|---|:---:|"]
     for group, model in zip(run.groups, run.models):
         passed = sum(1 for p in model.prompts if p.state == "pass")
-        samples = f" ×{model.sample_count}" if model.sample_count > 1 else ""
-        lines.append(f"| {group} | {md(model.name)}{samples} | {md(model.tier)} | "
+        lines.append(f"| {group} | {md(model.name)}{samples_mark(model)} | {md(model.tier)} | "
                      f"{fixed(model.score, 2)}/{maximum(model.max_score)} | {model.percentage:.2f}% | "
                      f"{model.interval.text() if model.interval else ''} | "
                      f"{md(model.grade)} | {md(model.badge)} | {passed}/{len(model.prompts)} |")

@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from unicodedata import combining, east_asian_width
 
-from .common import STATE_LABELS, STATE_MARKS, STATES, fixed, group_legend, label, maximum, pack_score, state_text
+from .common import (STATE_LABELS, STATE_MARKS, STATES, fixed, group_legend, label, maximum, pack_score,
+                     samples_mark, state_text)
 from .view import Category, Model, Prompt, Run, model_view, run_view
 
 INDENT = "   "
@@ -144,7 +145,7 @@ def format_table(doc: Mapping[str, Any] | Run) -> list[str]:
     headers, named = _headers(keys)
     columns = [_cells(run.models, key) for key in keys]
     intervals = any(model.interval for model in run.models)  # (a document of an older grader has none)
-    body = [[str(group), cut(label(model.name), NAME_WIDTH) + _samples_mark(model),
+    body = [[str(group), cut(label(model.name), NAME_WIDTH) + samples_mark(model),
              *[column[i] for column in columns], f"{model.percentage:.1f}%",
              *([model.interval.text() if model.interval else ""] if intervals else []), label(model.grade)]
             for i, (group, model) in enumerate(zip(run.groups, run.models))]
@@ -167,10 +168,6 @@ def format_table(doc: Mapping[str, Any] | Run) -> list[str]:
                  f"{DENIAL_MARK} the sandbox denied something")
     lines.append(f"   {group_legend(run)}")
     return lines + named
-
-
-def _samples_mark(model: Model) -> str:
-    return f" ×{model.sample_count}" if model.sample_count > 1 else ""
 
 
 GRADING_NAMES = 10  # models named on the "Grading" line; the rest are counted
