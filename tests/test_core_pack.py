@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 from benchmark.packs import registry
 from benchmark.packs.compiled import CORE_DIR, compile_pack, load_compiled
 from benchmark.packs.loader import check_pack
@@ -57,3 +59,28 @@ def test_each_core_task_folder_holds_its_prompt_text():
     for task in core_pack().tasks:
         text = (task.folder / "prompt.md").read_text(encoding="utf-8")
         assert all(name in text for name in task.file_names)
+
+
+def _core_copy(tmp_path, old: str, new: str):
+    folder = tmp_path / "core"
+    shutil.copytree(CORE_DIR, folder)
+    manifest = folder / "prompt_1" / "task.yaml"
+    text = manifest.read_text(encoding="utf-8")
+    assert old in text
+    manifest.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return folder
+
+
+def test_a_custom_run_names_the_script_it_runs_or_the_function_it_calls_never_both(tmp_path):
+    run = "entry: prompt_1_solution.py}"
+    both = _core_copy(tmp_path / "a", run, f"{run[:-1]}, module: prompt_1_solution.py, function: main}}")
+    _, problems = check_pack(both, builtin=True)
+    assert [p.format(relative_to=both) for p in problems if p.is_error] == [
+        "prompt_1/task.yaml:12:6: run: give entry or function, not both: each says what the run is of"]
+    unknown = _core_copy(tmp_path / "b", run, "entry: solution.py}")
+    _, problems = check_pack(unknown, builtin=True)
+    assert any(p.is_error and "solution.py is not one of files (prompt_1_solution.py)" in p.format()
+               for p in problems)
+    calls = _core_copy(tmp_path / "c", run, "module: prompt_1_solution.py, function: main}")
+    pack, problems = check_pack(calls, builtin=True)
+    assert pack is not None and not any(p.is_error for p in problems)

@@ -530,9 +530,25 @@ def test_think_sections_are_blanked_line_for_line():
 
 def test_entry_points_match_the_prompt_modules():
     entries = {task.id: task.entry for task in import_tasks.builtin_tasks()}
-    assert entries["prompt_3"] == p3_transform_judge.FUNCTION
-    assert entries["prompt_4"] == p4_api_sync_data.FUNCTION
+    assert entries == {"prompt_1": import_tasks.MAIN_GUARD, "prompt_2": None,
+                       "prompt_3": p3_transform_judge.FUNCTION, "prompt_4": p4_api_sync_data.FUNCTION}
     assert [t.files for t in import_tasks.builtin_tasks()][1][0].kind == "yaml"
+
+
+def test_import_tasks_are_read_from_task_manifests():
+    """The files (with their declared kinds) and the entry point come from the manifest's
+    ``files`` and ``run``, whatever the mode, so a pack's task imports as a core prompt does."""
+    manifests = [
+        {"id": "cli", "files": [{"path": "tool.py", "kind": "python"}, {"path": "notes.txt", "kind": "text"}],
+         "run": {"mode": "script", "entry": "tool.py"}},
+        {"id": "fn", "files": [{"path": "lib.py", "kind": "python"}],
+         "run": {"mode": "http", "module": "lib.py", "function": "fetch"}},
+        {"id": "conf", "files": [{"path": "settings.cfg", "kind": "yaml"}], "run": {"mode": "parse"}},
+    ]
+    tasks = import_tasks.tasks_of(manifests)
+    assert [(t.id, t.entry) for t in tasks] == [("cli", import_tasks.MAIN_GUARD), ("fn", "fetch"), ("conf", None)]
+    assert [[(f.name, f.kind) for f in t.files] for t in tasks] == [
+        [("tool.py", "python"), ("notes.txt", "text")], [("lib.py", "python")], [("settings.cfg", "yaml")]]
 
 
 def _chat_reply(name: str, data: bytes) -> str:

@@ -1,21 +1,21 @@
 """What a reply is imported into: each task's expected files, their kinds and entry point.
 
-Built from the rubric (``PromptRubric.files``) and the prompt modules' entry points, so a
-task pack's tasks can become more :class:`ImportTask` rows without touching the chooser.
+Read from the task manifests, the one description of a task: the files from ``files`` (with
+their ``kind``), the entry point from ``run`` (``entry``: a script, so the reply must hold an
+``if __name__ == "__main__":`` block; ``function``: the def the run calls). The built-in
+prompts are the core pack's manifests in their compiled form; a task pack's tasks can become
+more :class:`ImportTask` rows through :func:`tasks_of` without touching the chooser.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import PurePosixPath
+from typing import Any
 
-from ..rubric import RUBRIC
+from ..packs.compiled import load_compiled
 
 MAIN_GUARD = "__main__"  # entry "point" of a script: an ``if __name__ == "__main__":`` block
-_KINDS = {".py": "python", ".yaml": "yaml", ".yml": "yaml", ".json": "json"}
-# entry points: prompt 1 is run as a script; 3 and 4 are called (benchmark/prompts/*_data|judge)
-_ENTRY = {"prompt_1": MAIN_GUARD, "prompt_3": "transform_and_enrich_users",
-          "prompt_4": "sync_users_to_crm"}
 
 
 @dataclass(frozen=True)
@@ -35,8 +35,13 @@ class ImportTask:
         return next((spec for spec in self.files if spec.name == name), None)
 
 
-def _kind(name: str) -> str:
-    return _KINDS.get(PurePosixPath(name).suffix.lower(), "text")
+def entry_of(run: Mapping[str, Any]) -> str | None:
+    """What a reply's Python file must define to be the task's: the main guard of a script
+    (``run.entry``, in script mode or a custom run of a script), the function a call, http or
+    custom run calls (``run.function``), else nothing (parse mode)."""
+    if run.get("entry"):
+        return MAIN_GUARD
+    return run.get("function") or None
 
 
 def _aliases(task_id: str) -> frozenset[str]:
@@ -44,10 +49,15 @@ def _aliases(task_id: str) -> frozenset[str]:
     return frozenset({task_id, number, f"p{number}", f"prompt{number}", f"prompt-{number}"})
 
 
+def tasks_of(manifests: Iterable[Mapping[str, Any]]) -> tuple[ImportTask, ...]:
+    """An import task per task manifest (its ``id``, ``files`` and ``run``), in their order."""
+    return tuple(ImportTask(task["id"], tuple(FileSpec(f["path"], f["kind"]) for f in task["files"]),
+                            entry_of(task["run"]), _aliases(task["id"])) for task in manifests)
+
+
 def builtin_tasks() -> tuple[ImportTask, ...]:
-    """The four built-in prompts, in rubric order."""
-    return tuple(ImportTask(row.id, tuple(FileSpec(name, _kind(name)) for name in row.files),
-                            _ENTRY.get(row.id), _aliases(row.id)) for row in RUBRIC)
+    """The four built-in prompts, in the core pack's order."""
+    return tasks_of(load_compiled()["tasks"])
 
 
 def task_named(name: str, tasks: tuple[ImportTask, ...]) -> ImportTask | None:

@@ -42,7 +42,9 @@ def _run_mode(task: Task) -> str:
     if mode in ("call", "http"):
         return f"{mode}: `{run.get('function')}` in `{run.get('module')}`"
     if mode == "custom":
-        return f"custom: `{run.get('observe')}`"
+        runs = (f", runs `{run['entry']}`" if run.get("entry") else
+                f", calls `{run['function']}` in `{run['module']}`" if run.get("function") else "")
+        return f"custom: `{run.get('observe')}`{runs}"
     return mode
 
 

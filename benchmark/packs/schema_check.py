@@ -68,6 +68,9 @@ def _problems_of(error: ValidationError, doc: Document, prefix: JsonPath) -> lis
     if error.validator == "anyOf" and all(set(s) == {"required"} for s in error.validator_value):
         names = " or ".join(name for s in error.validator_value for name in s["required"])
         return [doc.problem(path, f"needs {names}")]
+    if error.validator == "not" and set(error.validator_value) == {"required"}:
+        names = " or ".join(error.validator_value["required"])
+        return [doc.problem(path, f"give {names}, not both: each says what the run is of")]
     return [doc.problem(path, error.message)]
 
 
