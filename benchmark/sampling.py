@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 
 from .sample_names import SAMPLES, natural
 from .scoring import DIGITS, _r, generate_badge, get_grade, prompt_sort_key
-from .types import CATEGORY_ORDER, CategoryScore, Check, Evidence, ModelResult, PromptResult
+from .types import CATEGORY_ORDER, CaseGroup, CategoryScore, Check, Evidence, ModelResult, PromptResult
 
 RATIONALE_QUOTE = 300  # characters of the first failing sample's rationale quoted
 
@@ -141,4 +141,15 @@ def _mean_check(model: Check, found: list[tuple[str, Check | None, float]]) -> C
     causes = {c.cause for _, c, _ in found if c is not None}
     return Check(id=model.id, category=model.category, points=model.points, earned=earned,
                  status=status, method=model.method, rationale=said, evidence=evidence,
-                 cause=causes.pop() if len(causes) == 1 else None)
+                 cause=causes.pop() if len(causes) == 1 else None, groups=_summed_groups(found))
+
+
+def _summed_groups(found: list[tuple[str, Check | None, float]]) -> tuple[CaseGroup, ...]:
+    """The samples' shown and hidden cases added up (3 samples of 4 shown cases: of 12), when
+    every sample that has the check judged the same groups; else none."""
+    kinds = {tuple(g.name for g in c.groups) for _, c, _ in found if c is not None}
+    if len(kinds) != 1 or not (names := kinds.pop()):
+        return ()
+    return tuple(CaseGroup(name, sum(c.groups[i].right for _, c, _ in found if c is not None),
+                           sum(c.groups[i].of for _, c, _ in found if c is not None))
+                 for i, name in enumerate(names))

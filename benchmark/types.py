@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NamedTuple, TypedDict
 
 
 class Category(str, Enum):
@@ -62,6 +62,15 @@ class Evidence:
     note: str = ""
 
 
+class CaseGroup(NamedTuple):
+    """One group of the cases (or runs) a check judged: ``shown`` (the pack's own, which an
+    answer may have been written against) or ``hidden`` (generated at grading, ``perturbed_<n>``),
+    and how many of them the answer got right."""
+    name: str
+    right: int
+    of: int
+
+
 @dataclass(frozen=True)
 class Check:
     id: str
@@ -74,6 +83,8 @@ class Check:
     evidence: tuple[Evidence, ...] = ()
     # why a check was not judged, when the answer is not the reason: one of CAUSES, else None
     cause: str | None = None
+    # how many of the cases (or runs) the pack shows, and of the generated ones, it got right
+    groups: tuple[CaseGroup, ...] = ()
 
 
 # The typed causes of an unjudged check that is not the answer's fault (exit codes read these,

@@ -555,8 +555,11 @@ def test_shown_and_hidden_cases_are_counted_apart_in_a_rationale():
               ("perturbed_3", 0.0, "raised")]
     outcome = pooled("f.py", scores, "cases")
     assert outcome.rationale.startswith("3/5 cases right: shown 2/2, hidden (generated) 1/3 (perturbed_1: ")
+    assert [tuple(g) for g in outcome.groups] == [("shown", 2, 2), ("hidden", 1, 3)]
     assert pooled("f.py", scores[:2], "cases").rationale == "2/2 cases right"  # one group: as before
+    assert pooled("f.py", scores[:2], "cases").groups == ()  # (no generated case: no groups)
     assert pooled("f.py", scores[2:], "cases").rationale.startswith("1/3 cases right (")
+    assert [tuple(g) for g in pooled("f.py", scores[2:], "cases").groups] == [("hidden", 1, 3)]
 
 
 def test_output_json_equal_ignores_paths_and_takes_tolerances_per_path(tmp_path):

@@ -119,6 +119,18 @@ def test_a_slug_that_drops_accents_instead_of_folding_them_loses_the_cases_it_ge
     assert slug["generated_cases"]["earned"] < slug["generated_cases"]["points"]
 
 
+def test_the_shown_and_the_hidden_cases_a_check_judged_are_reported_apart(graded):
+    root, _, doc = graded
+    flawed = _checks(doc["models"]["flawed"]["prompts"]["data_pack.slugify"])
+    hidden = flawed["generated_cases"]["cases"]
+    assert [g["group"] for g in hidden] == ["hidden"] and hidden[0]["of"] == 12 and hidden[0]["right"] < 12
+    both = _checks(doc["models"]["reference"]["prompts"]["data_pack.slugify"])["no_mutation"]["cases"]
+    assert both == [{"group": "shown", "right": 7, "of": 7}, {"group": "hidden", "right": 12, "of": 12}]
+    assert "cases" not in flawed["fixed_cases"]  # (no generated case among its labels)
+    page = (root / "results" / "latest" / "report.html").read_text(encoding="utf-8")
+    assert f'<span class="group g-hidden short">hidden <b>{hidden[0]["right"]}/12</b></span>' in page
+
+
 def test_a_second_run_comes_from_the_cache_with_the_same_results(graded):
     root, _, doc = graded
     _, again = _grade(root / "submissions", root / "results", "--pack", str(PACK))

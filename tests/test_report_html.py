@@ -344,7 +344,7 @@ def test_excerpt_lines_spell_out_control_and_bidirectional_characters():
 
 
 def _reference_check_row(check) -> str:
-    """The check row as 673ad22 built it: a view model of the check, then ``markupsafe.escape`` on
+    """The check row as 673ad22 built it (and its case groups, added later): a view model of the check, then ``markupsafe.escape`` on
     every value. ``html_report._check_row`` must give the same text for any check (a ``view.Check``)."""
     from markupsafe import escape
 
@@ -368,6 +368,10 @@ def _reference_check_row(check) -> str:
              f'<td><span class="pill st-{status}">{status}</span></td>'
              f'<td class="num">{escape(view["earned"])}/{escape(view["points"])}</td>'
              f'<td class="rationale">{escape(view["rationale"])}\n']
+    if check.groups:
+        parts.append('<div class="cases">' + "".join(
+            f'<span class="group g-{escape(g.name)}{" short" if g.right < g.of else ""}">{escape(g.name)} '
+            f'<b>{escape(g.right)}/{escape(g.of)}</b></span>' for g in check.groups) + '</div>\n')
     if view["evidence"]:
         parts.append('<ul class="evidence">\n')
         for item in view["evidence"]:
@@ -401,6 +405,8 @@ ODD_CHECKS = [
     {"id": None, "category": 7, "method": ["list"], "status": None, "earned": "x", "points": None,
      "rationale": None, "evidence": None},
     {"id": _Safe(), "status": _Safe(), "rationale": 0, "earned": float("nan"), "points": float("inf")},
+    {"id": "pooled", "status": "partial", "rationale": "5/10 cases right", "earned": 1, "points": 2,
+     "cases": [{"group": "shown", "right": 4, "of": 4}, {"group": "hidden<&>", "right": 1, "of": 6}]},
     {},
 ]
 
@@ -410,7 +416,7 @@ def _as_view(check: dict):
     check types), but its evidence read as the view reads a document's: an item that is not a
     mapping left out, file and note as text, a line only when it is an int, an excerpt only
     with an int start and a list of lines."""
-    from benchmark.reporting.view import Check, Evidence, Excerpt
+    from benchmark.reporting.view import Check, Evidence, Excerpt, Group
 
     def excerpt(raw):
         ok = isinstance(raw, dict) and type(raw.get("start")) is int and isinstance(raw.get("lines"), list)
@@ -419,8 +425,9 @@ def _as_view(check: dict):
     evidence = tuple(Evidence(str(item.get("file") or ""), item.get("line") if type(item.get("line")) is int else None,
                               str(item.get("note") or ""), excerpt(item.get("excerpt")))
                      for item in check.get("evidence") or () if isinstance(item, dict))
+    groups = tuple(Group(g["group"], g["right"], g["of"]) for g in check.get("cases", ()))
     return Check(check.get("id"), check.get("category"), check.get("points"), check.get("earned"),
-                 check.get("status"), check.get("method"), check.get("rationale"), None, evidence)
+                 check.get("status"), check.get("method"), check.get("rationale"), None, evidence, groups)
 
 
 @pytest.mark.parametrize("check", ODD_CHECKS)

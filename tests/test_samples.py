@@ -14,7 +14,9 @@ from benchmark import cli
 from benchmark.discovery import ModelEntry, scan_samples
 from benchmark.reporting.results_json import run_to_dict, validate_results
 from benchmark.sampling import combine, mean_result
-from benchmark.types import Evidence
+from benchmark.reporting.terminal import format_lost_checks
+from benchmark.reporting.view import model_view
+from benchmark.types import CaseGroup, Evidence
 
 from result_fakes import make_model, make_run
 from trees import REFERENCE, ROOT, reference_tree
@@ -86,6 +88,31 @@ def test_the_mean_record_is_the_mean_of_its_samples_and_keeps_every_one():
     assert record["statistics"]["samples"] == 3 and doc["models"]["single"]["statistics"]["samples"] == 1
     assert record["statistics"]["tasks"]["prompt_1"]["passed"] == 1
     assert record["statistics"]["tasks"]["prompt_1"]["pass_at"] == {"1": pytest.approx(1 / 3, abs=1e-4)}
+
+
+def _with_groups(model, *groups):
+    """``model`` with its first check of every prompt judging these case groups."""
+    def prompt(p):
+        first, *rest = p.categories
+        checks = (replace(first.checks[0], groups=tuple(CaseGroup(*g) for g in groups)), *first.checks[1:])
+        return replace(p, categories=(replace(first, checks=checks), *rest))
+
+    return replace(model, prompts=tuple(prompt(p) for p in model.prompts))
+
+
+def test_the_shown_and_hidden_cases_of_the_samples_add_up_and_are_shown_apart():
+    one, two = _samples(1.0, 0.5)
+    model = mean_result([_with_groups(one, ("shown", 4, 4), ("hidden", 5, 6)),
+                         _with_groups(two, ("shown", 3, 4), ("hidden", 0, 6))])
+    check = model.prompts[0].categories[0].checks[0]
+    assert [tuple(g) for g in check.groups] == [("shown", 7, 8), ("hidden", 5, 12)]
+    record = run_to_dict(make_run(model))["models"]["multi"]["prompts"]["prompt_1"]["checks"][0]
+    assert record["cases"] == [{"group": "shown", "right": 7, "of": 8}, {"group": "hidden", "right": 5, "of": 12}]
+    line = next(text for text in format_lost_checks(model_view(run_to_dict(make_run(model))["models"]["multi"])
+                                                    .prompts[0]) if check.id in text)
+    assert f"{check.id} (" in line and "[shown 7/8 · hidden 5/12] the mean of 2 samples" in line
+    mixed = mean_result([_with_groups(one, ("hidden", 5, 6)), _with_groups(two, ("shown", 3, 4), ("hidden", 0, 6))])
+    assert mixed.prompts[0].categories[0].checks[0].groups == ()  # (not the same groups: not added up)
 
 
 def test_a_single_folder_model_is_unchanged_and_pass_at_k_above_n_is_left_out():

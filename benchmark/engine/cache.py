@@ -43,7 +43,7 @@ from ..reporting.writer import atomic_write_bytes, atomic_write_text
 from ..rubric import rubric_hash
 from ..scoring import prompt_sort_key
 from ..secure_runner import GUARD_OFF_ENV
-from ..types import CATEGORY_ORDER, Category, CategoryScore, Check, Evidence, ModelResult, PromptResult
+from ..types import CATEGORY_ORDER, CaseGroup, Category, CategoryScore, Check, Evidence, ModelResult, PromptResult
 from ..untrusted import json_text_clean
 
 
@@ -123,7 +123,7 @@ def _check(item: dict[str, Any]) -> Check:
     return Check(item["id"], _CATEGORIES[item["category"]], item["points"], item["earned"],
                  item["status"], item["method"], item["rationale"],
                  tuple([Evidence(e["file"], e.get("line"), e.get("note", "")) for e in item["evidence"]]),
-                 item.get("cause"))
+                 item.get("cause"), tuple([CaseGroup(g["group"], g["right"], g["of"]) for g in item.get("cases", ())]))
 
 
 def _prompt(prompt_id: str, item: dict[str, Any]) -> PromptResult:

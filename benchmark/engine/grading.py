@@ -23,7 +23,7 @@ from ..prompts.base import SANDBOX_EVENTS, SANDBOX_UNLISTED, CheckContext, Outco
 from ..sandbox.cleanup import CleanupError
 from ..submission import SourceFile, load_source
 from ..threads import PYTHON_WORK, released
-from ..types import CAUSE_INTERNAL, CAUSES, Check, Evidence, ExecResult, ModelResult, PromptResult
+from ..types import CAUSE_INTERNAL, CAUSES, CaseGroup, Check, Evidence, ExecResult, ModelResult, PromptResult
 from ..untrusted import NAME_LIMIT, NOTE_LIMIT, text
 from .options import DEFAULT_SEED, INTERNAL_ERROR, GradeOptions, default_test_data, has_internal_error
 
@@ -107,7 +107,18 @@ def _to_check(row: TaskCheck, outcome: Outcome) -> Check:
     cause = outcome.cause if outcome.status == "error" and outcome.cause in CAUSES else None
     return Check(row.id, row.category, row.points, round(row.points * fraction, 4),
                  _status(outcome), row.method, text(outcome.rationale),
-                 tuple(_evidence(item) for item in outcome.evidence), cause)
+                 tuple(_evidence(item) for item in outcome.evidence), cause, _groups(outcome.groups))
+
+
+def _groups(groups: Any) -> tuple[CaseGroup, ...]:
+    """A check type's case groups, kept only when well formed (a plugin's odd value is dropped:
+    the groups explain a score, they never make one)."""
+    if not isinstance(groups, tuple):
+        return ()
+    kept = tuple(CaseGroup(g.name, g.right, g.of) for g in groups
+                 if isinstance(g, CaseGroup) and g.name in ("shown", "hidden")
+                 and all(type(n) is int for n in (g.right, g.of)) and 0 <= g.right <= g.of)
+    return kept if len(kept) == len(groups) else ()
 
 
 def _malformed(outcome: Any) -> str | None:

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from ..harness.guard_events import LOST_EVENT
 from ..submission import SourceFile
-from ..types import Evidence, ExecResult
+from ..types import CaseGroup, Evidence, ExecResult
 from ..untrusted import NAME_LIMIT, NOTE_LIMIT, text
 
 
@@ -28,6 +28,7 @@ class Outcome:
     evidence: tuple[Evidence, ...] = ()
     status: str | None = None  # None: derived from fraction; "error"/"skipped" force 0
     cause: str | None = None  # an error's typed cause when not the answer's fault (types.CAUSES)
+    groups: tuple[CaseGroup, ...] = ()  # shown and hidden (generated) cases apart, when judged
 
     @staticmethod
     def ratio(done: float, total: float, rationale: str, evidence=()) -> "Outcome":

@@ -75,6 +75,14 @@ def _evidence_items(check: Check, parts: list[str]) -> None:
     parts.append('</ul>\n')
 
 
+def _case_groups(groups) -> str:
+    """The shown and the hidden (generated) cases a check judged, side by side, escaped: an
+    answer written against the shown ones reads as what it is."""
+    cells = "".join(f'<span class="group g-{_h(g.name)}{" short" if g.right < g.of else ""}">{_h(g.name)} '
+                    f'<b>{_h(g.right)}/{_h(g.of)}</b></span>' for g in groups)
+    return f'<div class="cases">{cells}</div>\n'
+
+
 def _check_row(check: Check) -> str:
     """One check's table row, every value escaped (the template's autoescaping, done here:
     the rows are most of the page, and building them in Python costs a fraction of a loop
@@ -87,6 +95,8 @@ def _check_row(check: Check) -> str:
              f'<td><span class="pill st-{status}">{status}</span></td>'
              f'<td class="num">{fixed(check.earned, 2)}/{fixed(check.points, 2)}</td>'
              f'<td class="rationale">{_h(check.rationale)}\n']
+    if check.groups:
+        parts.append(_case_groups(check.groups))
     _evidence_items(check, parts)
     parts.append('</td></tr>\n')
     return "".join(parts)

@@ -54,6 +54,8 @@ def check_to_dict(check: Check) -> dict[str, Any]:
     }
     if check.cause is not None:
         out["cause"] = check.cause
+    if check.groups:
+        out["cases"] = [{"group": g.name, "right": g.right, "of": g.of} for g in check.groups]
     return out
 
 

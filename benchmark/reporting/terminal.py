@@ -43,7 +43,8 @@ def format_detailed_score(categories: Sequence[Category]) -> str:
 
 def format_lost_checks(prompt: Prompt) -> list[str]:
     """One line per check that did not fully pass: status, id, points and the reason."""
-    return [f"        {c.status}: {c.id} ({fixed(c.earned, 2)}/{fixed(c.points, 2)}) {c.rationale}".rstrip()
+    return [f"        {c.status}: {c.id} ({fixed(c.earned, 2)}/{fixed(c.points, 2)})"
+            f"{f' [{c.groups_text}]' if c.groups else ''} {c.rationale}".rstrip()
             for c in prompt.checks if c.status != "pass"]
 
 

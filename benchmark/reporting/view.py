@@ -71,6 +71,13 @@ class Evidence(NamedTuple):
         return _place(self.file, self.line)
 
 
+class Group(NamedTuple):
+    """How many of a check's shown (the pack's own) or hidden (generated) cases were right."""
+    name: str
+    right: int
+    of: int
+
+
 class Check(NamedTuple):
     id: str
     category: str
@@ -81,10 +88,16 @@ class Check(NamedTuple):
     rationale: str
     cause: str | None
     evidence: tuple[Evidence, ...]
+    groups: tuple[Group, ...] = ()  # shown and hidden (generated) cases apart, when it judged any
 
     @property
     def lost(self) -> float:
         return self.points - self.earned
+
+    @property
+    def groups_text(self) -> str:
+        """``shown 4/4 · hidden 1/6`` ('' when the check judged no generated case)."""
+        return " · ".join(f"{g.name} {g.right}/{g.of}" for g in self.groups)
 
 
 class Category(NamedTuple):
@@ -525,9 +538,10 @@ def _evidence(raw: Mapping[str, Any]) -> Evidence:
 
 def _check(raw: Mapping[str, Any]) -> Check:
     """(About 100 per model: the most frequent view, so built in one call, no generator.)"""
-    evidence = raw["evidence"]
+    evidence, cases = raw["evidence"], raw.get("cases")
     return Check(raw["id"], raw["category"], raw["points"] + 0.0, raw["earned"] + 0.0, raw["status"],
-                 raw["method"], raw["rationale"], raw.get("cause"), tuple(map(_evidence, evidence)) if evidence else ())
+                 raw["method"], raw["rationale"], raw.get("cause"), tuple(map(_evidence, evidence)) if evidence else (),
+                 tuple(Group(g["group"], g["right"], g["of"]) for g in cases) if cases else ())
 
 
 def _raised(raw: Any) -> Raised | None:

@@ -9,6 +9,7 @@ A check selecting a case the reference solution failed on is ``error`` (not judg
 from __future__ import annotations
 
 import builtins
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -100,8 +101,8 @@ def equal(ctx: CheckContext, labels: Sequence[str] | None = None, compare: str =
     if (zero_at, full_at) == (0.0, 1.0) or outcome.status is not None:  # (error, skipped: as they are)
         return outcome
     scaled = max(0.0, min(1.0, (outcome.fraction - zero_at) / (full_at - zero_at)))
-    return Outcome(scaled, f"{outcome.rationale}; scaled from {zero_at:.0%} (nothing) to {full_at:.0%} (all): "
-                           f"{scaled:.0%} of the points", outcome.evidence)
+    return dataclasses.replace(outcome, fraction=scaled, rationale=f"{outcome.rationale}; scaled from "
+                               f"{zero_at:.0%} (nothing) to {full_at:.0%} (all): {scaled:.0%} of the points")
 
 
 def _builtin_exception(name: str) -> bool:
@@ -173,6 +174,5 @@ def no_mutation(ctx: CheckContext, labels: Sequence[str] | None = None) -> Outco
                            "modified its arguments" if case["mutated"] else "unchanged"))
     outcome = pooled(_module(ctx), scores, "cases")
     if unknown:
-        return Outcome(outcome.fraction, f"{outcome.rationale}; not judged: "
-                       f"{', '.join(unknown[:10])}", outcome.evidence, outcome.status)
+        return dataclasses.replace(outcome, rationale=f"{outcome.rationale}; not judged: {', '.join(unknown[:10])}")
     return outcome

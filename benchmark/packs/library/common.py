@@ -14,6 +14,7 @@ Rules stated once here:
 from __future__ import annotations
 
 import ast
+import dataclasses
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -21,7 +22,7 @@ from typing import Any
 
 from ...prompts.base import LIST_LIMIT, CheckContext, Outcome, listed, raised, strict_equal
 from ...submission import SourceFile
-from ...types import Evidence
+from ...types import CaseGroup, Evidence
 from .. import reference
 
 PERTURBED = "perturbed"
@@ -164,13 +165,16 @@ def pooled(name: str, scores: Sequence[tuple[str, float, str]], what: str) -> Ou
     evidence = [Evidence(name, None, note[:200]) for note in bad[:LIST_LIMIT]]
     rationale = f"{good}/{len(scores)} {what} right"
     hidden = [score for label, score, _ in scores if _PERTURBED_LABEL.match(label)]
-    if hidden and len(hidden) < len(scores):  # the shown cases and the generated ones, apart
-        shown = len(scores) - len(hidden)
-        rationale += (f": shown {good - sum(s >= 1.0 for s in hidden)}/{shown}, "
-                      f"hidden (generated) {sum(s >= 1.0 for s in hidden)}/{len(hidden)}")
+    groups: tuple[CaseGroup, ...] = ()
+    if hidden:  # the shown cases and the generated ones, apart
+        right = sum(s >= 1.0 for s in hidden)
+        groups = (CaseGroup("shown", good - right, len(scores) - len(hidden)), CaseGroup("hidden", right, len(hidden)))
+        groups = groups[1:] if len(hidden) == len(scores) else groups
+        if len(hidden) < len(scores):
+            rationale += f": shown {good - right}/{groups[0].of}, hidden (generated) {right}/{len(hidden)}"
     if bad:
         rationale += f" ({listed(bad)})"
-    return Outcome.ratio(total, len(scores), rationale, evidence)
+    return dataclasses.replace(Outcome.ratio(total, len(scores), rationale, evidence), groups=groups)
 
 
 def exception_note(exception: Mapping[str, Any] | None) -> str:

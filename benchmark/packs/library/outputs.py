@@ -7,6 +7,7 @@ expected value; a run with no parsed output earns nothing for that run.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -76,7 +77,7 @@ def json_equal(ctx: CheckContext, runs: Sequence[str] | None = None, compare: st
 
     outcome = judge_runs(ctx, runs, judge, with_expected=True)
     if partial == "none" and 0 < outcome.fraction < 1:
-        return Outcome(0.0, outcome.rationale + "; partial: none, so nothing", outcome.evidence)
+        return dataclasses.replace(outcome, fraction=0.0, rationale=outcome.rationale + "; partial: none, so nothing")
     return outcome
 
 
