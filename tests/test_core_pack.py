@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import benchmark.packs.library  # noqa: F401  (registers the library types)
 from benchmark.packs import registry
 from benchmark.packs.compiled import CORE_DIR, compile_pack, load_compiled
 from benchmark.packs.loader import check_pack
@@ -47,9 +48,15 @@ def test_the_loader_and_the_compiled_form_describe_the_same_tasks():
 
 def test_every_core_rubric_row_is_a_registered_check_type_bound_to_its_function():
     for number, (rubric, module) in enumerate(zip(RUBRIC, PROMPT_MODULES), start=1):
-        for row in rubric.checks:
-            kind = registry.CHECK_TYPES[f"core.p{number}.{row.id}"]
+        core = [row for row in rubric.checks if row.use.startswith("core.")]
+        assert set(module.CHECKS) == {row.id for row in core}
+        for row in core:
+            assert row.use == f"core.p{number}.{row.id}"
+            kind = registry.CHECK_TYPES[row.use]
             assert kind.fn is module.CHECKS[row.id] and kind.method == row.method
+        for row in rubric.checks:  # a library row: a built-in type judging by the row's method
+            kind = registry.check_type_named(row.use)
+            assert kind.source == "builtin" and kind.method == row.method
         assert registry.OBSERVERS[f"core.p{number}.observe"] is module.observe
 
 
