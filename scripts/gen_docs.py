@@ -17,6 +17,8 @@ sys.path.insert(0, str(ROOT))
 
 from benchmark import scoring  # noqa: E402
 from benchmark.packs.docs import catalogue  # noqa: E402
+from benchmark.packs.registry import check_type_named  # noqa: E402
+from benchmark.packs.suite import core_pack  # noqa: E402
 from benchmark.prompts import PROMPT_MODULES  # noqa: E402
 from benchmark.rubric import GATES, PASS_FRACTION, PROMPT_POINTS, RUBRIC, rubric_hash  # noqa: E402
 from benchmark.types import CATEGORY_ORDER  # noqa: E402
@@ -31,6 +33,15 @@ def _summary(fn) -> str:
     text = " ".join(line.strip() for line in paragraph.splitlines())
     end = text.find(". ")
     return text if end < 0 else text[:end + 1]
+
+
+def _measures(row, module, params) -> str:
+    """What a rubric row measures: its core function's first sentence, or for a row that
+    uses a library check type that type's name, its ``with:`` and its first sentence."""
+    if row.use.startswith("core."):
+        return _summary(module.CHECKS[row.id])
+    given = ", ".join(f"{key}: {value}" for key, value in params.items())
+    return f"`{row.use}`{f' ({given})' if given else ''}: {_summary(check_type_named(row.use).fn)}"
 
 
 def scoring_doc() -> str:
@@ -80,8 +91,9 @@ def scoring_doc() -> str:
                 "| category | max |", "| --- | --- |"]
         out += [f"| {c.value} | {prompt.maxima[c]:g} |" for c in CATEGORY_ORDER]
         out += ["", "| check | category | points | method | measures |", "| --- | --- | --- | --- | --- |"]
+        params = {c.id: dict(c.params) for c in core_pack().task(prompt.id).checks}
         out += [f"| `{r.id}` | {r.category.value} | {r.points:g} | {r.method} | "
-                f"{_summary(module.CHECKS[r.id])} |" for r in prompt.checks]
+                f"{_measures(r, module, params[r.id])} |" for r in prompt.checks]
         out.append("")
     return "\n".join(out)
 

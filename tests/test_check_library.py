@@ -259,6 +259,21 @@ def test_bandit_forbid(tmp_path):
     assert bad.fraction == pytest.approx(0.5) and "B506 line 7" in bad.rationale
 
 
+def test_max_complexity_with_max_lines_counts_a_long_function_as_over(tmp_path):
+    long_body = "".join(f"    x{i} = {i}\n" for i in range(45))
+    source = f"def long(a):\n{long_body}    return a\n\ndef short():\n    return 1\n"
+    ctx = context(tmp_path, {"main.py": source})
+    assert check("radon.max_complexity", ctx).fraction == 1.0  # length is not judged by default
+    both = check("radon.max_complexity", ctx, max_lines=40)
+    assert both.fraction == pytest.approx(0.5)
+    assert "long (complexity 1, 47 lines)" in both.rationale and both.evidence[0].line == 1
+    branches = "".join(f"    if a == {i}:\n        return {i}\n" for i in range(11))
+    tangled = context(tmp_path, {"main.py": f"def tangled(a):\n{branches}    return a\n"})
+    assert check("radon.max_complexity", tangled, max_lines=40).fraction == 0.0
+    assert check("radon.max_complexity", tangled, limit=12, max_lines=40).fraction == 1.0
+    Draft202012Validator(CHECK_TYPES["radon.max_complexity"].schema()).validate({"max_lines": 40})
+
+
 def test_maintainability_index_with_zero_not_below_full_is_an_error(tmp_path):
     outcome = check("radon.maintainability_index", context(tmp_path, {"main.py": GOOD_SCRIPT}),
                     full=10, zero=10)
@@ -321,6 +336,18 @@ def test_exec_sandbox_violations(tmp_path):
     facts["_sandbox_events"] = [{"blocked": "network", "event": "socket.connect", "file": "main.py"}]
     outcome = check("exec.sandbox_violations", run_context(tmp_path, facts))
     assert outcome.fraction == 0.5 and "network" in outcome.rationale
+
+
+def test_exec_sandbox_violations_judges_facts_without_runs_only_when_asked(tmp_path):
+    # a custom observe function that reports its calls under keys of its own
+    facts = {"results": {"call_1": {"returned": True}}, "problem": None, "_sandbox_events": []}
+    default = check("exec.sandbox_violations", run_context(tmp_path, facts))
+    assert default.fraction == 0.0 and "watched nothing" in default.rationale
+    assert check("exec.sandbox_violations", run_context(tmp_path, facts), if_no_runs="judge").fraction == 1.0
+    facts["_sandbox_events"] = [{"blocked": "network", "event": "socket.connect", "file": "main.py", "count": 2}]
+    denied = check("exec.sandbox_violations", run_context(tmp_path, facts), if_no_runs="judge")
+    assert denied.fraction == 0.0 and "denied 2 attempt(s)" in denied.rationale
+    Draft202012Validator(CHECK_TYPES["exec.sandbox_violations"].schema()).validate({"if_no_runs": "judge"})
 
 
 def test_output_json_equal_is_type_strict_and_partial_by_runs(tmp_path):

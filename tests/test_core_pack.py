@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 
+import pytest
+
+import benchmark.packs.library  # noqa: F401  (registers the library types)
 from benchmark.packs import registry
 from benchmark.packs.compiled import CORE_DIR, compile_pack, load_compiled
 from benchmark.packs.loader import check_pack
 from benchmark.packs.suite import core_pack
 from benchmark.prompts import PROMPT_MODULES
-from benchmark.rubric import RUBRIC, rubric_hash
+from benchmark.rubric import RUBRIC, RubricError, rubric_hash
 
 # The rubric hash, pinned so that a change of checks or points is deliberate (a new hash
 # invalidates every cached result). ed2b6b2949760571 was the table as it stood in
@@ -18,8 +22,9 @@ from benchmark.rubric import RUBRIC, rubric_hash
 # generated contract forms (correct_filtering 2 -> 1.5, perturbed_dataset 1 -> 1.5); prompt 3's
 # differential run (six execution checks 2 -> 1.5, differential_run 3); measured performance:
 # prompt 3 (single_pass 1 -> 0.25, measured_performance 0.75), prompt 1 (no_nested_loops and
-# no_io_in_loops 1 -> 0.25 each, measured_performance 1.5).
-HASH_BEFORE_PACKS = "62bca6b4799e56fe"
+# no_io_in_loops 1 -> 0.25 each, measured_performance 1.5). Then prompt 4's file_compiles moved
+# to the library type compiles, which judges by ast, not parse (62bca6b4799e56fe before).
+HASH_BEFORE_PACKS = "7eb167b16d9c7633"
 
 
 def test_the_compiled_core_pack_is_current():
@@ -49,10 +54,29 @@ def test_the_loader_and_the_compiled_form_describe_the_same_tasks():
 
 def test_every_core_rubric_row_is_a_registered_check_type_bound_to_its_function():
     for number, (rubric, module) in enumerate(zip(RUBRIC, PROMPT_MODULES), start=1):
-        for row in rubric.checks:
-            kind = registry.CHECK_TYPES[f"core.p{number}.{row.id}"]
+        core = [row for row in rubric.checks if row.use.startswith("core.")]
+        assert set(module.CHECKS) == {row.id for row in core}
+        for row in core:
+            assert row.use == f"core.p{number}.{row.id}"
+            kind = registry.CHECK_TYPES[row.use]
             assert kind.fn is module.CHECKS[row.id] and kind.method == row.method
+        for row in rubric.checks:  # a library row: a built-in type judging by the row's method
+            kind = registry.check_type_named(row.use)
+            assert kind.source == "builtin" and kind.method == row.method
         assert registry.OBSERVERS[f"core.p{number}.observe"] is module.observe
+
+
+def test_a_prompt_module_needs_a_function_only_for_its_core_rows(monkeypatch):
+    import benchmark.prompts as prompts
+
+    prompt_4 = RUBRIC[3]
+    assert any(not row.use.startswith("core.") for row in prompt_4.checks)
+    prompts._verify(PROMPT_MODULES)  # library rows (compiles, ast.defines, ...) need no function
+    stray = tuple(replace(row, use="core.p4.file_compiles") if row.id == "file_compiles" else row
+                  for row in prompt_4.checks)
+    monkeypatch.setattr(prompts, "RUBRIC", (*RUBRIC[:3], replace(prompt_4, checks=stray)))
+    with pytest.raises(RubricError, match="file_compiles"):
+        prompts._verify(PROMPT_MODULES)  # a core.* row must have its function
 
 
 def test_each_core_task_folder_holds_its_prompt_text():

@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from benchmark.engine.grading import GradeOptions, grade_prompt
+from benchmark.packs.registry import check_type_named
+from benchmark.packs.suite import core_pack
 from benchmark.prompts import module_for
 from benchmark.prompts import p4_api_sync as p4
 from benchmark.prompts import p4_api_sync_data as data
@@ -71,9 +73,16 @@ def ideal_facts() -> dict:
             "results": {s["label"]: ideal_result(s) for s in SCENARIOS}}
 
 
-def run_check(check_id: str, facts: dict | None = None, text: str | None = None):
-    files = {data.MAIN: source(text) if text is not None else REFERENCE_SOURCE}
-    return p4.CHECKS[check_id](CheckContext(files=files, facts=facts if facts is not None else ideal_facts()))
+TASK = core_pack().task("prompt_4")
+
+
+def run_check(check_id: str, facts: dict | None = None, text: str | None = None, files=None):
+    """The check as the manifest states it: its check type (``core.p4.<id>`` or a library
+    type) with its ``with:`` parameters, over the task's files and ``facts``."""
+    files = files if files is not None else {data.MAIN: source(text) if text is not None else REFERENCE_SOURCE}
+    row = next(row for row in TASK.checks if row.id == check_id)
+    ctx = CheckContext(files=files, facts=facts if facts is not None else ideal_facts(), task=TASK)
+    return check_type_named(row.use).fn(ctx, **row.params)
 
 
 def patch(facts: dict, kind: str, **fields) -> dict:
@@ -95,8 +104,13 @@ def with_attempts(facts: dict, kind: str, count: int) -> dict:
 # ---- registry, data, fixtures ---------------------------------------------------------
 
 
-def test_module_registers_exactly_the_rubric_rows():
-    assert set(p4.CHECKS) == {row.id for row in by_id("prompt_4").checks}
+def test_module_registers_exactly_the_rubric_rows_its_functions_judge():
+    rows = by_id("prompt_4").checks
+    assert set(p4.CHECKS) == {row.id for row in rows if row.use == f"core.p4.{row.id}"}
+    assert {row.id: row.use for row in rows if not row.use.startswith("core.")} == {
+        "file_compiles": "compiles", "function_exists": "ast.defines",
+        "specific_exceptions": "ast.specific_exceptions", "sandbox_violations": "exec.sandbox_violations",
+        "code_organization": "radon.max_complexity"}
     assert module_for("prompt_4") is p4 and p4.FILES == ("prompt_4_api_sync.py",)
 
 
@@ -220,8 +234,11 @@ def test_observe_records_a_broken_channel_as_a_problem():
 def test_file_compiles_and_function_exists():
     assert run_check("file_compiles").fraction == 1 and run_check("function_exists").fraction == 1
     broken = SourceFile(data.MAIN, Path(data.MAIN), "def f(:\n", None, None, None, "syntax error", 1)
-    ctx = CheckContext(files={data.MAIN: broken}, facts={})
-    assert p4.CHECKS["file_compiles"](ctx).fraction == 0 and p4.CHECKS["function_exists"](ctx).fraction == 0
+    for check_id in ("file_compiles", "function_exists"):
+        outcome = run_check(check_id, {}, files={data.MAIN: broken})
+        assert outcome.fraction == 0 and "syntax error" in outcome.rationale and data.MAIN in outcome.rationale
+    missing = run_check("file_compiles", {}, files={})
+    assert missing.fraction == 0 and data.MAIN in missing.rationale
     nested = "class Sync:\n    def sync_users_to_crm(self, a, b):\n        return None\n"
     assert run_check("function_exists", text=nested).fraction == 0
 
@@ -234,6 +251,19 @@ def test_file_compiles_and_function_exists():
 def test_correct_signature(signature, fraction):
     text = f"def sync_users_to_crm({signature}):\n    return None\n"
     assert run_check("correct_signature", text=text).fraction == fraction
+
+
+def test_both_judge_the_def_the_import_binds():
+    # a def in a top-level if/try is the module's function; of two, the last one is
+    guarded = ("try:\n    import requests\nexcept ImportError:\n    requests = None\nelse:\n"
+               "    def sync_users_to_crm(user_data, api_token):\n        return None\n")
+    assert run_check("function_exists", text=guarded).fraction == 1
+    assert run_check("correct_signature", text=guarded).fraction == 1
+    redefined = ("def sync_users_to_crm(user_data, api_token):\n    return None\n\n"
+                 "def sync_users_to_crm(users):\n    return None\n")
+    found = run_check("function_exists", text=redefined)
+    assert found.fraction == 1 and found.evidence[0].line == 4
+    assert run_check("correct_signature", text=redefined).fraction == 0
 
 
 def test_request_structure():
@@ -589,6 +619,26 @@ def test_code_organization():
     long_body = "".join(f"    x{i} = {i}\n" for i in range(45))
     text = f"def sync_users_to_crm(a, b):\n{long_body}    return None\n\ndef ok():\n    return 1\n"
     assert run_check("code_organization", text=text).fraction == 0.5
+    # a short function over complexity 10 counts against as a long one does: one share
+    branches = "".join(f"    if a == {i}:\n        return {i}\n" for i in range(11))
+    tangled = run_check("code_organization", text=f"def sync_users_to_crm(a, b):\n{branches}    return None\n"
+                                                  "\ndef ok():\n    return 1\n")
+    assert tangled.fraction == 0.5 and "sync_users_to_crm (complexity 12" in tangled.rationale
+    assert run_check("code_organization", text="X = 1\n").fraction == 0
+
+
+def test_sandbox_violations_judges_the_denials_of_the_http_child():
+    # the observe reports its calls as "results" (no runs or cases), yet what the sandbox
+    # denied during them is judged: nothing denied earns all, each denied attempt half
+    assert run_check("sandbox_violations").fraction == 1
+    denied = {**ideal_facts(), "_sandbox_events": [{"blocked": "network", "event": "socket.connect",
+                                                    "detail": "1.2.3.4:443", "file": data.MAIN}]}
+    outcome = run_check("sandbox_violations", denied)
+    assert outcome.fraction == 0.5 and "network" in outcome.rationale
+    lost = {**ideal_facts(), "problem": "the child timed out", "results": {},
+            "_sandbox_events": [{"blocked": "integrity", "event": "record lost", "detail": "time-out",
+                                 "file": data.MAIN}]}
+    assert run_check("sandbox_violations", lost).fraction == 0
 
 
 # ---- end to end through grade_prompt ----------------------------------------------------

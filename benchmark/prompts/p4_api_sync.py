@@ -10,6 +10,12 @@ The contract's "never raise" rule: a call that raised earns nothing in the execu
 that owns its scenario, is no report in ``informative_errors``, and earns none of the
 attempt-count points of ``retry_resilience``. "Retry 503 and network errors": a persistent
 503 or network error must take 2-3 attempts; a single attempt earns half of that scenario.
+
+The static and tool checks that a general check type states are library types in the task's
+manifest (``benchmark/packs/core/prompt_4/task.yaml``): ``compiles``, ``ast.defines``,
+``ast.specific_exceptions``, ``exec.sandbox_violations`` and ``radon.max_complexity``. The
+functions here are the checks no library type expresses: those that read this prompt's
+observed scenarios, ``correct_signature`` and ``no_hardcoded_creds``.
 """
 
 from __future__ import annotations
@@ -18,12 +24,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..analyzers import astfacts, maintainability, rules_security, security
+from ..analyzers import astfacts, rules_security, security
 from ..submission import SourceFile
 from ..types import Evidence
 from . import p4_api_sync_data as data
 from . import p4_api_sync_judge as judge
-from .base import LIST_LIMIT, CheckContext, Outcome, RunFn, compiles, excerpt, listed, make_registry
+from .base import LIST_LIMIT, CheckContext, Outcome, RunFn, excerpt, listed, make_registry
 
 PROMPT_ID = "prompt_4"
 TITLE = "API Integration"
@@ -35,7 +41,7 @@ HAZARDS: dict[str, str] = {
                        "JSON body must carry them intact",
     "null_plan": "api_users.json has a user whose plan is null; the body must keep it null",
 }
-CHECKS, check = make_registry(sandboxed=True)
+CHECKS, check = make_registry()  # (sandbox_violations: exec.sandbox_violations)
 
 
 def fixture_files() -> dict[str, bytes]:
@@ -74,28 +80,20 @@ def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path, seed: 
     return facts
 
 
-# ---- syntax and structure -----------------------------------------------------------
-
-
-@check("file_compiles")
-def file_compiles(ctx: CheckContext) -> Outcome:
-    return compiles(ctx, MAIN)
-
-
-@check("function_exists")
-def function_exists(ctx: CheckContext) -> Outcome:
-    tree = judge.main_tree(ctx)
-    node = judge.find_function(tree) if tree is not None else None
-    if node is None:
-        return Outcome.fail(f"no top-level def {FUNCTION} in {MAIN}")
-    return Outcome.ok(f"{FUNCTION} defined at line {node.lineno}", [Evidence(MAIN, node.lineno)])
+# ---- structure ----------------------------------------------------------------------
 
 
 @check("correct_signature")
 def correct_signature(ctx: CheckContext) -> Outcome:
-    """Two required positional parameters: 0.75; named user_data, api_token as well: 1.0."""
+    """Two required positional parameters: 0.75; named user_data, api_token as well: 1.0.
+
+    The function judged is the module-level def the import binds (as ``ast.defines`` finds
+    it: the last one, a def in a top-level ``if``/``try`` included). Anything else (another
+    count of required positional parameters, a required keyword-only one, no function)
+    earns nothing. No library type: ``ast.signature`` ignores order and kind (the harness
+    calls positionally) and gives no credit for the right arity under other names."""
     tree = judge.main_tree(ctx)
-    node = judge.find_function(tree) if tree is not None else None
+    node = astfacts.find_function(tree, FUNCTION) if tree is not None else None
     if node is None:
         return Outcome.fail(f"no {FUNCTION} to inspect")
     required, required_kwonly = judge.required_params(node)
@@ -113,7 +111,10 @@ def correct_signature(ctx: CheckContext) -> Outcome:
 
 @check("request_structure")
 def request_structure(ctx: CheckContext) -> Outcome:
-    """Per request: POST, the exact https URL, body equal to user_data, JSON content type."""
+    """Per request: POST, the exact https URL, body equal to user_data, JSON content type.
+
+    Credit: the share of those four properties over all requests observed (none sent: 0).
+    No library type: it reads the requests this prompt's mocked HTTP scenarios recorded."""
     blocked = judge.request_blocker(ctx)
     if blocked:
         return blocked
@@ -129,16 +130,31 @@ def request_structure(ctx: CheckContext) -> Outcome:
 
 @check("success_handling")
 def success_handling(ctx: CheckContext) -> Outcome:
+    """The 200 and 202 scenarios return the response's job id, after one request.
+
+    Credit per scenario (``judge.score_scenario``): the right value without raising, after
+    a request, within the contract's attempt count (out of range: half). No library type:
+    it judges this prompt's mocked HTTP scenarios against their seeded job ids."""
     return judge.judge_kinds(ctx, data.SUCCESS_KINDS, "200/202 with a job_id return it")
 
 
 @check("handle_400")
 def handle_400(ctx: CheckContext) -> Outcome:
+    """A 400 returns None without raising, after exactly one request.
+
+    Credit as ``success_handling`` scores a scenario; a None from a function that never
+    returns a job id is half (None is then no signal). No library type: it judges this
+    prompt's mocked HTTP scenario."""
     return judge.judge_kinds(ctx, ("bad_400",), "400 returns None after one attempt")
 
 
 @check("handle_401")
 def handle_401(ctx: CheckContext) -> Outcome:
+    """A 401, and a token the Authorization header cannot carry (a line end), return None.
+
+    The 401 after one request, the bad token after at most one (it may be refused before
+    sending); credit per scenario as ``handle_400``. No library type: it judges this
+    prompt's mocked HTTP scenarios."""
     return judge.judge_kinds(ctx, ("auth_401", *data.NEWLINE_TOKEN_KINDS),
                              "401, and a token the header cannot carry, return None after at "
                              "most one attempt")
@@ -146,21 +162,38 @@ def handle_401(ctx: CheckContext) -> Outcome:
 
 @check("handle_503")
 def handle_503(ctx: CheckContext) -> Outcome:
+    """A persistent 503 returns None after 2-3 attempts (another count: half).
+
+    Credit as ``handle_400`` scores a scenario. No library type: it judges this prompt's
+    mocked HTTP scenario and counts its attempts."""
     return judge.judge_kinds(ctx, ("unavailable_503",), "persistent 503 returns None within 3 attempts")
 
 
 @check("handle_connection_error")
 def handle_connection_error(ctx: CheckContext) -> Outcome:
+    """Connection errors and (connect, read) timeouts return None after 2-3 attempts.
+
+    Credit per scenario as ``handle_400`` (another count of attempts: half). No library
+    type: it judges this prompt's mocked network failures."""
     return judge.judge_kinds(ctx, data.NETWORK_KINDS, "connection errors and timeouts return None")
 
 
 @check("handle_other_status")
 def handle_other_status(ctx: CheckContext) -> Outcome:
+    """500 returns None within 3 attempts, 404 and 429 after exactly one.
+
+    Credit per scenario as ``handle_400``. No library type: it judges this prompt's mocked
+    HTTP scenarios."""
     return judge.judge_kinds(ctx, data.OTHER_STATUS_KINDS, "500/404/429 return None (4xx: one attempt)")
 
 
 @check("json_parsing")
 def json_parsing(ctx: CheckContext) -> Outcome:
+    """Bodies that are not JSON, not an object, lack a job_id or hold a non-string or empty
+    one return None without raising, after one request.
+
+    Credit per scenario as ``handle_400``. No library type: it judges this prompt's mocked
+    HTTP responses."""
     return judge.judge_kinds(ctx, data.PARSING_KINDS,
                              "non-JSON, non-object, job_id-less and non-string/empty job_id "
                              "bodies return None")
@@ -176,7 +209,8 @@ def informative_errors(ctx: CheckContext) -> Outcome:
     A scenario counts only when the call sent a request (where its rule needs one: a token
     the header cannot carry may be refused before sending) and returned None: an escaping
     exception is no report (the contract says never raise), and a call that returned a value
-    did not treat the failure as one, whatever it printed."""
+    did not treat the failure as one, whatever it printed. Credit: the share of failing
+    scenarios so reported. No library type: it reads each scenario's captured output."""
     blocked = judge.request_blocker(ctx)
     if blocked:
         return blocked
@@ -193,26 +227,15 @@ def informative_errors(ctx: CheckContext) -> Outcome:
     return Outcome.ratio(told, len(scenarios), rationale + (f"; not: {', '.join(silent)}" if silent else ""))
 
 
-@check("specific_exceptions")
-def specific_exceptions(ctx: CheckContext) -> Outcome:
-    """Handlers that are neither bare nor broad-and-silent, as a fraction of all handlers."""
-    tree = judge.main_tree(ctx)
-    infos = astfacts.handlers(tree) if tree is not None else []
-    if not infos:
-        return Outcome.fail("no exception handlers: network errors would escape the function")
-    bad = [h for h in infos if h.hides_errors]
-    evidence = [Evidence(MAIN, h.line, f"{h.kind} handler" + (", swallowed" if h.swallowed else ""))
-                for h in bad]
-    good = len(infos) - len(bad)
-    return Outcome.ratio(good, len(infos), f"{good}/{len(infos)} handlers are specific or re-report "
-                         "the error (bare or silent broad handlers do not count)", evidence)
-
-
 # ---- security -----------------------------------------------------------------------
 
 
 @check("bearer_auth")
 def bearer_auth(ctx: CheckContext) -> Outcome:
+    """Each request carries ``Authorization: Bearer <the token passed in>``.
+
+    Credit: the share of requests that do (none sent: 0). No library type: it reads the
+    headers of the requests this prompt's scenarios recorded, against the seeded token."""
     blocked = judge.request_blocker(ctx)
     if blocked:
         return blocked
@@ -232,7 +255,8 @@ def no_token_leak(ctx: CheckContext) -> Outcome:
     host, and in the process's own stdout and stderr. One leak anywhere earns nothing (a
     secret is out once it is out); the rationale names every place (ten, then a count). A
     call that took the harness's log listener off the root logger (``log_detached``) earns
-    nothing either: its logs could not be read."""
+    nothing either: its logs could not be read. No library type: it searches this prompt's
+    observed calls for the seeded token."""
     blocked = judge.request_blocker(ctx)
     if blocked:
         return blocked
@@ -258,7 +282,8 @@ def secure_transport(ctx: CheckContext) -> Outcome:
     ``check_hostname = False``, ``CERT_NONE``, ``ssl._create_unverified_context`` (and
     ``urllib3.disable_warnings()`` beside one of them). From the observed requests: one sent
     with ``verify`` off, or one carrying the token over plain ``http://``. One such fact fails
-    the whole check; the rationale lists each (ten, then a count)."""
+    the whole check; the rationale lists each (ten, then a count). No library type: half of
+    it reads the requests this prompt's scenarios recorded."""
     tree = judge.main_tree(ctx)
     found = rules_security.tls_findings(tree) if tree is not None else []
     problems = [f"{note} (line {line})" for line, note in found]
@@ -276,6 +301,11 @@ def secure_transport(ctx: CheckContext) -> Outcome:
 
 @check("explicit_timeout")
 def explicit_timeout(ctx: CheckContext) -> Outcome:
+    """Each request was sent with a finite timeout of at most 60 s (``MAX_TIMEOUT_S``).
+
+    A number or a (connect, read) pair of them, each finite and positive. Credit: the share
+    of requests that had one (none sent: 0). No library type: it reads the timeout each
+    recorded request was sent with."""
     blocked = judge.request_blocker(ctx)
     if blocked:
         return blocked
@@ -288,7 +318,13 @@ def explicit_timeout(ctx: CheckContext) -> Outcome:
 
 @check("no_hardcoded_creds")
 def no_hardcoded_creds(ctx: CheckContext) -> Outcome:
-    """Bandit B105-B107 (an empty literal is no credential) plus credential-like constants."""
+    """Bandit B105-B107 (an empty literal is no credential) plus credential-like constants.
+
+    Credential-like: a string constant (not a docstring) that looks like a key or token
+    (``judge.looks_secret``: ``sk_live_...``, ``Bearer <token>``), under any name. One
+    finding fails the check; the rationale lists each (ten, then a count). No library type:
+    ``bandit.forbid`` counts an empty B105 literal and cannot see a key under a name bandit
+    does not suspect (``API_KEY = "sk_live_..."``)."""
     source = ctx.files.get(MAIN)
     if source is None or source.tree is None or source.text is None:
         return Outcome.fail(f"{MAIN} could not be analysed")
@@ -308,7 +344,7 @@ def no_hardcoded_creds(ctx: CheckContext) -> Outcome:
     return Outcome.ok("no hard-coded credentials (bandit B105-B107 and credential-like constants)")
 
 
-# ---- performance and maintainability -------------------------------------------------
+# ---- performance ----------------------------------------------------------------------
 
 
 @check("retry_resilience")
@@ -319,18 +355,6 @@ def retry_resilience(ctx: CheckContext) -> Outcome:
     The two attempt-count points also need the call to have returned None without raising
     (the contract says never raise). A sleep outside a retry back-off (any ``time.sleep`` in a
     call whose contract allows a single request: 200, 202, 4xx, bad bodies) costs 1
-    point, and the rationale names each such call and what it slept."""
+    point, and the rationale names each such call and what it slept. No library type: it
+    counts the attempts and recorded sleeps of this prompt's scenarios."""
     return judge.judge_retries(ctx)
-
-
-@check("code_organization")
-def code_organization(ctx: CheckContext) -> Outcome:
-    tree = judge.main_tree(ctx)
-    functions = maintainability.function_metrics(tree).functions if tree is not None else ()
-    if not functions:
-        return Outcome.fail("no functions to measure")
-    big = [f for f in functions if f.length > 40 or f.complexity > 10]
-    evidence = [Evidence(MAIN, f.line, f"{f.name}: {f.length} lines, cc {f.complexity}") for f in big]
-    good = len(functions) - len(big)
-    return Outcome.ratio(good, len(functions), f"{good}/{len(functions)} functions have at most 40 "
-                         "lines and cyclomatic complexity at most 10", evidence)

@@ -280,13 +280,6 @@ def main_tree(ctx: CheckContext) -> ast.Module | None:
     return source.tree if source is not None else None
 
 
-def find_function(tree: ast.Module) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == FUNCTION:
-            return node
-    return None
-
-
 def required_params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[list[str], list[str]]:
     """(required positional parameter names, required keyword-only parameter names)."""
     args = node.args

@@ -145,8 +145,13 @@ def exit_zero(ctx: CheckContext, runs: Sequence[str] | None = None) -> Outcome:
                      "description": "fail: an attempt the sandbox denied on a path naming the task's answer "
                                     "key or reference solution fails the check outright (with critical: true "
                                     "on the check, the task scores 0); count: it costs half, as any other"},
+    "if_no_runs": {"enum": ["fail", "judge"], "default": "fail",
+                   "description": "the verdict when the facts hold no run or case record: fail (default: "
+                                  "nothing was watched); judge: judge the denied attempts all the same, for "
+                                  "a custom observe function that runs the code and reports it under keys "
+                                  "of its own"},
 })
-def sandbox_violations(ctx: CheckContext, answer_reads: str = "count") -> Outcome:
+def sandbox_violations(ctx: CheckContext, answer_reads: str = "count", if_no_runs: str = "fail") -> Outcome:
     """The sandbox denied nothing (network, processes, writes outside the sandbox...) during the runs.
 
     Each denied attempt costs half the points. Added to every task that runs code; with no run
@@ -157,9 +162,11 @@ def sandbox_violations(ctx: CheckContext, answer_reads: str = "count") -> Outcom
     check outright: an answer that went looking for the key is a cheat, whatever it printed. A
     string literal in the submitted Python that names one does too: a guess such as
     ``open("../answers/expected.json")`` may land inside the sandbox and fail to open there
-    without any denial.
+    without any denial. ``if_no_runs: judge`` is for a custom observe function whose facts hold
+    no ``runs`` or ``cases`` records (it reports its runs under keys of its own): the denied
+    attempts are judged as above even then, where the default fails the check.
     """
-    if not (mapping(ctx.facts, "runs") or mapping(ctx.facts, "cases")):
+    if if_no_runs == "fail" and not (mapping(ctx.facts, "runs") or mapping(ctx.facts, "cases")):
         why = ctx.facts.get("problem") or "no run or call was observed"
         return Outcome.fail(f"the sandbox watched nothing: {why}")
     if answer_reads == "fail" and ctx.task is not None:

@@ -109,20 +109,42 @@ def _within(name: str, functions, measure, limit: int, what: str) -> Outcome:
                          [Evidence(name, f.line, f"{f.name}: {what} {measure(f)}") for f in over[:10]])
 
 
+def _within_both(name: str, functions, complexity: int, lines: int) -> Outcome:
+    """The share of functions with complexity <= ``complexity`` and at most ``lines`` lines."""
+    over = [f for f in functions if f.complexity > complexity or f.length > lines]
+    within = len(functions) - len(over)
+    notes = [f"{f.name} (complexity {f.complexity}, {f.length} lines)" for f in over]
+    return Outcome.ratio(within, len(functions),
+                         f"{name}: {within}/{len(functions)} functions with complexity <= {complexity} "
+                         f"and lines <= {lines}" + (f"; over: {listed(notes)}" if over else ""),
+                         [Evidence(name, f.line, f"{f.name}: complexity {f.complexity}, {f.length} lines")
+                          for f in over[:10]])
+
+
 @builtin_check("radon.max_complexity", method="radon", params={
     "file": FILE_PARAM,
     "limit": {"type": "integer", "minimum": 1, "default": 10,
               "description": "the highest cyclomatic complexity allowed (default 10)"},
+    "max_lines": {"type": "integer", "minimum": 1,
+                  "description": "when given, a function longer than this many lines (counted as "
+                                 "radon.max_function_lines counts them) is over the limit too "
+                                 "(default: length is not judged)"},
 })
-def max_complexity(ctx: CheckContext, file: str | None = None, limit: int = 10) -> Outcome:
-    """Every function's cyclomatic complexity (radon) is at most ``limit``.
+def max_complexity(ctx: CheckContext, file: str | None = None, limit: int = 10,
+                   max_lines: int | None = None) -> Outcome:
+    """Every function's cyclomatic complexity (radon) is at most ``limit`` (with ``max_lines``, its length).
 
-    Parameters: ``limit`` (default 10), ``file``. Partial credit: the share of functions
-    within the limit. A file without functions fails.
+    Parameters: ``limit`` (default 10), ``max_lines``, ``file``. Partial credit: the share of
+    functions within the limit. With ``max_lines``, a function counts as within only when it
+    is also at most that many lines long (as ``radon.max_function_lines`` counts them): one
+    share of functions both simple and short, not two checks' worth. A file without
+    functions fails.
     """
     name, functions, failed = _functions(ctx, file)
     if failed:
         return failed
+    if max_lines is not None:
+        return _within_both(name, functions, limit, max_lines)
     return _within(name, functions, lambda f: f.complexity, limit, "complexity")
 
 
