@@ -2,10 +2,11 @@
 
 The table is the core pack (``benchmark/packs/core/<prompt>/task.yaml``): this module loads
 its compiled form (``benchmark.packs.compiled``) into rows of (check id, category, points,
-method). Check functions live in ``benchmark/prompts/pN_*.py`` and are bound to these ids by
-``benchmark.prompts``, which refuses to load when a row has no function or a function has no
-row, and registers each as the check type ``core.pN.<id>``. ``docs/scoring.md`` is generated
-from this table by ``scripts/gen_docs.py``. Each prompt also names the files a model submits
+method). A row's ``use:`` is a built-in library check type (``parse.keys`` ...) or a core one:
+core check functions live in ``benchmark/prompts/pN_*.py`` and are bound to these ids by
+``benchmark.prompts``, which refuses to load when a ``core.*`` row has no function or a
+function has no such row, and registers each as the check type ``core.pN.<id>``.
+``docs/scoring.md`` is generated from this table by ``scripts/gen_docs.py``. Each prompt also names the files a model submits
 for it, so the result cache can key a model without loading the grading engine.
 """
 

@@ -46,10 +46,18 @@ def test_the_loader_and_the_compiled_form_describe_the_same_tasks():
 
 
 def test_every_core_rubric_row_is_a_registered_check_type_bound_to_its_function():
+    """A row using ``core.pN.<id>`` is its module's function; any other row uses a built-in
+    library type, and the module holds no function for it."""
     for number, (rubric, module) in enumerate(zip(RUBRIC, PROMPT_MODULES), start=1):
+        uses = {check.id: check.use for check in core_pack().task(rubric.id).checks}
         for row in rubric.checks:
-            kind = registry.CHECK_TYPES[f"core.p{number}.{row.id}"]
-            assert kind.fn is module.CHECKS[row.id] and kind.method == row.method
+            kind = registry.CHECK_TYPES[uses[row.id]]
+            assert kind.method == row.method and kind.source == "builtin"
+            if uses[row.id].startswith("core."):
+                assert uses[row.id] == f"core.p{number}.{row.id}" and kind.fn is module.CHECKS[row.id]
+            else:
+                assert row.id not in module.CHECKS
+        assert set(module.CHECKS) == {i for i, use in uses.items() if use.startswith("core.")}
         assert registry.OBSERVERS[f"core.p{number}.observe"] is module.observe
 
 

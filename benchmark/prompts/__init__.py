@@ -1,11 +1,14 @@
-"""The prompt registry: binds each rubric row to exactly one check function, at import, and
-offers them to the core pack: each check as the built-in check type ``core.pN.<id>`` and each
-module's ``observe`` as the custom observe function ``core.pN.observe``."""
+"""The prompt registry: binds each rubric row whose check type is a core one (``use:
+core.pN.<id>``) to exactly one check function, at import, and offers them to the core pack:
+each as the built-in check type ``core.pN.<id>`` and each module's ``observe`` as the custom
+observe function ``core.pN.observe``. A row that uses a library check type (``parse.keys``,
+``cases.equal`` ...) needs no function here: the library registers its type."""
 
 from __future__ import annotations
 
 from types import ModuleType
 
+from ..packs.compiled import load_compiled
 from ..packs.registry import builtin_check, builtin_observer
 from ..rubric import RUBRIC, RubricError
 from . import p1_refactoring, p2_yaml_json, p3_transform, p4_api_sync
@@ -13,6 +16,13 @@ from . import p1_refactoring, p2_yaml_json, p3_transform, p4_api_sync
 PROMPT_MODULES: tuple[ModuleType, ...] = (p1_refactoring, p2_yaml_json, p3_transform, p4_api_sync)
 REQUIRED = ("PROMPT_ID", "TITLE", "FILES", "PYTHON_FILES", "CHECKS", "HAZARDS",
             "fixture_files", "answer_keys", "observe")
+
+
+def core_rows(prompt_id: str) -> set[str]:
+    """The ids of ``prompt_id``'s checks whose ``use:`` is a core check type (``core.*``):
+    the rows a prompt module's function judges."""
+    task = next(t for t in load_compiled()["tasks"] if t["id"] == prompt_id)
+    return {check["id"] for check in task["checks"] if check["use"].startswith("core.")}
 
 
 def _verify(modules: tuple[ModuleType, ...]) -> None:
@@ -24,12 +34,12 @@ def _verify(modules: tuple[ModuleType, ...]) -> None:
             raise RubricError(f"{module.__name__} lacks {', '.join(missing)}")
         if tuple(module.FILES) != rubric.files:
             raise RubricError(f"{module.__name__}: FILES {module.FILES}, the rubric {rubric.files}")
-        rows = {row.id for row in rubric.checks}
+        rows = core_rows(rubric.id)
         functions = set(module.CHECKS)
         if rows != functions:
             raise RubricError(
-                f"{rubric.id}: rubric rows without a function {sorted(rows - functions)}, "
-                f"functions without a row {sorted(functions - rows)}")
+                f"{rubric.id}: core rubric rows without a function {sorted(rows - functions)}, "
+                f"functions without a core row {sorted(functions - rows)}")
 
 
 def module_for(prompt_id: str) -> ModuleType:
@@ -42,7 +52,8 @@ def module_for(prompt_id: str) -> ModuleType:
 def _offer(modules: tuple[ModuleType, ...]) -> None:
     for number, (module, rubric) in enumerate(zip(modules, RUBRIC), start=1):
         for row in rubric.checks:
-            builtin_check(f"core.p{number}.{row.id}", method=row.method)(module.CHECKS[row.id])
+            if row.id in module.CHECKS:
+                builtin_check(f"core.p{number}.{row.id}", method=row.method)(module.CHECKS[row.id])
         builtin_observer(f"core.p{number}.observe", module.observe)
 
 
