@@ -529,7 +529,8 @@ def test_parse_loads_can_require_a_mapping_and_charge_for_several_documents(tmp_
     as_before = {"config.yaml": {k: v for k, v in _doc(CONFIG).items() if k != "documents"}}
     assert check("parse.loads", doc_context(tmp_path, as_before), files=["config.yaml"]).fraction == 1.0
     listed = check("parse.loads", ctx, files=["config.json"], root="mapping")
-    assert listed.fraction == 0.0 and listed.rationale == "0/1 files load; config.json loads to a list, not a mapping"
+    assert listed.fraction == 0.0 and listed.rationale == (
+        "0/1 files load with the safe, limited loaders; config.json loads to a list, not a mapping")
     assert check("parse.loads", ctx, files=["config.json"], root="list").fraction == 1.0
     several = check("parse.loads", ctx, files=["config.yaml"], root="mapping", multi_document=0.5)
     assert several.fraction == 0.5 and "config.yaml holds 2 documents" in several.rationale

@@ -107,8 +107,8 @@ def loads(ctx: CheckContext, files: Sequence[str] | None = None, root: str = "an
     evidence = [item for outcome in failures for item in outcome.evidence]
     evidence += [Evidence(name, None, f"{count} documents") for name, count in several]
     return Outcome.ratio(good - len(several) * (1 - multi_document), len(names),
-                         f"{good}/{len(names)} files load" + (f"; {listed(notes)}" if notes else ""),
-                         evidence[:10])
+                         f"{good}/{len(names)} files load with the safe, limited loaders"
+                         + (f"; {listed(notes)}" if notes else f": {listed(names)}"), evidence[:10])
 
 
 def _leaves(value: Any, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], Any]:
