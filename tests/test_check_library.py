@@ -494,7 +494,8 @@ def test_parse_loads(tmp_path):
     outcome = check("parse.loads", doc_context(tmp_path, bad))
     assert outcome.fraction == 0.5 and outcome.evidence[0].line == 3
     empty = {**good, "config.yaml": {"kind": "yaml", "value": None, "error": None, "line": None}}
-    assert check("parse.loads", doc_context(tmp_path, empty), files=["config.yaml"]).fraction == 0.0
+    nothing = check("parse.loads", doc_context(tmp_path, empty), files=["config.yaml"])
+    assert nothing.fraction == 0.0 and [e.file for e in nothing.evidence] == ["config.yaml"]
 
 
 def test_parse_equivalent(tmp_path):

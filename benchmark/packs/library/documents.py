@@ -41,7 +41,8 @@ def loaded(ctx: CheckContext, path: str | None) -> tuple[str, Any, Outcome | Non
         return name, None, Outcome.fail(f"{name} does not load: {document['error']}",
                                         [Evidence(name, document.get("line"), str(document["error"])[:200])])
     if document.get("value") is None:
-        return name, None, Outcome.fail(f"{name} loads to nothing (an empty document)")
+        return name, None, Outcome.fail(f"{name} loads to nothing (an empty document)",
+                                        [Evidence(name, None, "loads to nothing")])
     return name, document["value"], None
 
 
