@@ -9,6 +9,7 @@ and docs/check-types.md (the catalogue of built-in check types and generators).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -16,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmark import scoring  # noqa: E402
-from benchmark.packs.docs import catalogue  # noqa: E402
+from benchmark.packs.docs import _cell, catalogue  # noqa: E402
 from benchmark.packs.registry import check_type_named  # noqa: E402
 from benchmark.packs.suite import core_pack  # noqa: E402
 from benchmark.prompts import PROMPT_MODULES  # noqa: E402
@@ -33,6 +34,25 @@ def _summary(fn) -> str:
     text = " ".join(line.strip() for line in paragraph.splitlines())
     end = text.find(". ")
     return text if end < 0 else text[:end + 1]
+
+
+def _flow(value) -> str:
+    """A ``with:`` value as task.yaml's flow style writes it (``[a, b]``, ``0.5``)."""
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(map(_flow, value)) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_flow(v)}" for k, v in value.items()) + "}"
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _measures(check) -> str:
+    """What a core check measures: its type's first sentence; a row using a library type
+    names the type and its parameters first (one type serves several rows)."""
+    summary = _summary(check_type_named(check.use).fn)
+    if check.use.startswith("core."):
+        return summary
+    params = ", ".join(f"{k}: {_flow(v)}" for k, v in check.params.items())
+    return f"`{check.use}`" + (f" ({params})" if params else "") + f": {summary}"
 
 
 def scoring_doc() -> str:
@@ -78,13 +98,13 @@ def scoring_doc() -> str:
     out += [f"| {low:g} | {badge} |" for low, badge in scoring.BADGE_THRESHOLDS]
     out += [f"| below | {scoring.DEFAULT_BADGE} |", ""]
     for prompt in RUBRIC:
-        uses = {check.id: check.use for check in core_pack().task(prompt.id).checks}
+        checks = {check.id: check for check in core_pack().task(prompt.id).checks}
         out += [f"## {prompt.id}: {prompt.title}", "",
                 "| category | max |", "| --- | --- |"]
         out += [f"| {c.value} | {prompt.maxima[c]:g} |" for c in CATEGORY_ORDER]
         out += ["", "| check | category | points | method | measures |", "| --- | --- | --- | --- | --- |"]
         out += [f"| `{r.id}` | {r.category.value} | {r.points:g} | {r.method} | "
-                f"{_summary(check_type_named(uses[r.id]).fn)} |" for r in prompt.checks]
+                f"{_cell(_measures(checks[r.id]))} |" for r in prompt.checks]
         out.append("")
     return "\n".join(out)
 
