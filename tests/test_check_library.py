@@ -527,8 +527,9 @@ def test_parse_loads_can_require_a_mapping_and_charge_for_several_documents(tmp_
     docs = {"config.yaml": _doc(CONFIG, documents=2), "config.json": _doc(["a", "b"], kind="json")}
     ctx = doc_context(tmp_path, docs)
     assert check("parse.loads", ctx).fraction == 1.0  # by default: any value, any number of documents
-    as_before = {"config.yaml": {k: v for k, v in _doc(CONFIG).items() if k != "documents"}}
-    assert check("parse.loads", doc_context(tmp_path, as_before), files=["config.yaml"]).fraction == 1.0
+    no_count = {"config.yaml": {k: v for k, v in _doc(CONFIG).items() if k != "documents"}}  # (one document)
+    assert check("parse.loads", doc_context(tmp_path, no_count), files=["config.yaml"],
+                 multi_document=0.5).fraction == 1.0
     listed = check("parse.loads", ctx, files=["config.json"], root="mapping")
     assert listed.fraction == 0.0 and listed.rationale == (
         "0/1 files load with the safe, limited loaders; config.json loads to a list, not a mapping")
