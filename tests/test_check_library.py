@@ -521,7 +521,8 @@ def test_parse_loads(tmp_path):
     outcome = check("parse.loads", doc_context(tmp_path, bad))
     assert outcome.fraction == 0.5 and outcome.evidence[0].line == 3
     empty = {**good, "config.yaml": {"kind": "yaml", "value": None, "error": None, "line": None}}
-    assert check("parse.loads", doc_context(tmp_path, empty), files=["config.yaml"]).fraction == 0.0
+    nothing = check("parse.loads", doc_context(tmp_path, empty), files=["config.yaml"])
+    assert nothing.fraction == 0.0 and [e.file for e in nothing.evidence] == ["config.yaml"]
 
 
 def test_parse_equivalent(tmp_path):
@@ -543,6 +544,63 @@ def test_parse_keys(tmp_path):
     outcome = check("parse.keys", ctx, file="config.json", required=["/server/port", "/server/host"])
     assert outcome.fraction == 0.5 and "/server/host" in outcome.rationale
     assert check("parse.keys", ctx, required=["/server"]).fraction == 0.0  # config.yaml: not parsed
+
+
+def _doc(value, documents=1, error=None, kind="yaml"):
+    return {"kind": kind, "value": value, "error": error, "line": None, "documents": documents}
+
+
+def test_parse_loads_can_require_a_mapping_and_charge_for_several_documents(tmp_path):
+    docs = {"config.yaml": _doc(CONFIG, documents=2), "config.json": _doc(["a", "b"], kind="json")}
+    ctx = doc_context(tmp_path, docs)
+    assert check("parse.loads", ctx).fraction == 1.0  # by default: any value, any number of documents
+    no_count = {"config.yaml": {k: v for k, v in _doc(CONFIG).items() if k != "documents"}}  # (one document)
+    assert check("parse.loads", doc_context(tmp_path, no_count), files=["config.yaml"],
+                 multi_document=0.5).fraction == 1.0
+    listed = check("parse.loads", ctx, files=["config.json"], root="mapping")
+    assert listed.fraction == 0.0 and listed.rationale == (
+        "0/1 files load with the safe, limited loaders; config.json loads to a list, not a mapping")
+    assert check("parse.loads", ctx, files=["config.json"], root="list").fraction == 1.0
+    several = check("parse.loads", ctx, files=["config.yaml"], root="mapping", multi_document=0.5)
+    assert several.fraction == 0.5 and "config.yaml holds 2 documents" in several.rationale
+    assert check("parse.loads", ctx, root="mapping", multi_document=0.5).fraction == 0.25
+    one = {"config.yaml": _doc(CONFIG, documents=1)}
+    assert check("parse.loads", doc_context(tmp_path, one), files=["config.yaml"], multi_document=0).fraction == 1.0
+
+
+def test_parse_keys_and_equivalent_judge_several_files_for_their_mean(tmp_path):
+    docs = {"config.yaml": _doc(CONFIG), "config.json": _doc({"server": {"port": 8080}}, kind="json")}
+    ctx = doc_context(tmp_path, docs, {"config": CONFIG})
+    both = ["config.yaml", "config.json"]
+    outcome = check("parse.keys", ctx, files=both, required=["/server/port", "/users"])
+    assert outcome.fraction == 0.75 and outcome.rationale == (
+        "config.yaml: 2/2 key paths present; config.json: 1/2 key paths present; missing: /users")
+    assert check("parse.keys", ctx, files=["config.json"], required=["/users"]).rationale == \
+        check("parse.keys", ctx, file="config.json", required=["/users"]).rationale
+    assert check("parse.equivalent", ctx, against="config", files=both).fraction == 0.5
+    assert check("parse.equivalent", ctx, against="config", files=["config.yaml", "gone.json"]).fraction == 0.5
+    for name in ("parse.keys", "parse.equivalent"):
+        params = {"required": ["/users"]} if name == "parse.keys" else {"against": "config"}
+        clash = check(name, ctx, file="config.yaml", files=both, **params)
+        assert clash.fraction == 0.0 and "not both" in clash.rationale
+
+
+def test_parse_equivalent_with_partial_leaves_credits_each_equal_leaf(tmp_path):
+    answer = {"server": {"port": 8080, "debug": False, "hosts": ["a", "b"]}, "name": "svc"}
+    def share(value):
+        ctx = doc_context(tmp_path, {"config.yaml": _doc(value)}, {"config": answer})
+        return check("parse.equivalent", ctx, against="config", partial="leaves")
+    assert share(answer).fraction == 1.0
+    wrong = share({"server": {"port": "8080", "debug": False, "hosts": ["a", "b"]}, "name": "svc"})
+    assert wrong.fraction == 0.75 and "3/4 leaves equal" in wrong.rationale and "/server/port" in wrong.rationale
+    extra = share({**answer, "server": {**answer["server"], "tmp/dir": "/tmp"}})
+    assert extra.fraction == 0.8 and "/server/tmp~1dir (unexpected)" in extra.rationale  # 4 of 5 leaves
+    flattened = share({"server": "localhost:8080", "name": "svc"})  # a section as one value: no extra leaf
+    assert flattened.fraction == 0.25 and "(unexpected)" not in flattened.rationale
+    assert share(["svc"]).fraction == 0.0 and share({"name": "svc"}).fraction == 0.25
+    ctx = doc_context(tmp_path, {"config.yaml": _doc({**answer, "name": "other"})}, {"config": answer})
+    assert check("parse.equivalent", ctx, against="config").fraction == 0.0  # the default: all or nothing
+    assert check("parse.equivalent", ctx, against="config", partial="top_level_items").fraction == 0.5
 
 
 def test_cases_raises_takes_a_builtin_name_for_what_really_derives_from_it(tmp_path):

@@ -53,6 +53,8 @@ def test_the_loader_and_the_compiled_form_describe_the_same_tasks():
 
 
 def test_every_core_rubric_row_is_a_registered_check_type_bound_to_its_function():
+    """A row using ``core.pN.<id>`` is its module's function; any other row uses a built-in
+    library type, and the module holds no function for it."""
     for number, (rubric, module) in enumerate(zip(RUBRIC, PROMPT_MODULES), start=1):
         core = [row for row in rubric.checks if row.use.startswith("core.")]
         assert set(module.CHECKS) == {row.id for row in core}

@@ -246,17 +246,23 @@ def test_http_scenarios_pass_kwargs_and_record_requests(tmp_path, runner):
 def test_parse_mode_loads_documents_safely_with_lines_and_answers(tmp_path):
     folder = _write(tmp_path / "cfg", {"answers/config.json": '{"port": 80}'})
     model = _write(tmp_path / "model", {"config.yaml": "port: 80\n", "bad.json": '{\n  "a": 1,\n}\n',
-                                        "evil.yaml": "x: !!python/object/apply:os.system ['true']\n"})
+                                        "evil.yaml": "x: !!python/object/apply:os.system ['true']\n",
+                                        "two.yaml": "port: 80\n---\nport: 81\n"})
     manifest = {"id": "cfg", "answers": {"config": "answers/config.json"}, "run": {"mode": "parse"},
                 "files": [{"path": "config.yaml", "kind": "yaml"}, {"path": "bad.json", "kind": "json"},
-                          {"path": "evil.yaml", "kind": "yaml"}, {"path": "gone.yaml", "kind": "yaml"}]}
-    files = {name: load_source(model / name, python=False) for name in ("config.yaml", "bad.json", "evil.yaml", "gone.yaml")}
+                          {"path": "evil.yaml", "kind": "yaml"}, {"path": "gone.yaml", "kind": "yaml"},
+                          {"path": "two.yaml", "kind": "yaml"}]}
+    files = {name: load_source(model / name, python=False)
+             for name in ("config.yaml", "bad.json", "evil.yaml", "gone.yaml", "two.yaml")}
     facts = make_observe(manifest, folder, "acme")(files, None, folder, SEED)
     docs = facts["documents"]
-    assert docs["config.yaml"] == {"kind": "yaml", "value": {"port": 80}, "error": None, "line": None}
+    assert docs["config.yaml"] == {"kind": "yaml", "value": {"port": 80}, "error": None, "line": None,
+                                   "documents": 1}
     assert docs["bad.json"]["value"] is None and docs["bad.json"]["line"] == 3
     assert docs["evil.yaml"]["value"] is None and docs["evil.yaml"]["error"]
     assert docs["gone.yaml"]["value"] is None and docs["gone.yaml"]["error"]
+    assert docs["two.yaml"]["value"] == {"port": 80} and docs["two.yaml"]["documents"] == 2  # the first is read
+    assert docs["bad.json"]["documents"] == 0
     assert facts["expected"] == {"config": {"port": 80}}
 
 

@@ -12,6 +12,8 @@ import pytest
 import yaml
 
 from benchmark.engine.grading import grade_prompt
+from benchmark.packs.local_plugins import resolve_check
+from benchmark.packs.suite import core_pack
 from benchmark.prompts import p2_yaml_json as m
 from benchmark.prompts import p2_yaml_json_data as data
 from benchmark.prompts.base import CheckContext
@@ -56,14 +58,24 @@ def _source(name: str, text: str | None) -> SourceFile:
     return SourceFile(name, Path(name), text, None, "0" * 64)
 
 
+TASK = core_pack().task(m.PROMPT_ID)
+ROWS = {row.id: row for row in TASK.checks}  # each check as task.yaml states it: use and with
+
+
 def make_ctx(yaml_text: str | None, json_text: str | None) -> CheckContext:
     files = {m.YAML_FILE: _source(m.YAML_FILE, yaml_text), m.JSON_FILE: _source(m.JSON_FILE, json_text)}
-    return CheckContext(files=files, facts=m.observe(files, None, TEST_DATA, 0))
+    return CheckContext(files=files, facts=m.observe(files, None, TEST_DATA, 0), task=TASK)
+
+
+def run_check(check_id: str, ctx: CheckContext):
+    """The check as the engine runs it: the type its row uses, with the row's parameters."""
+    row = ROWS[check_id]
+    return resolve_check(TASK.pack, row.use).fn(ctx, **row.params)
 
 
 def fractions(yaml_text: str | None, json_text: str | None) -> dict[str, float]:
     ctx = make_ctx(yaml_text, json_text)
-    return {check_id: fn(ctx).fraction for check_id, fn in m.CHECKS.items()}
+    return {check_id: run_check(check_id, ctx).fraction for check_id in ROWS}
 
 
 def _tab_fixed() -> list:
@@ -76,7 +88,8 @@ def _tab_fixed() -> list:
 def test_interface_matches_rubric():
     rubric = by_id(m.PROMPT_ID)
     assert m.TITLE == rubric.title
-    assert set(m.CHECKS) == {row.id for row in rubric.checks}
+    assert set(ROWS) == {row.id for row in rubric.checks}
+    assert set(m.CHECKS) == {i for i, row in ROWS.items() if row.use.startswith("core.")}
     assert m.FILES == ("prompt_2_config_fixed.yaml", "prompt_2_config.json") and not m.PYTHON_FILES
     text = (ROOT / "benchmark" / "packs" / "core" / m.PROMPT_ID / "prompt.md").read_text(encoding="utf-8")
     assert "Evaluation contract" in text and all(name in text for name in (*m.FILES, "config.yaml"))
@@ -344,17 +357,17 @@ BAD = {  # check id -> (yaml, json, ceiling for the check's fraction)
 
 
 def test_reference_passes_every_check():
-    assert REF_FRACTIONS == dict.fromkeys(m.CHECKS, 1.0)
+    assert REF_FRACTIONS == dict.fromkeys(ROWS, 1.0)
 
 
 def test_every_check_has_a_bad_case():
-    assert set(BAD) == set(m.CHECKS)
+    assert set(BAD) == set(ROWS)
 
 
 @pytest.mark.parametrize("check_id", sorted(BAD))
 def test_check_bad_case(check_id):
     yaml_text, json_text, ceiling = BAD[check_id]
-    outcome = m.CHECKS[check_id](make_ctx(yaml_text, json_text))
+    outcome = run_check(check_id, make_ctx(yaml_text, json_text))
     assert outcome.fraction <= ceiling, outcome.rationale
     assert outcome.rationale and outcome.status is None
 
@@ -431,10 +444,52 @@ STYLE_CHECKS = ("yaml_indentation", "json_literals", "formatting_style", "no_dup
 def test_a_file_that_does_not_load_earns_zero_on_every_style_check(yaml_text, json_text, broken):
     ctx = make_ctx(yaml_text, json_text)
     for check_id in STYLE_CHECKS:
-        outcome = m.CHECKS[check_id](ctx)
+        outcome = run_check(check_id, ctx)
         assert outcome.fraction == 0 and outcome.status is None, (check_id, outcome.rationale)
         assert outcome.rationale.startswith("no style credit while a file does not load: " + broken)
     assert all(REF_FRACTIONS[check_id] == 1 for check_id in STYLE_CHECKS)  # the loading pair earns them
+
+
+@pytest.mark.parametrize("yaml_text, json_text", [
+    ("- a\n- b\n", "[1, 2]\n"), ("just a sentence\n", '"just a sentence"\n'), ("null\n", "null\n"),
+])
+def test_a_file_that_loads_to_no_mapping_earns_no_syntax_credit(yaml_text, json_text):
+    """A list, a scalar or null loads, but holds no configuration (parse.loads, root: mapping)."""
+    scores = fractions(yaml_text, json_text)
+    assert scores["yaml_parses"] == scores["json_parses"] == scores["yaml_safety"] == 0.0
+    assert fractions(REF_YAML, json_text)["yaml_parses"] == 1.0
+
+
+def test_structure_and_execution_credit_each_file_for_what_it_holds():
+    """parse.keys and parse.equivalent over both files: the mean of each file's share."""
+    drop_api = {k: v for k, v in data.EXPECTED.items() if k != "api_keys"}
+    scores = fractions(REF_YAML.replace("api_keys:", "apikeys:"), json.dumps(drop_api, indent=2) + "\n")
+    assert scores["required_keys"] == pytest.approx((5 / 6 + 5 / 6) / 2)
+    assert scores["partial_matches"] == pytest.approx((13 / 15 + 13 / 14) / 2)  # the renamed key counts against
+    flat = {**data.EXPECTED, "paths": "/srv/data"}  # a section flattened to one value: no unexpected leaf
+    scores = fractions(REF_YAML, json.dumps(flat, indent=2) + "\n")
+    assert scores["nested_shapes"] == pytest.approx((1 + 9 / 12) / 2)
+    assert scores["partial_matches"] == pytest.approx((1 + 11 / 14) / 2)
+    assert fractions(REF_YAML, EXTRA_JSON)["partial_matches"] == pytest.approx((1 + 14 / 15) / 2)
+    assert fractions(REF_YAML, EXTRA_JSON)["deep_equivalence"] == 0.5
+
+
+def test_the_registry_holds_a_function_for_each_core_row_and_none_for_a_library_row():
+    """benchmark.prompts refuses a core row without its function, and a function for a row that
+    uses a library type (its verdict would never be used)."""
+    from types import SimpleNamespace
+
+    from benchmark.prompts import PROMPT_MODULES, REQUIRED, _verify
+    from benchmark.rubric import RubricError
+
+    modules = list(PROMPT_MODULES)
+    _verify(tuple(modules))
+    for checks in ({k: fn for k, fn in m.CHECKS.items() if k != "yaml_json_agree"},
+                   {**m.CHECKS, "yaml_parses": m.CHECKS["yaml_json_agree"]}):
+        modules[1] = SimpleNamespace(**{name: getattr(m, name) for name in REQUIRED if name != "CHECKS"},
+                                     CHECKS=checks, __name__=m.__name__)
+        with pytest.raises(RubricError):
+            _verify(tuple(modules))
 
 
 def test_missing_json_still_grades_the_yaml():
@@ -456,7 +511,7 @@ def test_comments_never_change_a_check():
 def test_checks_without_facts_fail_rather_than_crash():
     files = {m.YAML_FILE: _source(m.YAML_FILE, None), m.JSON_FILE: _source(m.JSON_FILE, None)}
     ctx = CheckContext(files=files, facts={})
-    assert all(fn(ctx).fraction == 0.0 for fn in m.CHECKS.values())
+    assert all(run_check(check_id, ctx).fraction == 0.0 for check_id in ROWS)
 
 
 # ---- end to end through grade_prompt ----------------------------------------------------
@@ -525,25 +580,25 @@ def test_a_file_that_holds_no_configuration_earns_zero_on_every_style_check(yaml
     style could be judged: no style credit, as for a file that does not load."""
     ctx = make_ctx(yaml_text, REF_JSON)
     for check_id in STYLE_CHECKS:
-        outcome = m.CHECKS[check_id](ctx)
+        outcome = run_check(check_id, ctx)
         assert outcome.fraction == 0 and outcome.status is None, (check_id, outcome.rationale)
         assert outcome.rationale == ("no style credit while a file holds no configuration: "
                                      f"{m.YAML_FILE} loads to {shown}, not a mapping of settings")
-    assert m.CHECKS["yaml_indentation"](make_ctx(REF_YAML, REF_JSON)).fraction == 1.0
+    assert run_check("yaml_indentation", make_ctx(REF_YAML, REF_JSON)).fraction == 1.0
 
 
 @pytest.mark.parametrize("yaml_text, shown", [
-    ("# only a comment\n", "no document"), ("# one\n\n   # two\n", "no document"), ("---\n", "a null"),
-    ("null\n", "a null"), ("- a\n- b\n", "a list"), ("just a sentence\n", "a scalar"),
+    ("# only a comment\n", "nothing (an empty document)"), ("# one\n\n   # two\n", "nothing (an empty document)"),
+    ("---\n", "nothing (an empty document)"), ("null\n", "nothing (an empty document)"),
+    ("- a\n- b\n", "a list, not a mapping"), ("just a sentence\n", "a scalar, not a mapping"),
 ])
 def test_a_yaml_that_holds_no_configuration_earns_no_safety_credit(yaml_text, shown):
     """Nothing was loaded, so nothing was loaded safely: the same rule as for style."""
-    outcome = m.CHECKS["yaml_safety"](make_ctx(yaml_text, REF_JSON))
+    outcome = run_check("yaml_safety", make_ctx(yaml_text, REF_JSON))
     assert outcome.fraction == 0 and outcome.status is None
-    assert outcome.rationale == (f"no safety credit: {m.YAML_FILE} loads to {shown}, "
-                                 "not a mapping of settings (nothing was loaded safely)")
+    assert outcome.rationale == (f"0/1 files load with the safe, limited loaders; {m.YAML_FILE} loads to {shown}")
     assert [e.file for e in outcome.evidence] == [m.YAML_FILE]
-    assert m.CHECKS["yaml_safety"](make_ctx(SKELETON_YAML, REF_JSON)).fraction == 1.0
+    assert run_check("yaml_safety", make_ctx(SKELETON_YAML, REF_JSON)).fraction == 1.0
 
 
 @pytest.mark.parametrize("yaml_text", ["", " \n\t\n", "# only comments\n# here\n", "---\n"])

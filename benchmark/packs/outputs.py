@@ -57,10 +57,16 @@ def parse_text(text: str, kind: str) -> tuple[Any, str | None]:
 
 
 def document(text: str | None, kind: str, reason: str | None = None) -> dict[str, Any]:
-    """Parse mode's entry for one submitted file: {kind, value, error, line}."""
-    parsed = parse_file(kind, text, reason)
+    """Parse mode's entry for one submitted file: {kind, value, error, line, documents}."""
+    return document_record(parse_file(kind, text, reason), kind)
+
+
+def document_record(parsed: dict[str, Any], kind: str) -> dict[str, Any]:
+    """Parse mode's entry for a file ``benchmark.safe_parse.parse_file`` parsed: the loaded
+    value (the first document), why and where it did not load, and how many documents it
+    holds (1 for JSON; 0 when it does not load)."""
     return {"kind": kind, "value": parsed["data"] if parsed["status"] == "ok" else None,
-            "error": parsed["error"], "line": parsed["line"]}
+            "error": parsed["error"], "line": parsed["line"], "documents": parsed["documents"]}
 
 
 def load_answer(folder: Path, relative: str) -> tuple[Any, str | None]:

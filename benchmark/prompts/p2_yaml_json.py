@@ -1,21 +1,26 @@
 """Prompt 2, YAML/JSON Correction: repair ``test_data/config.yaml`` and give it again as JSON.
 
 No submission code runs. ``observe`` parses both submitted files in the parent with the
-limited safe loaders of ``benchmark.safe_parse`` and adds the answer key; checks compare
-type-strictly (``true`` is not ``1``, ``1`` is not ``1.0``) and read raw lines only for
-layout, skipping comment-only lines, so comments never change a score.
+limited safe loaders of ``benchmark.safe_parse`` and adds the answer key. Its facts are parse
+mode's (``documents``, ``expected`` by label: ``config``), which the task's library checks
+read (``parse.loads`` for loading, safely, to one mapping; ``parse.keys`` for the top-level and
+nested keys; ``parse.equivalent`` for the whole configuration and for each setting), plus
+what only the core checks here read: each file's parse (``yaml``/``json``: status, document
+count, repeated keys and the YAML scalars' spellings). Checks compare type-strictly
+(``true`` is not ``1``, ``1`` is not ``1.0``) and read raw lines only for layout, skipping
+comment-only lines, so comments never change a score.
 
 Scoring choices, so that a key skeleton (six top-level keys with null values) earns ~0 of
-execution: a leaf counts as matched or agreed only with a non-null value at its exact
-path; unknown extra leaves dilute ``partial_matches``; ``deep_equivalence`` credits each
-file whose whole configuration is exactly right: one wrong value makes a wrong
-configuration (``partial_matches`` keeps the credit for the settings that are right, and
-``yaml_json_agree`` the share of leaf paths on which the two files agree). YAML literal spellings
-come from parser events (``yes`` and ``true`` load alike). When the YAML holds several
-documents the first one is compared (what a reader taking one document sees). The style
-checks (indentation, literals, formatting, duplication: ``p2_yaml_json_style``, whose
-registry this module shares) earn nothing while either file does not load: the layout of
-text that is not YAML/JSON is no style.
+execution: ``deep_equivalence`` credits each file whose whole configuration is exactly right
+(one wrong value makes a wrong configuration), ``partial_matches`` each setting right at its
+path, an unknown extra leaf diluting it; a leaf counts as agreed (``yaml_json_agree``) only
+with a non-null value at its exact path, over the intended leaf paths as well as the files'
+own; ``arrays_scalars`` wants each intended leaf's kind (list or scalar, never null). YAML literal spellings come from
+parser events (``yes`` and ``true`` load alike). When the YAML holds several documents the
+first one is compared (what a reader taking one document sees). The style checks
+(indentation, literals, formatting, duplication: ``p2_yaml_json_style``, whose registry this
+module shares) earn nothing while either file does not load: the layout of text that is not
+YAML/JSON is no style.
 """
 
 from __future__ import annotations
@@ -25,13 +30,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..packs.outputs import document_record
 from ..safe_parse import parse_file
 from ..submission import SourceFile
 from ..types import Evidence
 from . import p2_yaml_json_data as data
 from .base import CheckContext, Outcome, RunFn
-from .p2_yaml_json_style import (CHECKS, JSON_FILE, KINDS, YAML_FILE, check, expected_tree,
-                                 failure_evidence, loaded_tree, no_configuration, parsed_facts)
+from .p2_yaml_json_style import (ANSWER, CHECKS, JSON_FILE, KINDS, YAML_FILE, check, expected_tree,
+                                 failure_evidence, loaded_tree)
 # Every check lives in this module's namespace too (library users import them from here).
 from .p2_yaml_json_style import (formatting_style, json_literals, no_duplication,  # noqa: F401
                                  style_blocker, yaml_indentation)
@@ -54,14 +60,16 @@ def answer_keys() -> dict[str, bytes]:
 
 
 def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path, seed: int = 0) -> dict[str, Any]:
-    """Parse both files (no child run is needed: nothing in this prompt is executed)."""
+    """Parse both files (no child run is needed: nothing in this prompt is executed): parse
+    mode's facts for the library checks, and each file's whole parse for the core ones."""
     del run, seed  # nothing runs; there is no perturbed data for a configuration file
     expected = json.loads((test_data / "answer_keys" / ANSWER_KEY_PATH).read_text(encoding="utf-8"))
-    yaml_file, json_file = files.get(YAML_FILE), files.get(JSON_FILE)
+    parsed = {kind: parse_file(kind, _text(files.get(name)), _reason(files.get(name)))
+              for kind, name in KINDS.items()}
     return {
-        "expected": expected,
-        "yaml": parse_file("yaml", _text(yaml_file), _reason(yaml_file)),
-        "json": parse_file("json", _text(json_file), _reason(json_file)),
+        "expected": {ANSWER: expected},
+        "documents": {name: document_record(parsed[kind], kind) for kind, name in KINDS.items()},
+        **parsed,
     }
 
 
@@ -80,9 +88,9 @@ def _share(done: int, total: int) -> float:
     return done / total if total else 1.0
 
 
-def _per_file(ctx: CheckContext, measure, credit=_share) -> tuple[float, list[str], list[Evidence]]:
-    """Average ``credit(done, total)`` (by default the share done) over the two files, with
-    ``measure(tree) -> (done, total, missing paths)``; the notes say ``done/total`` per file."""
+def _per_file(ctx: CheckContext, measure) -> tuple[float, list[str], list[Evidence]]:
+    """Average the share done over the two files, with ``measure(tree) -> (done, total,
+    missing paths)``; the notes say ``done/total`` per file."""
     fractions, notes, evidence = [], [], []
     for kind, name in KINDS.items():
         loaded, tree = loaded_tree(ctx, kind)
@@ -91,61 +99,23 @@ def _per_file(ctx: CheckContext, measure, credit=_share) -> tuple[float, list[st
             notes.append(f"{kind.upper()} did not load")
             continue
         done, total, missing = measure(tree)
-        fractions.append(credit(done, total))
+        fractions.append(_share(done, total))
         notes.append(f"{kind.upper()} {done}/{total}")
         if missing:
             evidence.append(Evidence(name, None, "wrong or missing: " + ", ".join(missing[:4])))
     return sum(fractions) / len(fractions), notes, evidence
 
-# ---- syntax ---------------------------------------------------------------------------
-
-
-def _parses(ctx: CheckContext, kind: str) -> Outcome:
-    parsed, name = parsed_facts(ctx, kind), KINDS[kind]
-    if parsed["status"] != "ok":
-        return Outcome.fail(f"{name} does not load safely ({parsed['status']}): {parsed['error']}",
-                            failure_evidence(ctx, kind))
-    tree, count = parsed["data"], parsed["documents"]
-    if not isinstance(tree, dict):
-        what = "no document" if count == 0 else f"a {data.kind(tree)}"
-        return Outcome.fail(f"{name} loads, but to {what} rather than a mapping", (Evidence(name),))
-    if count > 1:
-        return Outcome(0.5, f"{name} loads, but holds {count} documents where one is required",
-                       (Evidence(name, None, f"{count} documents"),))
-    return Outcome.ok(f"{name} loads safely to one mapping with {len(tree)} top-level keys")
-
-
-@check("yaml_parses")
-def yaml_parses(ctx: CheckContext) -> Outcome:
-    return _parses(ctx, "yaml")
-
-
-@check("json_parses")
-def json_parses(ctx: CheckContext) -> Outcome:
-    return _parses(ctx, "json")
-
-
 # ---- structure ------------------------------------------------------------------------
-
-
-@check("required_keys")
-def required_keys(ctx: CheckContext) -> Outcome:
-    top = [(key,) for key in expected_tree(ctx)]
-    fraction, notes, evidence = _per_file(ctx, lambda tree: data.count_paths(tree, top, lambda p, v: True))
-    return Outcome.ratio(fraction, 1, f"top-level keys present: {', '.join(notes)}", evidence)
-
-
-@check("nested_shapes")
-def nested_shapes(ctx: CheckContext) -> Outcome:
-    expected = expected_tree(ctx)
-    nested = sorted(p for p in data.node_paths(expected) if len(p) == 2)
-    fraction, notes, evidence = _per_file(ctx, lambda tree: data.count_paths(tree, nested, lambda p, v: True))
-    return Outcome.ratio(fraction, 1, f"nested keys at their intended mapping paths: {', '.join(notes)}",
-                         evidence)
 
 
 @check("arrays_scalars")
 def arrays_scalars(ctx: CheckContext) -> Outcome:
+    """Each intended setting holds a value of its intended kind in both files: a list where a
+    list is meant (``api_keys``, ``required_fields``), a scalar (not null) elsewhere.
+
+    The share of the intended leaf paths per file, averaged; a file that does not load earns
+    none. No library type judges the kind of the value at a key path (``parse.keys`` asks only
+    that the key exists, ``parse.equivalent`` that the value is equal)."""
     wanted = data.leaves(expected_tree(ctx))
     same_kind = lambda p, v: data.kind(v) == data.kind(wanted[p])  # noqa: E731
     fraction, notes, evidence = _per_file(ctx, lambda tree: data.count_paths(tree, list(wanted), same_kind))
@@ -156,30 +126,14 @@ def arrays_scalars(ctx: CheckContext) -> Outcome:
 # ---- execution ------------------------------------------------------------------------
 
 
-@check("deep_equivalence")
-def deep_equivalence(ctx: CheckContext) -> Outcome:
-    """Each file whose whole configuration equals the intended one (type-strictly) earns half
-    the points: a configuration with one wrong or missing setting is a wrong configuration
-    (the service reads every value), so its file earns none of them (``partial_matches``
-    credits the settings that are right). The note counts the top-level sections equal; an
-    unknown extra top-level key counts as one more wrong section."""
-    fraction, notes, evidence = _per_file(ctx, lambda tree: data.sections_equal(tree, expected_tree(ctx)),
-                                          credit=lambda equal, total: float(equal == total))
-    return Outcome.ratio(fraction, 1, f"files whose whole configuration is the intended one "
-                                      f"(type-strict; top-level sections equal: {', '.join(notes)})",
-                         evidence)
-
-
-@check("partial_matches")
-def partial_matches(ctx: CheckContext) -> Outcome:
-    expected = expected_tree(ctx)
-    fraction, notes, evidence = _per_file(ctx, lambda tree: data.leaves_matched(tree, expected))
-    return Outcome.ratio(fraction, 1, f"intended leaves matched type-strictly (extras count against): "
-                                      f"{', '.join(notes)}", evidence)
-
-
 @check("yaml_json_agree")
 def yaml_json_agree(ctx: CheckContext) -> Outcome:
+    """The YAML and the JSON say the same thing: the share of leaf paths (the intended ones and
+    each file's own) holding a non-null value equal, type-strictly, in both files.
+
+    Both files must load. Two files that agree on nothing but nulls, or on an empty mapping,
+    earn nothing (the intended paths count). No library type compares two submitted files
+    with each other (``parse.equivalent`` compares one with an answer key)."""
     (y_ok, y_tree), (j_ok, j_tree) = loaded_tree(ctx, "yaml"), loaded_tree(ctx, "json")
     if not (y_ok and j_ok):
         missing = "yaml" if not y_ok else "json"
@@ -193,28 +147,3 @@ def yaml_json_agree(ctx: CheckContext) -> Outcome:
     evidence = [Evidence(JSON_FILE, None, note)] if differ else []
     return Outcome.ratio(len(agree), len(paths), f"YAML and JSON agree type-strictly on "
                          f"{len(agree)}/{len(paths)} leaf paths (null never counts)", evidence)
-
-
-# ---- security -------------------------------------------------------------------------
-
-
-@check("yaml_safety")
-def yaml_safety(ctx: CheckContext) -> Outcome:
-    """The YAML loads with the limited safe loader (no language tags, aliases within limits) to a mapping of settings.
-
-    A YAML that loads to no configuration (only comments, ``---`` alone, ``null``, a list, a
-    scalar) earns nothing, as for style: nothing was loaded, safely or not."""
-    parsed = parsed_facts(ctx, "yaml")
-    status = parsed["status"]
-    empty = no_configuration(parsed, "yaml") if status == "ok" else None
-    if empty:  # nothing was loaded, so nothing was loaded safely (no points for nothing)
-        return Outcome.fail(f"no safety credit: {empty} (nothing was loaded safely)",
-                            [Evidence(YAML_FILE)])
-    if status == "ok":
-        return Outcome.ok(f"{YAML_FILE} loads with the limited safe loader "
-                          "(no language tags, aliases within limits)")
-    why = {
-        "unsafe_tag": "uses a tag the safe loader refuses",
-        "limit": "exceeds the loader's alias/depth/size limits",
-    }.get(status, "does not load, so its safety is unverified")
-    return Outcome.fail(f"{YAML_FILE} {why}: {parsed['error']}", failure_evidence(ctx, "yaml"))

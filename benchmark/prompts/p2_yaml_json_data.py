@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from ..safe_parse import json_line_depths
-from .base import strict_equal
+from .base import strict_equal  # noqa: F401  (the checks and tests compare through data.strict_equal)
 
 
 Path_ = tuple[str, ...]
@@ -96,16 +96,6 @@ def leaves(tree: Any, prefix: Path_ = ()) -> dict[Path_, Any]:
     return found
 
 
-def node_paths(tree: Any, prefix: Path_ = ()) -> set[Path_]:
-    """Every mapping key path in ``tree``, containers included."""
-    paths: set[Path_] = set()
-    if isinstance(tree, dict):
-        for key, value in tree.items():
-            paths.add((*prefix, key))
-            paths |= node_paths(value, (*prefix, key))
-    return paths
-
-
 def lookup(tree: Any, path: Path_) -> tuple[bool, Any]:
     """(found, value) following ``path`` through mappings only."""
     node = tree
@@ -137,34 +127,6 @@ def count_paths(tree: Any, paths: list[Path_], accept) -> tuple[int, int, list[s
         if not (found and accept(path, value)):
             missing.append(dotted(path))
     return len(paths) - len(missing), len(paths), missing
-
-
-def extras(tree: Any, expected: dict[str, Any]) -> list[str]:
-    """Leaf paths of ``tree`` that name no key of the intended configuration."""
-    known = node_paths(expected)
-    return [f"{dotted(p)} (unexpected)" for p in leaves(tree) if p not in known]
-
-
-def sections_equal(tree: Any, expected: dict[str, Any]) -> tuple[int, int, list[str]]:
-    """(top-level sections equal type-strictly to the intended ones, sections counted, the
-    differing leaf paths); an unknown extra top-level key counts as one more wrong section."""
-    if not isinstance(tree, dict):
-        return 0, len(expected), ["not a mapping"]
-    equal = sum(key in tree and strict_equal(tree[key], expected[key]) for key in expected)
-    wanted = leaves(expected)
-    diff = (count_paths(tree, list(wanted), lambda p, v: strict_equal(v, wanted[p]))[2]
-            + extras(tree, expected))
-    return equal, len(expected) + sum(key not in expected for key in tree), diff
-
-
-def leaves_matched(tree: Any, expected: dict[str, Any]) -> tuple[int, int, list[str]]:
-    """(intended leaves equal type-strictly and not null, leaves counted, the others); every
-    unknown extra leaf counts as one more unmatched leaf."""
-    wanted = leaves(expected)
-    done, total, missing = count_paths(
-        tree, list(wanted), lambda p, v: v is not None and strict_equal(v, wanted[p]))
-    extra = extras(tree, expected)
-    return done, total + len(extra), missing + extra
 
 
 _BOOL_TAG, _INT_TAG = "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int"

@@ -3,9 +3,9 @@ and canonical literals, formatting, duplication), read from raw lines and parser
 worth nothing while either file holds no configuration (``style_blocker``).
 
 The registry created here is shared, and so are the readers of the observed facts
-(``parsed_facts``, ``loaded_tree``, ``expected_tree``, ``failure_evidence``,
-``no_configuration``): ``p2_yaml_json`` (which re-exports the registry and every check here)
-adds the syntax, structure, execution and security checks.
+(``parsed_facts``, ``loaded_tree``, ``expected_tree``, ``failure_evidence``):
+``p2_yaml_json`` (which re-exports the registry and every check here) adds the two structure
+and execution checks no library type expresses; the task's other checks are library types.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from .p2_yaml_layout import yaml_indentation as yaml_layout
 YAML_FILE = "prompt_2_config_fixed.yaml"
 JSON_FILE = "prompt_2_config.json"
 KINDS = {"yaml": YAML_FILE, "json": JSON_FILE}
+ANSWER = "config"  # the answer key's label in the facts (parse.equivalent's against)
 CHECKS, check = make_registry()
 
 
@@ -37,7 +38,7 @@ def loaded_tree(ctx: CheckContext, kind: str) -> tuple[bool, Any]:
 
 
 def expected_tree(ctx: CheckContext) -> dict[str, Any]:
-    return ctx.facts.get("expected") or data.EXPECTED
+    return (ctx.facts.get("expected") or {}).get(ANSWER) or data.EXPECTED
 
 
 def failure_evidence(ctx: CheckContext, kind: str) -> tuple[Evidence, ...]:
@@ -91,7 +92,9 @@ def style_blocker(ctx: CheckContext) -> Outcome | None:
 def yaml_indentation(ctx: CheckContext) -> Outcome:
     """YAML indented with spaces, two per nesting level, list items two deeper than their key.
 
-    Read from raw lines; comment-only lines and the text of multi-line scalars are skipped."""
+    Credit is the share of the lines inside a block indented so, read from raw lines (comment-only
+    lines and the text of multi-line scalars skipped). No library type reads a file's layout
+    (``parse.*`` see only the loaded data)."""
     blocked = style_blocker(ctx)
     if blocked:
         return blocked
@@ -112,7 +115,9 @@ def json_literals(ctx: CheckContext) -> Outcome:
     """Booleans and integers are native, canonical literals in both files (YAML: `true`/`false`, `100`).
 
     YAML: plain, untagged `true`/`false` and decimal integers, from yaml's parser events (`yes`
-    loads like `true` but fails); JSON: native booleans and integers. Half the points per file."""
+    loads like `true` but fails); JSON: native booleans and integers. Half the points per file.
+    No library type sees how a value is spelled (``parse.*`` compare loaded values, where `yes`
+    is `true`)."""
     blocked = style_blocker(ctx)
     if blocked:
         return blocked
@@ -137,6 +142,10 @@ def json_literals(ctx: CheckContext) -> Outcome:
 
 @check("formatting_style")
 def formatting_style(ctx: CheckContext) -> Outcome:
+    """Both files laid out as a maintained configuration is: the JSON pretty-printed in 2-space
+    steps and ending in a newline, the YAML free of trailing whitespace and ending in one.
+
+    A quarter of the points per property. No library type reads a file's raw text."""
     blocked = style_blocker(ctx)
     if blocked:
         return blocked
@@ -152,6 +161,11 @@ def formatting_style(ctx: CheckContext) -> Outcome:
 
 @check("no_duplication")
 def no_duplication(ctx: CheckContext) -> Outcome:
+    """The YAML is one document, and no mapping of either file repeats a key (loaders keep the
+    last silently, so a repeated key hides a setting).
+
+    A third of the points per property. No library type sees a repeated key: the loaded
+    document holds only the last one."""
     blocked = style_blocker(ctx)
     if blocked:
         return blocked
