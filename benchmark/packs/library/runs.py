@@ -145,12 +145,19 @@ def exit_zero(ctx: CheckContext, runs: Sequence[str] | None = None) -> Outcome:
                      "description": "fail: an attempt the sandbox denied on a path naming the task's answer "
                                     "key or reference solution fails the check outright (with critical: true "
                                     "on the check, the task scores 0); count: it costs half, as any other"},
+    "if_unobserved": {"enum": ["fail", "pass"], "default": "fail",
+                      "description": "the verdict when the facts hold no run or call (facts['runs'], "
+                                     "facts['cases']): fail (default: nothing was watched); pass, for "
+                                     "a custom observe that keeps its runs' facts under other keys, "
+                                     "so the sandbox's denials alone decide"},
 })
-def sandbox_violations(ctx: CheckContext, answer_reads: str = "count") -> Outcome:
+def sandbox_violations(ctx: CheckContext, answer_reads: str = "count", if_unobserved: str = "fail") -> Outcome:
     """The sandbox denied nothing (network, processes, writes outside the sandbox...) during the runs.
 
     Each denied attempt costs half the points. Added to every task that runs code; with no run
-    or call observed at all, nothing was watched, so it fails. ``answer_reads: fail``: an
+    or call observed at all, nothing was watched, so it fails, unless ``if_unobserved: pass``
+    (a custom observe keeps its runs' facts elsewhere: the engine still records every attempt
+    the sandbox denied in its child runs, and a lost record still fails). ``answer_reads: fail``: an
     attempt on a path that names the task's answer key (an ``answers`` file, by its path in the
     task folder, such as ``answers/expected.json``) or its reference solution
     (``<reference>/<file>``) fails the
@@ -159,7 +166,7 @@ def sandbox_violations(ctx: CheckContext, answer_reads: str = "count") -> Outcom
     ``open("../answers/expected.json")`` may land inside the sandbox and fail to open there
     without any denial.
     """
-    if not (mapping(ctx.facts, "runs") or mapping(ctx.facts, "cases")):
+    if not (mapping(ctx.facts, "runs") or mapping(ctx.facts, "cases")) and if_unobserved != "pass":
         why = ctx.facts.get("problem") or "no run or call was observed"
         return Outcome.fail(f"the sandbox watched nothing: {why}")
     if answer_reads == "fail" and ctx.task is not None:
