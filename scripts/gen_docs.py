@@ -17,6 +17,8 @@ sys.path.insert(0, str(ROOT))
 
 from benchmark import scoring  # noqa: E402
 from benchmark.packs.docs import catalogue  # noqa: E402
+from benchmark.packs.registry import check_type_named  # noqa: E402
+from benchmark.packs.suite import core_pack  # noqa: E402
 from benchmark.prompts import PROMPT_MODULES  # noqa: E402
 from benchmark.rubric import GATES, PASS_FRACTION, PROMPT_POINTS, RUBRIC, rubric_hash  # noqa: E402
 from benchmark.types import CATEGORY_ORDER  # noqa: E402
@@ -80,10 +82,29 @@ def scoring_doc() -> str:
                 "| category | max |", "| --- | --- |"]
         out += [f"| {c.value} | {prompt.maxima[c]:g} |" for c in CATEGORY_ORDER]
         out += ["", "| check | category | points | method | measures |", "| --- | --- | --- | --- | --- |"]
-        out += [f"| `{r.id}` | {r.category.value} | {r.points:g} | {r.method} | "
-                f"{_summary(module.CHECKS[r.id])} |" for r in prompt.checks]
+        out += [f"| `{r.id}` | {r.category.value} | {r.points:g} | {r.method} | {_measures(r, module)} |"
+                for r in prompt.checks]
         out.append("")
     return "\n".join(out)
+
+
+def _measures(row, module) -> str:
+    """A row's "measures": its prompt function's summary (``core.*``), else the library type
+    it uses, its ``with:`` and that type's summary."""
+    if row.use.startswith("core."):
+        return _summary(module.CHECKS[row.id])
+    check = next(c for c in core_pack().task(module.PROMPT_ID).checks if c.id == row.id)
+    given = ", ".join(f"{key}: {_value(value)}" for key, value in sorted(check.params.items()))
+    return (f"`{row.use}`" + (f" ({given})" if given else "")
+            + f": {_summary(check_type_named(row.use).fn)}")
+
+
+def _value(value) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(map(_value, value)) + "]"
+    return str(value)
 
 
 def prompts_doc() -> str:

@@ -54,6 +54,7 @@ class Suite:
 
 def _task_from_compiled(item: dict, pack: dict) -> Task:
     from ..prompts import PROMPT_MODULES  # noqa: F401  (registers the core check types)
+    from . import library  # noqa: F401  (registers the library check types core rows use)
     from .registry import check_type_named, observer_named
 
     checks = tuple(TaskCheck(c["id"], Category(c["category"]), c["points"],

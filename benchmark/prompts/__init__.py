@@ -1,13 +1,15 @@
-"""The prompt registry: binds each rubric row to exactly one check function, at import, and
-offers them to the core pack: each check as the built-in check type ``core.pN.<id>`` and each
-module's ``observe`` as the custom observe function ``core.pN.observe``."""
+"""The prompt registry: binds each rubric row whose check type is ``core.*`` to exactly one
+check function, at import, and offers them to the core pack: each such check as the built-in
+check type ``core.pN.<id>`` and each module's ``observe`` as the custom observe function
+``core.pN.observe``. A row that uses a library check type (``compiles``, ``ast.*``...) needs
+no function."""
 
 from __future__ import annotations
 
 from types import ModuleType
 
 from ..packs.registry import builtin_check, builtin_observer
-from ..rubric import RUBRIC, RubricError
+from ..rubric import RUBRIC, CheckRow, PromptRubric, RubricError
 from . import p1_refactoring, p2_yaml_json, p3_transform, p4_api_sync
 
 PROMPT_MODULES: tuple[ModuleType, ...] = (p1_refactoring, p2_yaml_json, p3_transform, p4_api_sync)
@@ -24,12 +26,17 @@ def _verify(modules: tuple[ModuleType, ...]) -> None:
             raise RubricError(f"{module.__name__} lacks {', '.join(missing)}")
         if tuple(module.FILES) != rubric.files:
             raise RubricError(f"{module.__name__}: FILES {module.FILES}, the rubric {rubric.files}")
-        rows = {row.id for row in rubric.checks}
+        rows = {row.id for row in _core_rows(rubric)}
         functions = set(module.CHECKS)
         if rows != functions:
             raise RubricError(
                 f"{rubric.id}: rubric rows without a function {sorted(rows - functions)}, "
                 f"functions without a row {sorted(functions - rows)}")
+
+
+def _core_rows(rubric: PromptRubric) -> list[CheckRow]:
+    """The rows judged by a prompt module's own function (``use: core.*``)."""
+    return [row for row in rubric.checks if row.use.startswith("core.")]
 
 
 def module_for(prompt_id: str) -> ModuleType:
@@ -41,7 +48,7 @@ def module_for(prompt_id: str) -> ModuleType:
 
 def _offer(modules: tuple[ModuleType, ...]) -> None:
     for number, (module, rubric) in enumerate(zip(modules, RUBRIC), start=1):
-        for row in rubric.checks:
+        for row in _core_rows(rubric):
             builtin_check(f"core.p{number}.{row.id}", method=row.method)(module.CHECKS[row.id])
         builtin_observer(f"core.p{number}.observe", module.observe)
 
