@@ -210,6 +210,48 @@ def test_signature_defaults_come_from_the_run_section(tmp_path):
     assert "strict is required but not in the contract" in outcome.rationale
 
 
+def test_allow_async_false_fails_an_async_def_that_the_default_accepts(tmp_path):
+    ctx = context(tmp_path, {"main.py": "async def load(path):\n    return path\n"})
+    assert check("ast.defines", ctx, function="load").fraction == 1.0
+    refused = check("ast.defines", ctx, function="load", allow_async=False)
+    assert refused.fraction == 0.0 and "async def" in refused.rationale and "line 1" in refused.rationale
+    assert check("ast.signature", ctx, function="load", required=["path"]).fraction == 1.0
+    assert check("ast.signature", ctx, function="load", required=["path"], allow_async=False).fraction == 0.0
+    plain = context(tmp_path, {"main.py": "def load(path):\n    return path\n"})
+    assert check("ast.defines", plain, function="load", allow_async=False).fraction == 1.0
+
+
+@pytest.mark.parametrize("params, ok", [
+    ("rows", True), ("items, limit=None", True), ("items, *rest, **extra", True), ("items, /", True),
+    ("items, *, strict=False", True), ("items, mode", False), ("", False), ("items, *, strict", False),
+    ("*items", False), ("items=None", False),
+])
+def test_signature_positional_counts_required_positional_parameters_whatever_their_names(
+        tmp_path, params, ok):
+    ctx = context(tmp_path, {"main.py": f"def load({params}):\n    return []\n"})
+    outcome = check("ast.signature", ctx, function="load", positional=1)
+    assert outcome.fraction == (1.0 if ok else 0.0), outcome.rationale
+    if not ok:
+        assert "exactly 1 stated" in outcome.rationale
+    if ok and params != "rows":  # the same def judged by name instead fails: the names are free
+        assert check("ast.signature", ctx, function="load", required=["rows"]).fraction < 1.0
+
+
+def test_no_nested_loops_credit_share_charges_the_share_of_loops_nested(tmp_path):
+    source = ("def pairs(items):\n    for a in items:\n        for b in items:\n            print(a, b)\n"
+              "    for c in items:\n        print(c)\n    return [d for d in items]\n")
+    ctx = context(tmp_path, {"main.py": source})
+    assert check("ast.no_nested_loops", ctx).fraction == pytest.approx(0.75)  # one finding, cost 0.25
+    share = check("ast.no_nested_loops", ctx, credit="share")
+    assert share.fraction == pytest.approx(3 / 4) and "1 of 4 loops" in share.rationale
+    twice = source.replace("print(c)", "[e for e in items if e]")  # a comprehension nested in a loop
+    ctx = context(tmp_path, {"main.py": twice})
+    assert check("ast.no_nested_loops", ctx).fraction == pytest.approx(0.5)
+    assert check("ast.no_nested_loops", ctx, credit="share").fraction == pytest.approx(3 / 5)
+    flat = context(tmp_path, {"main.py": "def f(items):\n    return [i for i in items]\n"})
+    assert check("ast.no_nested_loops", flat, credit="share").fraction == 1.0
+
+
 def test_comments_and_docstrings_do_not_change_finding_counts(tmp_path):
     commented = "# for x in y:\n#     for z in x: pass\ndef f(items):\n    '''for a in b: open(a)'''\n" \
                 "    return [i for i in items]\n"
@@ -240,6 +282,21 @@ def test_bandit_no_issues_lists_at_most_ten_findings_then_a_count(tmp_path):
     outcome = check("bandit.no_issues", context(tmp_path, {"main.py": source}), cost=0.01)
     assert "... and" in outcome.rationale and " more" in outcome.rationale
     assert len(outcome.evidence) == 10
+
+
+def test_bandit_no_issues_forbid_calls_earn_nothing_whatever_bandit_weighs_them(tmp_path):
+    weighed = context(tmp_path, {"main.py": "def f(s):\n    return eval(s)\n"})
+    assert 0 < check("bandit.no_issues", weighed).fraction < 1  # B307: medium, half the check
+    forbidden = check("bandit.no_issues", weighed, forbid_calls=["eval", "exec"])
+    assert forbidden.fraction == 0.0 and "eval (line 2)" in forbidden.rationale
+    assert forbidden.evidence[0].note == "call to eval"
+    unseen = context(tmp_path, {"main.py": "import subprocess as sp\ndef f(s):\n    return compile(s, 'x', 'eval')\n"})
+    assert check("bandit.no_issues", unseen, forbid_calls=["compile"]).fraction == 0.0
+    assert check("bandit.no_issues", unseen, forbid_calls=["subprocess.run"]).fraction > 0
+    alias = context(tmp_path, {"main.py": "import subprocess as sp\ndef f():\n    sp.run(['ls'])\n"})
+    assert check("bandit.no_issues", alias, forbid_calls=["subprocess.run"]).fraction == 0.0
+    assert check("bandit.no_issues", context(tmp_path, {"main.py": GOOD_SCRIPT}),
+                 forbid_calls=["eval"]).fraction == 1.0
 
 
 def test_bandit_over_the_analysis_budget_is_an_error(tmp_path, monkeypatch):

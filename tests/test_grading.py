@@ -117,9 +117,9 @@ def test_a_crashing_check_becomes_an_error_record(monkeypatch):
     def broken(ctx):
         raise RuntimeError("bug in a check")
 
-    _replace_check(monkeypatch, "core.p3.single_pass", broken)
+    _replace_check(monkeypatch, "core.p3.readable_loops", broken)
     result = grade_prompt(module, REFERENCE, test_data=TEST_DATA)
-    check = next(c for cat in result.categories for c in cat.checks if c.id == "single_pass")
+    check = next(c for cat in result.categories for c in cat.checks if c.id == "readable_loops")
     assert check.status == "error" and check.earned == 0
     assert "RuntimeError: bug in a check" in check.rationale
     with pytest.raises(RuntimeError):
@@ -139,18 +139,18 @@ def test_a_check_that_returns_no_proper_outcome_is_an_error_record_not_a_crash_o
     """A plugin's check type returning None crashed the whole run with a traceback (no results
     written); a NaN fraction earned full points (``min(1.0, nan)`` is 1.0)."""
     module = module_for("prompt_3")
-    _replace_check(monkeypatch, "core.p3.single_pass", lambda ctx: returned)
+    _replace_check(monkeypatch, "core.p3.readable_loops", lambda ctx: returned)
     result = grade_prompt(module, REFERENCE, test_data=TEST_DATA)
-    check = next(c for cat in result.categories for c in cat.checks if c.id == "single_pass")
+    check = next(c for cat in result.categories for c in cat.checks if c.id == "readable_loops")
     assert (check.status, check.earned) == ("error", 0)
     assert check.rationale == f"internal error: {why}"
 
 
 def test_outcome_status_is_derived_from_the_fraction(monkeypatch):
     module = module_for("prompt_3")
-    _replace_check(monkeypatch, "core.p3.single_pass", lambda ctx: Outcome.ratio(1, 4, "quarter"))
+    _replace_check(monkeypatch, "core.p3.readable_loops", lambda ctx: Outcome.ratio(1, 4, "quarter"))
     result = grade_prompt(module, REFERENCE, test_data=TEST_DATA)
-    check = next(c for cat in result.categories for c in cat.checks if c.id == "single_pass")
+    check = next(c for cat in result.categories for c in cat.checks if c.id == "readable_loops")
     assert check.status == "partial" and check.earned == pytest.approx(check.points / 4)
 
 

@@ -61,10 +61,10 @@ def test_generating_perturbed_inputs_from_an_answer_key_would_stage_it(pack):
 
 def test_a_core_prompt_check_type_is_not_for_other_packs(pack):
     manifest = pack / "slugify" / "task.yaml"
-    line = _edit(manifest, "use: ast.no_nested_loops}", "use: core.p3.single_pass}")
+    line = _edit(manifest, "use: ast.no_nested_loops}", "use: core.p3.readable_loops}")
     errors = _errors(pack)
     assert len(errors) == 1 and f"slugify/task.yaml:{line}:" in errors[0]
-    assert "core.p3.single_pass judges what the core prompt's own observe function reports" in errors[0]
+    assert "core.p3.readable_loops judges what the core prompt's own observe function reports" in errors[0]
 
 
 def test_a_path_that_climbs_out_of_the_model_folder_gets_a_plain_message(pack):

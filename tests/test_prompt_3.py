@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
 import json
 import shutil
 import textwrap
@@ -12,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from benchmark.engine.grading import GradeOptions, grade_prompt
+from benchmark.engine.grading import GradeOptions, as_task, grade_prompt
+from benchmark.packs.registry import check_type_named
 from benchmark.prompts import p3_transform as P3
 from benchmark.prompts import p3_transform_cases as C
 from benchmark.prompts import p3_transform_data as D
@@ -29,6 +31,7 @@ TEST_DATA = ROOT / "test_data"
 REFERENCE = ROOT / "submissions" / "reference_implementations" / "example_model"
 SEED = 4242
 MAIN = P3.MAIN
+TASK = as_task(P3)
 
 # ---- helpers ------------------------------------------------------------------------
 
@@ -38,8 +41,15 @@ def _source(text: str) -> SourceFile:
     return SourceFile(MAIN, Path(MAIN), text, None, None, ast.parse(text))
 
 
+def _check(check_id: str, ctx: CheckContext):
+    """The check as the core pack's task.yaml sets it: its type (``core.p3.<id>`` or a library
+    type) with its ``with:``, on ``ctx`` for the prompt's task."""
+    row = next(c for c in TASK.checks if c.id == check_id)
+    return check_type_named(row.use).fn(dataclasses.replace(ctx, task=TASK), **row.params)
+
+
 def _static(text: str, check_id: str) -> float:
-    outcome = P3.CHECKS[check_id](CheckContext(files={MAIN: _source(text)}))
+    outcome = _check(check_id, CheckContext(files={MAIN: _source(text)}))
     assert outcome.rationale
     return outcome.fraction
 
@@ -66,7 +76,7 @@ def _facts(transform=D.expected_output, **overrides) -> dict[str, Any]:
 
 
 def _behaviour(check_id: str, facts: dict[str, Any]) -> float:
-    outcome = P3.CHECKS[check_id](CheckContext(files={}, facts=facts))
+    outcome = _check(check_id, CheckContext(files={}, facts=facts))
     assert outcome.rationale
     return outcome.fraction
 
@@ -90,7 +100,16 @@ def _half_right(users):
 
 
 def test_checks_match_the_rubric_rows():
-    assert set(P3.CHECKS) == {row.id for row in by_id("prompt_3").checks}
+    rows = by_id("prompt_3").checks
+    assert set(P3.CHECKS) == {row.id for row in rows if row.use == f"core.p3.{row.id}"}
+    library = {row.id: row.use for row in rows if not row.use.startswith("core.")}
+    assert library == {
+        "file_compiles": "compiles", "function_exists": "ast.defines",
+        "correct_signature": "ast.signature", "specific_exceptions": "ast.specific_exceptions",
+        "no_unsafe_constructs": "bandit.no_issues", "sandbox_violations": "exec.sandbox_violations",
+        "single_pass": "ast.no_nested_loops", "code_organization": "radon.max_complexity",
+        "maintainability_index": "radon.maintainability_index"}
+    assert all(check_type_named(use).source == "builtin" for use in library.values())
     assert P3.FILES == ("prompt_3_transform.py",) and P3.PYTHON_FILES == frozenset(P3.FILES)
     assert (ROOT / "benchmark" / "packs" / "core" / P3.PROMPT_ID / "prompt.md").is_file()
 
@@ -271,7 +290,8 @@ GOOD = """
 def test_file_compiles():
     assert _static(GOOD, "file_compiles") == 1.0
     broken = SourceFile(MAIN, Path(MAIN), "def f(:\n", None, None, None, "syntax error: x (line 1)", 1)
-    assert P3.CHECKS["file_compiles"](CheckContext(files={MAIN: broken})).fraction == 0.0
+    assert _check("file_compiles", CheckContext(files={MAIN: broken})).fraction == 0.0
+    assert _check("file_compiles", CheckContext(files={})).fraction == 0.0
 
 
 def test_function_exists():
@@ -290,6 +310,7 @@ def test_function_exists():
 def test_correct_signature(params, ok):
     text = f"def transform_and_enrich_users({params}):\n    return []\n"
     assert _static(text, "correct_signature") == (1.0 if ok else 0.0)
+    assert _static(f"async {text}", "correct_signature") == 0.0  # the contract: a plain def
 
 
 def test_basic_organization():
@@ -401,12 +422,12 @@ def test_error_handling_parts():
 
 def test_behaviour_checks_fail_closed_without_an_observation():
     for facts in ({"results": {}, "problem": "the child run failed (timed out)"}, {}):
-        outcome = P3.CHECKS["id_standardization"](CheckContext(files={}, facts=facts))
+        outcome = _check("id_standardization", CheckContext(files={}, facts=facts))
         assert outcome.status == "error" and outcome.fraction == 0.0
     missing = dict(_facts(), function_found=False)
-    assert P3.CHECKS["function_runs"](CheckContext(files={}, facts=missing)).fraction == 0.0
+    assert _check("function_runs", CheckContext(files={}, facts=missing)).fraction == 0.0
     import_error = dict(_facts(), import_error={"type": "ImportError", "message": "no pandas"})
-    outcome = P3.CHECKS["error_handling"](CheckContext(files={}, facts=import_error))
+    outcome = _check("error_handling", CheckContext(files={}, facts=import_error))
     assert outcome.fraction == 0.0 and "ImportError" in outcome.rationale
 
 
@@ -452,7 +473,7 @@ def test_a_hang_on_the_malformed_list_costs_only_error_handling():
     facts = P3.observe({}, run, TEST_DATA, SEED)
     assert not facts["problem"] and "timed out" in facts["unobserved"]["malformed"]
     assert _behaviour("id_standardization", facts) == 1.0
-    outcome = P3.CHECKS["error_handling"](CheckContext(files={}, facts=facts))
+    outcome = _check("error_handling", CheckContext(files={}, facts=facts))
     assert outcome.fraction == 0.0 and "lost" in outcome.rationale
 
 
@@ -476,6 +497,13 @@ def test_no_input_mutation():
     assert _behaviour("no_input_mutation", mutated) == pytest.approx(3 / 4)  # 1 of 4 calls
 
 
+def test_sandbox_violations_judges_the_denials_of_the_prompts_own_calls():
+    facts = _facts()  # this observe's facts: "results", no "runs" or "cases"
+    assert _behaviour("sandbox_violations", {**facts, "_sandbox_events": []}) == 1.0
+    denied = [{"blocked": "network", "event": "socket.connect", "detail": "203.0.113.9:443", "file": MAIN}]
+    assert _behaviour("sandbox_violations", {**facts, "_sandbox_events": denied}) == 0.5
+
+
 def test_readable_loops():
     assert _static("def f(xs):\n    for x in xs:\n        print(x)\n", "readable_loops") == 1.0
     indexed = "def f(xs):\n    for i in range(len(xs)):\n        print(xs[i])\n"
@@ -485,17 +513,19 @@ def test_readable_loops():
 def test_the_unsafe_constructs_rationale_lists_every_bandit_finding_it_counts():
     text = "import pickle\ndef f(s):\n" + "".join(f"    pickle.loads(s{n})\n" for n in range(12))
     tree = ast.parse(text)
-    rationale = P3.CHECKS["no_unsafe_constructs"](CheckContext(files={MAIN: SourceFile(
+    rationale = _check("no_unsafe_constructs", CheckContext(files={MAIN: SourceFile(
         MAIN, Path(MAIN), text, None, None, tree)})).rationale
-    count = int(rationale.split(" bandit finding")[0])
+    count = int(rationale.split("bandit: ")[1].split(" issue")[0])
     shown = rationale.count("B301 line") + rationale.count("B403 line")
     assert count == 13 and shown == 10 and "... and 3 more" in rationale
+    assert "pickle.loads (line 3)" in rationale  # and the forbidden calls, which earn nothing
 
 
 def test_no_unsafe_constructs():
     assert _static(GOOD, "no_unsafe_constructs") == 1.0
     assert _static("def f(s):\n    return eval(s)\n", "no_unsafe_constructs") == 0.0
     assert _static("import subprocess as sp\ndef f():\n    sp.run(['ls'])\n", "no_unsafe_constructs") == 0.0
+    assert _static("def f(s):\n    return compile(s, 'x', 'eval')\n", "no_unsafe_constructs") == 0.0
 
 
 def test_single_pass():
@@ -729,18 +759,18 @@ def _spoil(column: str, record: dict[str, Any]) -> None:
     ("email", "leading_at"), ("email", "quoted_at"), ("contact", "string"), ("stats", "list"),
     ("count", "text_dot"), ("count", "inf_nan"), ("record", "other_keys")])
 def test_each_value_class_answered_wrongly_costs_a_sixth(column, name):
-    outcome = P3.CHECKS["differential_run"](CheckContext(files={}, facts=_facts(_wrong_on(column, name))))
+    outcome = _check("differential_run", CheckContext(files={}, facts=_facts(_wrong_on(column, name))))
     assert outcome.fraction == pytest.approx(5 / 6) and f"{column} {name}" in outcome.rationale
 
 
 def test_differential_run_fails_closed():
     raised = _facts(differential=_result("differential", None, exception="ValueError"))
-    outcome = P3.CHECKS["differential_run"](CheckContext(files={}, facts=raised))
+    outcome = _check("differential_run", CheckContext(files={}, facts=raised))
     assert outcome.fraction == 0 and "ValueError" in outcome.rationale
     lost = dict(_facts(), unobserved={"differential": "the child run failed (timed out)"})
-    assert P3.CHECKS["differential_run"](CheckContext(files={}, facts=lost)).fraction == 0
+    assert _check("differential_run", CheckContext(files={}, facts=lost)).fraction == 0
     short = _facts(differential=_result("differential", D.expected_output(C.differential_case(SEED)[0])[:-1]))
-    outcome = P3.CHECKS["differential_run"](CheckContext(files={}, facts=short))
+    outcome = _check("differential_run", CheckContext(files={}, facts=short))
     assert outcome.fraction < 1 and "non_dict_items" in outcome.rationale
 
 
@@ -878,7 +908,7 @@ def test_the_differential_run_accepts_huge_ids_and_ages_kept_or_converted():
                 record["stats"]["age"] = None
         return out
 
-    outcome = P3.CHECKS["differential_run"](CheckContext(files={}, facts=_facts(not_converted)))
+    outcome = _check("differential_run", CheckContext(files={}, facts=_facts(not_converted)))
     assert outcome.fraction == 1.0 and "81 of 81" in outcome.rationale
     assert DIFF.accepted("id", {"id": "7"}, 7) == (7,)
     assert DIFF.accepted("age", {"stats": {"age": HUGE}}, 10 ** 5000 - 1) == (10 ** 5000 - 1, None)
@@ -887,7 +917,7 @@ def test_the_differential_run_accepts_huge_ids_and_ages_kept_or_converted():
 def test_a_call_that_raises_on_huge_digits_loses_only_those_two_classes():
     users = C.differential_case(SEED)[0]
     facts = _facts(differential=_items_result("differential", users, D.expected_output, _huge_digits))
-    outcome = P3.CHECKS["differential_run"](CheckContext(files={}, facts=facts))
+    outcome = _check("differential_run", CheckContext(files={}, facts=facts))
     assert outcome.fraction == pytest.approx(1 - 2 / 6), outcome.rationale
     assert "id huge" in outcome.rationale and "age huge" in outcome.rationale
     assert "characters starting" in outcome.rationale and "raised ValueError: boom" in outcome.rationale
@@ -924,7 +954,7 @@ def test_a_record_that_raises_costs_that_record_in_the_other_checks():
     malformed = D.malformed_users()
     broken = _facts(malformed=_items_result("malformed", malformed, D.expected_output,
                                             lambda item: isinstance(item, dict) and item.get("id") is True))
-    outcome = P3.CHECKS["error_handling"](CheckContext(files={}, facts=broken))
+    outcome = _check("error_handling", CheckContext(files={}, facts=broken))
     assert outcome.fraction == pytest.approx(7 / 8) and "7 of 8 records came back" in outcome.rationale
     assert '"id": true' in outcome.rationale
 

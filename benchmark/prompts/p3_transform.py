@@ -50,14 +50,10 @@ from . import p3_transform_data as data
 from . import p3_transform_differential as differential
 from . import p3_transform_items as items
 from . import p3_transform_judge as judge
-from .base import CheckContext, Outcome, RunFn, compiles
+from .base import CheckContext, Outcome, RunFn
 from .p3_transform_source import CHECKS, check
-# Every check lives in this module's namespace too (library users import them from here).
-from .p3_transform_source import (MAX_COMPLEXITY, MAX_FUNCTION_LINES, MI_FULL,  # noqa: F401
-                                  MI_ZERO, UNSAFE_CALLS, basic_organization, code_organization,
-                                  correct_signature, function_exists, maintainability_index,
-                                  no_unsafe_constructs, readable_loops, single_pass,
-                                  specific_exceptions)
+# Every core check lives in this module's namespace too (library users import them from here).
+from .p3_transform_source import MAX_FUNCTION_LINES, basic_organization, readable_loops  # noqa: F401
 
 PROMPT_ID = "prompt_3"
 TITLE = "Data Transformation"
@@ -229,44 +225,70 @@ def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path, seed: 
     return facts
 
 
-# ---- syntax -------------------------------------------------------------------------
-
-
-@check("file_compiles")
-def file_compiles(ctx: CheckContext) -> Outcome:
-    return compiles(ctx, MAIN)
-
-
 # ---- execution ----------------------------------------------------------------------
+# Every check below judges this module's own observe facts (``facts["results"]``, the oracle's
+# answers, the value classes), which no library type reads: library types judge the generic
+# observe's ``facts["cases"]``/``facts["runs"]``.
 
 
 @check("function_runs")
 def function_runs(ctx: CheckContext) -> Outcome:
+    """The share of fixture records that come back whole.
+
+    A record counts when every field the contract adds is present (values not judged) and
+    every other field is exactly as it was in the input, so a list returned without work, or
+    a skeleton of new keys, earns 0. Reads this prompt's own observe facts, which no library
+    type reads."""
     return judge.judge_fixture_records(ctx)
 
 
 @check("id_standardization")
 def id_standardization(ctx: CheckContext) -> Outcome:
+    """Rule 1: every convertible id comes back as its int; any other id is kept as it was.
+
+    Pooled over the fixture and perturbed calls, only records whose id must change count:
+    each one right earns 1, and each id the input already had right but the output broke
+    costs 1. Reads this prompt's own observe facts, which no library type reads."""
     return judge.judge_field(ctx, "id", "an int id")
 
 
 @check("email_provider")
 def email_provider(ctx: CheckContext) -> Outcome:
+    """Rule 2: contact.email_provider is the lower-cased part after the email's last ``@``, else null.
+
+    Pooled over the fixture and perturbed calls, only records whose provider must change
+    count: each one right earns 1, and each one the input already had right but the output
+    broke costs 1. Reads this prompt's own observe facts, which no library type reads."""
     return judge.judge_field(ctx, "email_provider", "contact.email_provider")
 
 
 @check("age_normalization")
 def age_normalization(ctx: CheckContext) -> Outcome:
+    """Rule 3: stats.age comes back as its int when convertible, else null.
+
+    Pooled over the fixture and perturbed calls, only records whose age must change count:
+    each one right earns 1, and each age the input already had right but the output broke
+    costs 1. Reads this prompt's own observe facts, which no library type reads."""
     return judge.judge_field(ctx, "age", "a normalised stats.age")
 
 
 @check("account_tiers")
 def account_tiers(ctx: CheckContext) -> Outcome:
+    """Rule 4: account_tier is Gold, Silver or Bronze by the purchase count's bands.
+
+    Pooled over the fixture and perturbed calls, only records whose tier must change count
+    (a record without the key, which is nearly every one): each one right earns 1, and each
+    tier the input already had right but the output broke costs 1. Reads this prompt's own
+    observe facts, which no library type reads."""
     return judge.judge_field(ctx, "account_tier", "an account_tier")
 
 
 @check("error_handling")
 def error_handling(ctx: CheckContext) -> Outcome:
+    """The malformed list is survived: half for one dict back per dict input, half for the share equal to the oracle's.
+
+    All of it is halved when the perturbed call did not return a list. Reads this prompt's
+    own observe facts (the malformed call), which no library type reads."""
     return judge.judge_malformed(ctx)
 
 
@@ -278,7 +300,8 @@ def differential_run(ctx: CheckContext) -> Outcome:
     the contract does not): each class answered wrongly costs a sixth of the check. Ids and
     ages of more than 4300 digits may come back converted or not convertible. When the call
     raises, each record is judged on its own call in the same run: a record that raises costs
-    only the value class that explains it, named with the input."""
+    only the value class that explains it, named with the input. No library type judges by
+    value class (``cases.equal`` scores each case alone)."""
     return differential.judge_differential(ctx)
 
 
@@ -287,6 +310,10 @@ def differential_run(ctx: CheckContext) -> Outcome:
 
 @check("no_input_mutation")
 def no_input_mutation(ctx: CheckContext) -> Outcome:
+    """The input list is left unchanged: the share of observed calls that did not modify it.
+
+    ``cases.no_mutation`` judges the generic observe's ``facts["cases"]``; this prompt's calls
+    are its own observe's (``facts["results"]``)."""
     blocked = judge.blocker(ctx)
     if blocked:
         return blocked
@@ -311,7 +338,7 @@ def measured_performance(ctx: CheckContext) -> Outcome:
     (``benchmark.analyzers.timing``); scaled by the share of the perturbed list's records the
     answer got right or of the timed calls' own records, whichever is lower (each timed call
     reports its records' digests, compared with the oracle's: speed counts only for work done
-    right)."""
+    right). No library type times calls against the reference solution."""
     facts = ctx.facts
     share = None
     if "expected" in facts and "perturbed" in facts.get("expected", {}):

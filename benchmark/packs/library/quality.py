@@ -143,18 +143,30 @@ def good_naming(ctx: CheckContext, file: str | None = None, cost: float = 0.25) 
     return per_finding(name, found, cost, "poorly named bindings")
 
 
-@builtin_check("ast.no_nested_loops", method="ast", params=_FINDING_PARAMS)
-def no_nested_loops(ctx: CheckContext, file: str | None = None, cost: float = 0.25) -> Outcome:
+@builtin_check("ast.no_nested_loops", method="ast", params={**_FINDING_PARAMS, "credit": {
+    "type": "string", "enum": ["per_finding", "share"], "default": "per_finding",
+    "description": "per_finding: each nested loop costs cost (default); share: credit is the "
+                   "share of the file's loops not nested in another (cost unused)"}})
+def no_nested_loops(ctx: CheckContext, file: str | None = None, cost: float = 0.25,
+                    credit: str = "per_finding") -> Outcome:
     """No loop runs inside another loop of the same function.
 
     Loops are ``for``/``while`` statements and comprehension clauses; a nested function
-    starts afresh. Parameters: ``cost`` per nested loop (default 0.25), ``file``.
+    starts afresh. Parameters: ``cost`` per nested loop (default 0.25), ``credit``
+    (``per_finding``, the default, or ``share``: the share of all the file's loops that are
+    not nested, so one nested loop among many costs little), ``file``.
     """
     name, tree, failed = python_tree(ctx, file)
     if failed:
         return failed
     found = [(line, "loop inside a loop") for line in astfacts.nested_loops(tree)]
-    return per_finding(name, found, cost, "loops nested in another loop")
+    if credit != "share" or not found:
+        return per_finding(name, found, cost, "loops nested in another loop")
+    loops = len(nodes_of(tree, ast.For, ast.AsyncFor, ast.While, ast.comprehension))
+    return Outcome.ratio(loops - len(found), loops,
+                         f"{name}: {len(found)} of {loops} loops are nested in another loop "
+                         f"(line {listed([str(line) for line, _ in found])})",
+                         [Evidence(name, line, note) for line, note in found[:10]])
 
 
 @builtin_check("ast.no_io_in_loops", method="ast", params=_FINDING_PARAMS)

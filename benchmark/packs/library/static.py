@@ -20,6 +20,9 @@ from .common import FILE_PARAM, RATIO_PARAM, file_name, listed, python_tree, sha
 
 _NAMES = {"type": "array", "uniqueItems": True, "items": {"type": "string", "minLength": 1}}
 _MODULES = {**_NAMES, "items": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"}}
+ALLOW_ASYNC_PARAM = {"type": "boolean", "default": True,
+                     "description": "false: an `async def` of the function fails the check (calling "
+                                    "it returns a coroutine, not a result); default true"}
 
 
 @builtin_check("compiles", method="ast", params={"file": FILE_PARAM})
@@ -39,12 +42,16 @@ def compiles_check(ctx: CheckContext, file: str | None = None) -> Outcome:
     "class": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_.]*$",
               "description": "when given, the function must be a method of this class "
                              "(a dotted name for a nested class: Outer.Inner)"},
+    "allow_async": ALLOW_ASYNC_PARAM,
 })
-def defines(ctx: CheckContext, function: str, file: str | None = None, **params: Any) -> Outcome:
+def defines(ctx: CheckContext, function: str, file: str | None = None, allow_async: bool = True,
+            **params: Any) -> Outcome:
     """The file defines the named function: at module level, or as a method of ``class``.
 
-    Parameters: ``function`` (required), ``class``, ``file``. All or nothing. A module-level
-    def inside a top-level ``if``/``try`` block counts; one nested in another function does not.
+    Parameters: ``function`` (required), ``class``, ``allow_async`` (default true; false: an
+    ``async def`` does not count, since calling it returns a coroutine, not a result),
+    ``file``. All or nothing. A module-level def inside a top-level ``if``/``try`` block
+    counts; one nested in another function does not.
     """
     name, tree, failed = python_tree(ctx, file)
     if failed:
@@ -59,7 +66,16 @@ def defines(ctx: CheckContext, function: str, file: str | None = None, **params:
         what = f"function {function}"
     if node is None:
         return Outcome.fail(f"{name} defines no {what}")
+    if not allow_async and isinstance(node, ast.AsyncFunctionDef):
+        return _is_async(name, what, node)
     return Outcome.ok(f"{name} defines {what} (line {node.lineno})", [Evidence(name, node.lineno)])
+
+
+def _is_async(name: str, what: str, node: ast.AsyncFunctionDef) -> Outcome:
+    """The fail of a type given ``allow_async: false`` for an ``async def``."""
+    return Outcome.fail(f"{name} defines {what} as an `async def` (line {node.lineno}), not the plain "
+                        "def required: calling it returns a coroutine, not a result",
+                        [Evidence(name, node.lineno, "async def")])
 
 
 def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[list[str], list[str]]:
@@ -87,9 +103,15 @@ def _declared(ctx: CheckContext) -> Mapping[str, Any]:
                                           "default); default: run.signature.required"},
     "optional": {**_NAMES, "description": "parameter names that must exist with a default; "
                                           "default: run.signature.optional"},
+    "positional": {"type": "integer", "minimum": 0,
+                   "description": "when given, the function must have exactly this many required "
+                                  "parameters, all positional, whatever their names (a caller passes "
+                                  "them by position), and no required keyword-only one; all or nothing"},
+    "allow_async": ALLOW_ASYNC_PARAM,
 })
 def signature(ctx: CheckContext, file: str | None = None, function: str | None = None,
-              required: Sequence[str] | None = None, optional: Sequence[str] | None = None) -> Outcome:
+              required: Sequence[str] | None = None, optional: Sequence[str] | None = None,
+              positional: int | None = None, allow_async: bool = True) -> Outcome:
     """The function takes exactly the stated required parameters, and the optional ones with defaults.
 
     Parameters: ``function``, ``required``, ``optional``, ``file`` (defaults from the task's
@@ -97,12 +119,17 @@ def signature(ctx: CheckContext, file: str | None = None, function: str | None =
     credit: the share of met expectations, where each stated name is one expectation and
     each required parameter the function has but the contract does not name is one more,
     unmet (a caller following the contract could not call it).
+    ``positional`` (a count; names free): the function must have exactly that many required
+    parameters, all positional, and no required keyword-only one, or the check fails
+    outright; further parameters with defaults, ``*args`` and ``**kwargs`` are fine, and
+    ``required``/``optional`` may then be left out (given, they are judged as well).
+    ``allow_async`` (default true): false fails an ``async def`` outright.
     """
     run = ctx.task.run if ctx.task is not None else {}
     function = function or run.get("function")
     required = list(required if required is not None else _declared(ctx).get("required", []))
     optional = list(optional if optional is not None else _declared(ctx).get("optional", []))
-    if not function or not (required or optional):
+    if not function or not (required or optional or positional is not None):
         return Outcome.fail("no function or parameters were stated, so nothing can be checked")
     name, tree, failed = python_tree(ctx, file or run.get("module"))
     if failed:
@@ -110,6 +137,16 @@ def signature(ctx: CheckContext, file: str | None = None, function: str | None =
     node = astfacts.find_function(tree, function)
     if node is None:
         return Outcome.fail(f"{name} defines no module-level function {function}")
+    if not allow_async and isinstance(node, ast.AsyncFunctionDef):
+        return _is_async(name, f"function {function}", node)
+    if positional is not None:
+        wrong = _positional_problem(node, positional)
+        if wrong:
+            return Outcome.fail(f"{function} {wrong}", [Evidence(name, node.lineno)])
+        if not (required or optional):
+            names = ", ".join(a.arg for a in (node.args.posonlyargs + node.args.args)[:positional])
+            return Outcome.ok(f"{function}({names}) takes exactly {positional} required "
+                              "positional parameter(s), as stated", [Evidence(name, node.lineno)])
     has_required, has_optional = _parameters(node)
     problems = [f"{p} is not a required parameter" for p in required if p not in has_required]
     problems += [f"{p} is not a parameter with a default" for p in optional if p not in has_optional]
@@ -121,6 +158,20 @@ def signature(ctx: CheckContext, file: str | None = None, function: str | None =
         return Outcome.ok(f"{function} has the stated signature", [Evidence(name, node.lineno)])
     return Outcome.ratio(total - len(problems), total,
                          f"{function}: {listed(problems)}", evidence)
+
+
+def _positional_problem(node: ast.FunctionDef | ast.AsyncFunctionDef, count: int) -> str:
+    """Why ``node`` does not take exactly ``count`` required positional parameters (and no
+    required keyword-only one), or ''."""
+    args = node.args
+    positional = [a.arg for a in args.posonlyargs + args.args]
+    required = positional[:len(positional) - len(args.defaults)]
+    keyword = [a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
+    if len(required) == count and not keyword:
+        return ""
+    extra = f" and required keyword-only {', '.join(keyword)}" if keyword else ""
+    return (f"has {len(required)} required positional parameter(s) ({', '.join(required) or 'none'})"
+            f"{extra}; exactly {count} stated")
 
 
 def _imported(tree: ast.Module) -> set[str]:

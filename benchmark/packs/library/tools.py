@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...analyzers import maintainability, security
+from ...analyzers import astfacts, maintainability, security
 from ...prompts.base import CheckContext, Outcome
 from ...types import Evidence
 from ..registry import builtin_check
@@ -45,17 +45,24 @@ def _report(name: str, issues: Sequence[security.BanditIssue], fraction: float, 
     "cost": {"type": "number", "minimum": 0, "maximum": 1,
              "description": "when given, each counted finding costs this much; when absent, "
                             "each costs severity weight x confidence weight (HIGH/HIGH = 1)"},
+    "forbid_calls": {"type": "array", "uniqueItems": True,
+                     "items": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"},
+                     "description": "dotted names of calls (eval, pickle.loads, subprocess.run...) "
+                                    "any one of which earns nothing, whatever bandit weighs it "
+                                    "(import aliases resolved); default none"},
 })
 def no_issues(ctx: CheckContext, file: str | None = None, min_severity: str = "low",
-              cost: float | None = None) -> Outcome:
+              cost: float | None = None, forbid_calls: Sequence[str] = ()) -> Outcome:
     """Bandit reports no security issue at or above ``min_severity``.
 
     Bandit runs with ``# nosec`` ignored (comments never hide a finding). Parameters:
-    ``min_severity`` (low|medium|high, default low), ``cost``, ``file``. Partial credit:
-    without ``cost``, ``1 - sum(severity x confidence)`` with severity HIGH 1, MEDIUM 0.5,
-    LOW 0.15 and confidence HIGH 1, MEDIUM 0.75, LOW 0.5; with ``cost``, ``1 - cost x
-    findings``. B101 (assert) is listed but costs nothing. A file over bandit's analysis
-    budget is an error.
+    ``min_severity`` (low|medium|high, default low), ``cost``, ``forbid_calls``, ``file``.
+    Partial credit: without ``cost``, ``1 - sum(severity x confidence)`` with severity HIGH 1,
+    MEDIUM 0.5, LOW 0.15 and confidence HIGH 1, MEDIUM 0.75, LOW 0.5; with ``cost``, ``1 -
+    cost x findings``. B101 (assert) is listed but costs nothing. ``forbid_calls``: a call
+    to any of these names (aliases resolved: ``import subprocess as sp; sp.run()`` is
+    ``subprocess.run``) earns nothing, however lightly bandit weighs it or whether it sees it
+    at all (``compile``, ``__import__``). A file over bandit's analysis budget is an error.
     """
     name, issues, failed = _issues(ctx, file)
     if failed:
@@ -64,7 +71,15 @@ def no_issues(ctx: CheckContext, file: str | None = None, min_severity: str = "l
     counted = [i for i in issues if SEVERITY_RANK.get(i.severity, 3) >= floor]
     charged = [i for i in counted if i.test_id not in security.UNPENALISED]
     fraction = (1.0 - cost * len(charged)) if cost is not None else security.security_fraction(counted)
-    return _report(name, counted, fraction, f"issue(s) at or above {min_severity} severity")
+    outcome = _report(name, counted, fraction, f"issue(s) at or above {min_severity} severity")
+    tree = ctx.files[name].tree
+    calls = sorted({(line, call) for call in forbid_calls for line in astfacts.calls_to(tree, call)})
+    if not calls:
+        return outcome
+    notes = [f"{call} (line {line})" for line, call in calls]
+    evidence = [Evidence(name, line, f"call to {call}") for line, call in calls] + list(outcome.evidence)
+    return Outcome(0.0, f"{outcome.rationale}; forbidden call(s), which earn nothing: {listed(notes)}",
+                   tuple(evidence[:LIST_LIMIT]))
 
 
 @builtin_check("bandit.forbid", method="bandit", required=("tests",), params={
