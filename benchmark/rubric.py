@@ -2,10 +2,12 @@
 
 The table is the core pack (``benchmark/packs/core/<prompt>/task.yaml``): this module loads
 its compiled form (``benchmark.packs.compiled``) into rows of (check id, category, points,
-method). Check functions live in ``benchmark/prompts/pN_*.py`` and are bound to these ids by
-``benchmark.prompts``, which refuses to load when a row has no function or a function has no
-row, and registers each as the check type ``core.pN.<id>``. ``docs/scoring.md`` is generated
-from this table by ``scripts/gen_docs.py``. Each prompt also names the files a model submits
+method, check type). A row judged by a library check type (``compiles``, ``ast.*``,
+``radon.*``...) needs no code of its prompt's; a row whose type is ``core.pN.<id>`` is judged
+by a function in ``benchmark/prompts/pN_*.py``, bound to its id by ``benchmark.prompts``,
+which refuses to load when such a row has no function or a function has no such row, and
+registers each as that check type. ``docs/scoring.md`` is generated from this table by
+``scripts/gen_docs.py``. Each prompt also names the files a model submits
 for it, so the result cache can key a model without loading the grading engine.
 """
 
@@ -39,6 +41,7 @@ class CheckRow:
     category: Category
     points: float
     method: str
+    use: str = ""  # the check type (the manifest's ``use:``); not part of the rubric hash
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,7 @@ class PromptRubric:
 
 def _from_compiled(task: dict) -> PromptRubric:
     maxima = {Category(name): value for name, value in task["maxima"].items()}
-    checks = tuple(CheckRow(c["id"], Category(c["category"]), c["points"], c["method"])
+    checks = tuple(CheckRow(c["id"], Category(c["category"]), c["points"], c["method"], c["use"])
                    for c in task["checks"])
     files = tuple(f["path"] for f in task["files"])
     return PromptRubric(task["id"], task["title"], {c: maxima.get(c, 0.0) for c in CATEGORY_ORDER},

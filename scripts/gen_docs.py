@@ -17,6 +17,8 @@ sys.path.insert(0, str(ROOT))
 
 from benchmark import scoring  # noqa: E402
 from benchmark.packs.docs import catalogue  # noqa: E402
+from benchmark.packs.registry import check_type_named  # noqa: E402
+from benchmark.packs.suite import core_pack  # noqa: E402
 from benchmark.prompts import PROMPT_MODULES  # noqa: E402
 from benchmark.rubric import GATES, PASS_FRACTION, PROMPT_POINTS, RUBRIC, rubric_hash  # noqa: E402
 from benchmark.types import CATEGORY_ORDER  # noqa: E402
@@ -75,15 +77,32 @@ def scoring_doc() -> str:
     out += [f"| below | {scoring.FAIL_GRADE} |", "", "## Badges", "", "| minimum % | badge |", "| --- | --- |"]
     out += [f"| {low:g} | {badge} |" for low, badge in scoring.BADGE_THRESHOLDS]
     out += [f"| below | {scoring.DEFAULT_BADGE} |", ""]
-    for prompt, module in zip(RUBRIC, PROMPT_MODULES):
+    for prompt in RUBRIC:
+        params = {check.id: check.params for check in core_pack().task(prompt.id).checks}
         out += [f"## {prompt.id}: {prompt.title}", "",
                 "| category | max |", "| --- | --- |"]
         out += [f"| {c.value} | {prompt.maxima[c]:g} |" for c in CATEGORY_ORDER]
         out += ["", "| check | category | points | method | measures |", "| --- | --- | --- | --- | --- |"]
-        out += [f"| `{r.id}` | {r.category.value} | {r.points:g} | {r.method} | "
-                f"{_summary(module.CHECKS[r.id])} |" for r in prompt.checks]
+        out += [f"| `{r.id}` | {r.category.value} | {r.points:g} | {r.method} | {_measures(r, params[r.id])} |"
+                for r in prompt.checks]
         out.append("")
     return "\n".join(out)
+
+
+def _measures(row, params) -> str:
+    """A row's "measures" cell: the first sentence of its check type's docstring; for a
+    library type (not the prompt's own ``core.*`` function) led by its name and ``with:``."""
+    summary = _summary(check_type_named(row.use).fn)
+    if row.use.startswith("core."):
+        return summary
+    given = ", ".join(f"{key}: {_flow(value)}" for key, value in params.items())
+    return f"`{row.use}`" + (f" ({given})" if given else "") + f": {summary}"
+
+
+def _flow(value) -> str:
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(map(_flow, value)) + "]"
+    return str(value)
 
 
 def prompts_doc() -> str:

@@ -1,9 +1,9 @@
 """The suite a run grades: the core pack, then any packs given with ``--pack``, in order.
 
-The core pack is built from its compiled manifests (``benchmark.packs.compiled``) and the
-check types ``benchmark.prompts`` registers; other packs come from
-``benchmark.packs.loader``, which validates them first. Task keys are unique across a suite,
-and so is every file a model submits (``<submission_root>/<path>``).
+The core pack is built from its compiled manifests (``benchmark.packs.compiled``), the
+check types ``benchmark.prompts`` registers and the library's (``benchmark.packs.library``);
+other packs come from ``benchmark.packs.loader``, which validates them first. Task keys are
+unique across a suite, and so is every file a model submits (``<submission_root>/<path>``).
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ class Suite:
 
 def _task_from_compiled(item: dict, pack: dict) -> Task:
     from ..prompts import PROMPT_MODULES  # noqa: F401  (registers the core check types)
+    from . import library  # noqa: F401  (registers the built-in types core manifests also use)
     from .registry import check_type_named, observer_named
 
     checks = tuple(TaskCheck(c["id"], Category(c["category"]), c["points"],
