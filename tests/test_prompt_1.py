@@ -450,10 +450,13 @@ def test_type_hints():
 
 @pytest.mark.parametrize(("text", "expected"), [
     ("import logging\nLOG = logging.getLogger(__name__)\n", 1),
-    ("import sys\nprint('dropped', file=sys.stderr)\n", 1),
-    ("from sys import stderr\nstderr.write('x')\n", 1),
-    ("import logging\n", 0.5),
+    # the contract asks for diagnostics "with the `logging` module": stderr by hand is not it
+    ("import sys\nprint('dropped', file=sys.stderr)\n", 0),
+    ("from sys import stderr\nstderr.write('x')\n", 0),
+    ("import logging\n", 0),
     ("print('dropped')\n", 0),
+    # ... and "never print anything but the JSON array to stdout": an error printed there costs half
+    ("import logging\nLOG = logging.getLogger(__name__)\ntry:\n    pass\nexcept OSError:\n    print('x')\n", 0.5),
 ])
 def test_logging(text, expected):
     assert fraction("logging", text) == expected

@@ -6,7 +6,7 @@ other file names, and one record per form the contract lists (``p1_refactoring_c
 is parsed in the parent
 (``p1_refactoring_judge``) and compared, type-strictly, with the answer key / the oracle.
 Source checks read the parsed tree through the shared analyzers; comments, docstrings and
-strings never change a result. Most of them (syntax, imports, type hints, bandit,
+strings never change a result. Most of them (syntax, imports, type hints, logging, bandit,
 radon...) and the sandbox check are library check types named in the prompt's ``task.yaml``;
 the prompt's own checks (``core.p1.<id>``) are the execution checks of
 ``p1_refactoring_behaviour`` (each re-exported here) and the source checks no library type

@@ -1,9 +1,8 @@
 """Prompt 1's source checks that no library check type expresses, judged on the parsed source
-with ``ast``: error handling around reading and parsing, logging, file handling and safe YAML
-loading.
+with ``ast``: error handling around reading and parsing, file handling and safe YAML loading.
 
 Comments, docstrings and string contents never change a result. The other static checks of
-the prompt (syntax, imports, type hints, main guard, built-in names, exception
+the prompt (syntax, imports, type hints, logging, main guard, built-in names, exception
 handlers, loops, bandit, radon, names) are library check types named in its ``task.yaml``.
 The registry created here is shared: ``p1_refactoring_behaviour`` adds the execution checks.
 """
@@ -24,10 +23,6 @@ _PARSE_ATTRS = frozenset({"load", "loads", "safe_load", "safe_load_all", "fromis
                           "strptime", "read", "read_text", "open"})
 _PARSE_NAMES = frozenset({"open", "int", "float"})
 _FILE_METHODS = frozenset({"open", "read_text", "write_text", "read_bytes", "write_bytes"})
-_LOGGING_CALLS = tuple(f"logging.{name}" for name in (
-    "getLogger", "basicConfig", "debug", "info", "warning", "warn", "error", "exception",
-    "critical", "log", "Logger", "StreamHandler", "FileHandler", "captureWarnings",
-    "config.dictConfig", "config.fileConfig"))
 _SAFE_LOADERS = frozenset({"SafeLoader", "CSafeLoader", "BaseLoader", "CBaseLoader"})
 _SAFE_CALLS = ("yaml.safe_load", "yaml.safe_load_all")
 _LOADER_CALLS = ("yaml.load", "yaml.load_all")
@@ -92,40 +87,6 @@ def error_handling(ctx: CheckContext) -> Outcome:
     return Outcome.ok(f"{len(infos)} handlers, none bare; {len(guarded)} try blocks catch "
                       "specific errors around I/O or parsing",
                       line_evidence(guarded, "guarded I/O"))
-
-
-def _is_stderr(node: ast.expr) -> bool:
-    return (isinstance(node, ast.Attribute) and node.attr == "stderr") or (
-        isinstance(node, ast.Name) and node.id == "stderr")
-
-
-def _diagnostics(tree: ast.Module) -> tuple[bool, bool]:
-    """(calls into the logging module, writes to sys.stderr)."""
-    uses_logging = any(astfacts.calls_to(tree, name) for name in _LOGGING_CALLS)
-    printed = [kw.get("file") for _, kw in astfacts.call_keywords(tree, "print")]
-    writes = [call.func.value for call in nodes_of(tree, ast.Call)
-              if isinstance(call.func, ast.Attribute) and call.func.attr == "write"]
-    writes_stderr = any(node is not None and _is_stderr(node) for node in printed + writes)
-    return uses_logging, writes_stderr
-
-
-@check("logging")
-def logging_check(ctx: CheckContext) -> Outcome:
-    """Diagnostics through the logging module or on stderr: full; logging imported only: half.
-
-    Not a library type: ``ast.logging`` gives nothing for diagnostics written to stderr by
-    hand, and half for logging beside error prints to stdout."""
-    tree = main_tree(ctx)
-    if tree is None:
-        return Outcome.fail("no parsed source")
-    uses_logging, writes_stderr = _diagnostics(tree)
-    if uses_logging:
-        return Outcome.ok("uses the logging module")
-    if writes_stderr:
-        return Outcome.ok("writes diagnostics to sys.stderr")
-    if "logging" in astfacts.imported_modules(tree):
-        return Outcome(0.5, "imports logging but never calls it")
-    return Outcome.fail("no logging and no diagnostics on stderr")
 
 
 # ---- quality -------------------------------------------------------------------------
