@@ -8,6 +8,8 @@ from dataclasses import replace
 import pytest
 
 import benchmark.packs.library  # noqa: F401  (registers the library types)
+import pytest
+
 from benchmark.packs import registry
 from benchmark.packs.compiled import CORE_DIR, compile_pack, load_compiled
 from benchmark.packs.loader import check_pack
@@ -26,7 +28,7 @@ from benchmark.rubric import RUBRIC, RubricError, rubric_hash
 # core prompts' checks moved to library check types where one expresses them, and the syntax
 # checks of prompts 1, 3 and 4 became the type `compiles`, whose method is ast (a manifest may
 # not set another), not parse.
-HASH_BEFORE_PACKS = "e0f0b5ecd7cc149c"
+HASH_BEFORE_PACKS = "85277bdbdf8e184e"
 
 
 def test_the_compiled_core_pack_is_current():
@@ -103,8 +105,10 @@ def test_a_custom_run_names_the_script_it_runs_or_the_function_it_calls_never_bo
     run = "entry: prompt_1_solution.py}"
     both = _core_copy(tmp_path / "a", run, f"{run[:-1]}, module: prompt_1_solution.py, function: main}}")
     _, problems = check_pack(both, builtin=True)
+    line = next(n for n, text in enumerate((both / "prompt_1" / "task.yaml").read_text().splitlines(), 1)
+                if text.startswith("run:"))
     assert [p.format(relative_to=both) for p in problems if p.is_error] == [
-        "prompt_1/task.yaml:12:6: run: give entry or function, not both: each says what the run is of"]
+        f"prompt_1/task.yaml:{line}:6: run: give entry or function, not both: each says what the run is of"]
     unknown = _core_copy(tmp_path / "b", run, "entry: solution.py}")
     _, problems = check_pack(unknown, builtin=True)
     assert any(p.is_error and "solution.py is not one of files (prompt_1_solution.py)" in p.format()
@@ -112,3 +116,13 @@ def test_a_custom_run_names_the_script_it_runs_or_the_function_it_calls_never_bo
     calls = _core_copy(tmp_path / "c", run, "module: prompt_1_solution.py, function: main}")
     pack, problems = check_pack(calls, builtin=True)
     assert pack is not None and not any(p.is_error for p in problems)
+def test_building_the_core_pack_registers_the_library_types_its_rows_may_use():
+    """A core-only run never loads a pack folder (whose loader imports the library), yet a core
+    row may name a library type: building the core pack registers them."""
+    import subprocess
+    import sys
+
+    code = ("from benchmark.packs.suite import core_pack\nfrom benchmark.packs import registry\n"
+            "assert 'compiles' not in registry.CHECK_TYPES\ncore_pack()\n"
+            "assert {'compiles', 'ast.logging', 'exec.sandbox_violations'} <= set(registry.CHECK_TYPES)\n")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

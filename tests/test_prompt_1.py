@@ -16,14 +16,15 @@ from typing import Any
 import pytest
 import yaml
 
-from benchmark.engine.grading import GradeOptions, grade_prompt
+from benchmark.engine.grading import GradeOptions, as_task, grade_prompt
+from benchmark.packs.local_plugins import resolve_check
 from benchmark.prompts import p1_refactoring as p1
 from benchmark.prompts import p1_refactoring_cases as cases
 from benchmark.prompts import p1_refactoring_data as data
 from benchmark.prompts import p1_refactoring_edges as edges
 from benchmark.prompts.p1_refactoring_fixtures import RECORDS
 from benchmark.prompts import p1_refactoring_judge as judge
-from benchmark.prompts.base import CheckContext, strict_equal
+from benchmark.prompts.base import SANDBOX_EVENTS, SANDBOX_UNLISTED, CheckContext, strict_equal
 from benchmark.rubric import by_id
 from benchmark.submission import SourceFile
 from benchmark.types import ExecResult
@@ -37,13 +38,23 @@ EXPECTED = json.loads((TEST_DATA / "answer_keys" / p1.ANSWER_KEY).read_text(enco
 # ---- helpers ------------------------------------------------------------------------------
 
 
+TASK = as_task(p1)
+
+
 def ctx_for(text: str = "x = 1\n", facts: dict[str, Any] | None = None) -> CheckContext:
     source = SourceFile(p1.MAIN, Path(p1.MAIN), text, None, "0" * 64, ast.parse(text))
-    return CheckContext(files={p1.MAIN: source}, facts=facts or {})
+    return CheckContext(files={p1.MAIN: source}, facts=facts or {}, task=TASK)
+
+
+def verdict_of(check_id: str, ctx: CheckContext):
+    """The verdict of the task's check ``check_id`` as grading reaches it: the check type its
+    ``use:`` names (the prompt's own function or a library type) with its ``with:``."""
+    row = next(row for row in TASK.checks if row.id == check_id)
+    return resolve_check(TASK.pack, row.use).fn(ctx, **row.params)
 
 
 def outcome(check_id: str, text: str = "x = 1\n", facts: dict[str, Any] | None = None):
-    return p1.CHECKS[check_id](ctx_for(text, facts))
+    return verdict_of(check_id, ctx_for(text, facts))
 
 
 def fraction(check_id: str, text: str = "x = 1\n", facts: dict[str, Any] | None = None) -> float:
@@ -78,7 +89,10 @@ def fixture_records() -> list[Any]:
 
 
 def test_registry_matches_the_rubric():
-    assert set(p1.CHECKS) == {row.id for row in by_id("prompt_1").checks}
+    """The prompt's own functions are exactly its core.p1.* rows; the others are library types."""
+    rows = by_id("prompt_1").checks
+    assert set(p1.CHECKS) == {row.id for row in rows if row.use == f"core.p1.{row.id}"}
+    assert all(row.use == f"core.p1.{row.id}" or not row.use.startswith("core.") for row in rows)
     assert p1.FILES == ("prompt_1_solution.py",) and p1.PYTHON_FILES == frozenset(p1.FILES)
     assert (ROOT / "benchmark" / "packs" / "core" / p1.PROMPT_ID / "prompt.md").is_file()
 
@@ -91,7 +105,7 @@ def test_the_execution_checks_are_importable_from_the_prompt_module_as_the_funct
              "measured_performance", "perturbed_dataset")
     assert all(getattr(p1, check_id) is getattr(behaviour, check_id) is p1.CHECKS[check_id]
                for check_id in moved)
-    assert p1.FORM_COST is behaviour.FORM_COST and p1.valid_syntax is p1.CHECKS["valid_syntax"]
+    assert p1.FORM_COST is behaviour.FORM_COST
 
 
 def test_fixtures_are_deterministic_and_committed():
@@ -371,7 +385,15 @@ def test_observe_stages_both_runs_then_one_timed_run_and_keeps_only_json(tmp_pat
     assert facts["measured"]["reference"] == {"costs": [0.01], "outside": pytest.approx(0.09)}
     assert facts["measured"]["outside"] == pytest.approx(0.09)  # the kernel's 0.1 s less the script's 0.01
     assert facts["fixture"]["output"] == [] and facts["perturbed"]["expected"] == case.expected
+    assert facts["runs"] == {label: facts[label] for label in ("fixture", "perturbed", edges.LABEL)}
     assert json.loads(json.dumps(facts)) == facts
+    # the runs are what exec.sandbox_violations reads to know the sandbox watched something
+    watched = {**facts, SANDBOX_EVENTS: [], SANDBOX_UNLISTED: 0}
+    assert fraction("sandbox_violations", facts=watched) == 1
+    unwatched = {key: value for key, value in watched.items() if key != "runs"}
+    assert outcome("sandbox_violations", facts=unwatched).rationale.startswith("the sandbox watched nothing")
+    denied = {"blocked": "network", "event": "socket.connect", "detail": "x", "count": 1, "file": p1.MAIN}
+    assert fraction("sandbox_violations", facts={**watched, SANDBOX_EVENTS: [denied]}) == 0.5
     seen.clear()
     p1.observe({}, fake_run, TEST_DATA, 5)
     assert len(seen) == 4  # the reference's timing is memoised per process
@@ -390,7 +412,7 @@ def test_the_scaled_data_set_is_seeded_and_sized():
 def test_valid_syntax():
     assert fraction("valid_syntax") == 1
     broken = SourceFile(p1.MAIN, Path(p1.MAIN), "def f(:\n", None, "0", None, "syntax error", 1)
-    assert p1.CHECKS["valid_syntax"](CheckContext(files={p1.MAIN: broken})).fraction == 0
+    assert verdict_of("valid_syntax", CheckContext(files={p1.MAIN: broken}, task=TASK)).fraction == 0
 
 
 @pytest.mark.parametrize(("check_id", "good", "bad"), [
@@ -428,10 +450,13 @@ def test_type_hints():
 
 @pytest.mark.parametrize(("text", "expected"), [
     ("import logging\nLOG = logging.getLogger(__name__)\n", 1),
-    ("import sys\nprint('dropped', file=sys.stderr)\n", 1),
-    ("from sys import stderr\nstderr.write('x')\n", 1),
-    ("import logging\n", 0.5),
+    # the contract asks for diagnostics "with the `logging` module": stderr by hand is not it
+    ("import sys\nprint('dropped', file=sys.stderr)\n", 0),
+    ("from sys import stderr\nstderr.write('x')\n", 0),
+    ("import logging\n", 0),
     ("print('dropped')\n", 0),
+    # ... and "never print anything but the JSON array to stdout": an error printed there costs half
+    ("import logging\nLOG = logging.getLogger(__name__)\ntry:\n    pass\nexcept OSError:\n    print('x')\n", 0.5),
 ])
 def test_logging(text, expected):
     assert fraction("logging", text) == expected
@@ -611,11 +636,11 @@ def test_no_security_issues():
 def test_a_bandit_rationale_lists_ten_findings_then_counts_the_rest():
     text = "".join(f"eval(input())  # {n}\n" for n in range(12))
     result = outcome("no_security_issues", text)
-    assert result.fraction == 0 and "12 finding(s)" in result.rationale
+    assert result.fraction == 0 and "12 issue(s)" in result.rationale
     assert result.rationale.count("B307 line") == 10 and result.rationale.endswith("... and 2 more")
     assert "B307 line 10" in result.rationale and "B307 line 11" not in result.rationale
     seven = outcome("no_security_issues", "".join("eval(input())\n" for _ in range(7))).rationale
-    assert "7 finding(s)" in seven and seven.count("B307 line") == 7 and "more" not in seven
+    assert "7 issue(s)" in seven and seven.count("B307 line") == 7 and "more" not in seven
 
 
 @pytest.mark.parametrize(("check_id", "bad"), [
@@ -738,7 +763,7 @@ def test_reference_scores_high(tmp_path):
     earned = _earned(result)
     assert result.passed and result.score >= 23, earned
     for check_id in ("runs_without_error", "json_output_validation", "correct_filtering",
-                     "correct_values", "perturbed_dataset", "safe_yaml_loading"):
+                     "correct_values", "perturbed_dataset", "safe_yaml_loading", "sandbox_violations"):
         assert earned[check_id] == by_id("prompt_1").checks[
             [r.id for r in by_id("prompt_1").checks].index(check_id)].points
 

@@ -6,9 +6,11 @@ other file names, and one record per form the contract lists (``p1_refactoring_c
 is parsed in the parent
 (``p1_refactoring_judge``) and compared, type-strictly, with the answer key / the oracle.
 Source checks read the parsed tree through the shared analyzers; comments, docstrings and
-strings never change a result. This module keeps the spec, ``observe`` and the syntax check;
-the execution checks are ``p1_refactoring_behaviour``'s (each re-exported here), the source
-checks ``p1_refactoring_source``'s and ``p1_refactoring_metrics``'.
+strings never change a result. Most of them (syntax, imports, type hints, logging, bandit,
+radon...) and the sandbox check are library check types named in the prompt's ``task.yaml``;
+the prompt's own checks (``core.p1.<id>``) are the execution checks of
+``p1_refactoring_behaviour`` (each re-exported here) and the source checks no library type
+expresses, ``p1_refactoring_source``'s. This module keeps the spec and ``observe``.
 """
 
 from __future__ import annotations
@@ -30,11 +32,10 @@ from . import p1_refactoring_cases as cases
 from . import p1_refactoring_data as data
 from . import p1_refactoring_edges as edges
 from . import p1_refactoring_judge as judge
-from .base import CheckContext, Outcome, RunFn, compiles
+from .base import RunFn
 from .p1_refactoring_fixtures import (CONFIG_NAME, CONFIG_TEXT, LEGACY_NAME, LEGACY_SCRIPT,
                                       RECORDS, RECORDS_NAME, records_bytes)
-from . import p1_refactoring_metrics  # noqa: F401  (registers its checks)
-from .p1_refactoring_source import CHECKS, check
+from .p1_refactoring_source import CHECKS
 from .p1_refactoring_behaviour import (FORM_COST, correct_filtering, correct_values,  # noqa: F401 (re-exported)
                                        json_output_validation, measured_performance,
                                        perturbed_dataset, runs_without_error)
@@ -183,7 +184,8 @@ def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path,
     """Run the CLI on the fixture, on the seeded perturbed data set and on the fixture with
     edge records appended (``p1_refactoring_edges``), then once on 16x
     SCALE_BASE generated records for ``measured_performance`` (last: a time-out there costs
-    no correctness run)."""
+    no correctness run). ``runs`` holds the first three runs' records again, by label: where
+    the library's ``exec.sandbox_violations`` sees that the sandbox watched runs."""
     test_data = Path(test_data)
     stage = {name: (test_data / name).read_bytes() for name in (CONFIG_NAME, RECORDS_NAME)}
     expected = json.loads((test_data / "answer_keys" / ANSWER_KEY).read_text(encoding="utf-8"))
@@ -198,12 +200,5 @@ def observe(files: Mapping[str, SourceFile], run: RunFn, test_data: Path,
     perturbed["forms"] = [list(form) for form in case.forms]
     edge = judge.summarise_run(edges.LABEL, done[edges.LABEL], expected, edges.parse_int)
     return {"seed": seed, "fixture": fixture, "perturbed": perturbed, edges.LABEL: edge,
+            "runs": {"fixture": fixture, "perturbed": perturbed, edges.LABEL: edge},
             "measured": _measured(run, seed, done)}
-
-
-# ---- syntax -------------------------------------------------------------------------
-
-
-@check("valid_syntax")
-def valid_syntax(ctx: CheckContext) -> Outcome:
-    return compiles(ctx, MAIN)

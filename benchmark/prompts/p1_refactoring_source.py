@@ -1,9 +1,10 @@
-"""Prompt 1's structure and quality checks, judged on the parsed source with ``ast``.
+"""Prompt 1's source checks that no library check type expresses, judged on the parsed source
+with ``ast``: error handling around reading and parsing, file handling and safe YAML loading.
 
-Comments, docstrings and string contents never change a result. The registry created here
-is shared: ``p1_refactoring_metrics`` adds the security, performance and maintainability
-checks, ``p1_refactoring_behaviour`` the execution checks, and ``p1_refactoring`` (which
-re-exports it) the syntax check.
+Comments, docstrings and string contents never change a result. The other static checks of
+the prompt (syntax, imports, type hints, logging, main guard, built-in names, exception
+handlers, loops, bandit, radon, names) are library check types named in its ``task.yaml``.
+The registry created here is shared: ``p1_refactoring_behaviour`` adds the execution checks.
 """
 
 from __future__ import annotations
@@ -16,16 +17,17 @@ from ..types import Evidence
 from .base import CheckContext, Outcome, make_registry
 
 MAIN = "prompt_1_solution.py"
-CHECKS, check = make_registry(sandboxed=True)
+CHECKS, check = make_registry()
 
 _PARSE_ATTRS = frozenset({"load", "loads", "safe_load", "safe_load_all", "fromisoformat",
                           "strptime", "read", "read_text", "open"})
 _PARSE_NAMES = frozenset({"open", "int", "float"})
 _FILE_METHODS = frozenset({"open", "read_text", "write_text", "read_bytes", "write_bytes"})
-_LOGGING_CALLS = tuple(f"logging.{name}" for name in (
-    "getLogger", "basicConfig", "debug", "info", "warning", "warn", "error", "exception",
-    "critical", "log", "Logger", "StreamHandler", "FileHandler", "captureWarnings",
-    "config.dictConfig", "config.fileConfig"))
+_SAFE_LOADERS = frozenset({"SafeLoader", "CSafeLoader", "BaseLoader", "CBaseLoader"})
+_SAFE_CALLS = ("yaml.safe_load", "yaml.safe_load_all")
+_LOADER_CALLS = ("yaml.load", "yaml.load_all")
+_UNSAFE_CALLS = ("yaml.unsafe_load", "yaml.full_load", "yaml.unsafe_load_all",
+                 "yaml.full_load_all")
 
 
 def main_tree(ctx: CheckContext) -> ast.Module | None:
@@ -37,33 +39,7 @@ def line_evidence(lines: list[int], note: str) -> list[Evidence]:
     return [Evidence(MAIN, line, note) for line in lines[:10]]
 
 
-def per_finding(found: list[int], what: str, note: str) -> Outcome:
-    """Full credit for no findings; each finding costs a quarter."""
-    if not found:
-        return Outcome.ok(f"no {what}")
-    lines = ", ".join(map(str, found[:8]))
-    return Outcome.ratio(4 - len(found), 4, f"{len(found)} {what} (line {lines})",
-                         line_evidence(found, note))
-
-
 # ---- structure -----------------------------------------------------------------------
-
-
-def _imports(ctx: CheckContext, module: str) -> Outcome:
-    tree = main_tree(ctx)
-    if tree is not None and module in astfacts.imported_modules(tree):
-        return Outcome.ok(f"imports {module}")
-    return Outcome.fail(f"does not import {module}")
-
-
-@check("yaml_import")
-def yaml_import(ctx: CheckContext) -> Outcome:
-    return _imports(ctx, "yaml")
-
-
-@check("json_import")
-def json_import(ctx: CheckContext) -> Outcome:
-    return _imports(ctx, "json")
 
 
 def _is_parse_call(node: ast.AST) -> bool:
@@ -89,7 +65,13 @@ def _guarded_io_lines(tree: ast.Module) -> list[int]:
 
 @check("error_handling")
 def error_handling(ctx: CheckContext) -> Outcome:
-    """Specific handlers around reading/parsing and no bare except: full; otherwise half."""
+    """Specific handlers around reading/parsing and no bare except: full; otherwise half.
+
+    Full credit: no bare ``except:`` and at least one ``try`` whose body reads or parses (a
+    call of ``open``/``int``/``float`` or of a method such as ``load``, ``read_text``,
+    ``strptime``) catching a specific exception type; handlers short of that earn half, no
+    handler at all nothing. Not a library type: ``ast.specific_exceptions`` judges each
+    handler's width, not whether the reading and parsing is what a specific handler guards."""
     tree = main_tree(ctx)
     infos = astfacts.handlers(tree) if tree is not None else []
     if not infos:
@@ -107,54 +89,7 @@ def error_handling(ctx: CheckContext) -> Outcome:
                       line_evidence(guarded, "guarded I/O"))
 
 
-@check("type_hints")
-def type_hints(ctx: CheckContext) -> Outcome:
-    tree = main_tree(ctx)
-    annotated, total = astfacts.annotation_ratio(tree) if tree is not None else (0, 0)
-    if total == 0:
-        return Outcome.fail("no functions to annotate")
-    return Outcome.ratio(annotated, total, f"{annotated}/{total} parameters and returns annotated")
-
-
-def _is_stderr(node: ast.expr) -> bool:
-    return (isinstance(node, ast.Attribute) and node.attr == "stderr") or (
-        isinstance(node, ast.Name) and node.id == "stderr")
-
-
-def _diagnostics(tree: ast.Module) -> tuple[bool, bool]:
-    """(calls into the logging module, writes to sys.stderr)."""
-    uses_logging = any(astfacts.calls_to(tree, name) for name in _LOGGING_CALLS)
-    printed = [kw.get("file") for _, kw in astfacts.call_keywords(tree, "print")]
-    writes = [call.func.value for call in nodes_of(tree, ast.Call)
-              if isinstance(call.func, ast.Attribute) and call.func.attr == "write"]
-    writes_stderr = any(node is not None and _is_stderr(node) for node in printed + writes)
-    return uses_logging, writes_stderr
-
-
-@check("logging")
-def logging_check(ctx: CheckContext) -> Outcome:
-    tree = main_tree(ctx)
-    if tree is None:
-        return Outcome.fail("no parsed source")
-    uses_logging, writes_stderr = _diagnostics(tree)
-    if uses_logging:
-        return Outcome.ok("uses the logging module")
-    if writes_stderr:
-        return Outcome.ok("writes diagnostics to sys.stderr")
-    if "logging" in astfacts.imported_modules(tree):
-        return Outcome(0.5, "imports logging but never calls it")
-    return Outcome.fail("no logging and no diagnostics on stderr")
-
-
 # ---- quality -------------------------------------------------------------------------
-
-
-@check("has_main_guard")
-def has_main_guard(ctx: CheckContext) -> Outcome:
-    tree = main_tree(ctx)
-    if tree is not None and astfacts.has_main_guard(tree):
-        return Outcome.ok('has an `if __name__ == "__main__":` guard')
-    return Outcome.fail("no `if __name__ == \"__main__\":` guard; importing it would run it")
 
 
 def _is_file_function(node: ast.expr) -> bool:
@@ -189,7 +124,12 @@ def _file_operations(tree: ast.Module, handed: list[int]) -> list[int]:
 
 @check("proper_file_handling")
 def proper_file_handling(ctx: CheckContext) -> Outcome:
-    """Share of file operations that are closed by `with`/pathlib and name an encoding."""
+    """Share of file operations that are closed by `with`/pathlib and name an encoding.
+
+    Counted: ``open(...)``, ``<x>.open(...)``, pathlib's ``read_text``/``write_text``/
+    ``read_bytes``/``write_bytes``, and calls that make one of them for the code (an
+    ``asyncio.to_thread(path.read_text, ...)``); no file operation at all earns nothing. Not a
+    library type: ``ast.context_managers`` counts only ``open()`` calls and never the encoding."""
     tree = main_tree(ctx)
     handed, handed_bare = _handed_over(tree) if tree is not None else ([], [])
     operations = _file_operations(tree, handed) if tree is not None else []
@@ -207,30 +147,59 @@ def proper_file_handling(ctx: CheckContext) -> Outcome:
                          f"{len(no_encoding)} without encoding)", evidence)
 
 
-@check("no_builtin_shadowing")
-def no_builtin_shadowing(ctx: CheckContext) -> Outcome:
+# ---- security ------------------------------------------------------------------------
+
+
+def _last_name(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _safe_loader_names(tree: ast.Module) -> frozenset[str]:
+    """PyYAML's safe loaders, as redefined by module classes (a class deriving from a safe
+    loader is safe; a module class reusing a safe loader's name for anything else is not)."""
+    classes = {node.name: [_last_name(base) for base in node.bases]
+               for node in nodes_of(tree, ast.ClassDef)}
+    safe = set(_SAFE_LOADERS - set(classes))
+    for _ in range(len(classes)):
+        safe |= {name for name, bases in classes.items() if safe.intersection(bases)}
+    return frozenset(safe)
+
+
+def _loader_is_safe(call: ast.Call, safe: frozenset[str]) -> bool:
+    given = [kw.value for kw in call.keywords if kw.arg == "Loader"] + call.args[1:2]
+    return bool(given) and _last_name(given[0]) in safe
+
+
+@check("safe_yaml_loading")
+def safe_yaml_loading(ctx: CheckContext) -> Outcome:
+    """The config is loaded with a safe YAML loader, and YAML is never loaded unsafely.
+
+    All or nothing: full credit when there is at least one ``yaml.safe_load``/
+    ``safe_load_all`` (called or handed over as a function) or ``yaml.load`` with a safe
+    ``Loader`` (a module class deriving from one counts; one merely reusing its name does not),
+    and no ``yaml.load`` without one, ``full_load``, ``unsafe_load`` or the like. Not a library
+    type: ``bandit.forbid`` (B506) passes a program that loads no YAML at all, and flags
+    neither ``unsafe_load``/``full_load`` nor a loader handed over uncalled."""
     tree = main_tree(ctx)
     if tree is None:
         return Outcome.fail("no parsed source")
-    found = astfacts.shadowed_builtins(tree)
-    names = sorted({name for name, _ in found})
-    outcome = per_finding([line for _, line in found], "rebindings of built-in names",
-                           "built-in name shadowed")
-    if found:
-        return Outcome(outcome.fraction, f"{outcome.rationale}: {', '.join(names)}",
-                       outcome.evidence)
-    return outcome
-
-
-@check("specific_exceptions")
-def specific_exceptions(ctx: CheckContext) -> Outcome:
-    """Share of handlers that are neither bare nor broad-and-silent."""
-    tree = main_tree(ctx)
-    infos = astfacts.handlers(tree) if tree is not None else []
-    if not infos:
-        return Outcome.fail("no exception handlers at all")
-    bad = [i.line for i in infos if i.hides_errors]
-    fine = len(infos) - len(bad)
-    return Outcome.ratio(fine, len(infos), f"{fine}/{len(infos)} handlers catch specific "
-                         "exceptions or handle what they catch",
-                         line_evidence(bad, "bare or swallowed"))
+    safe_names = _safe_loader_names(tree)
+    safe = [line for name in _SAFE_CALLS for line in astfacts.calls_to(tree, name)]
+    unsafe = [line for name in _UNSAFE_CALLS for line in astfacts.calls_to(tree, name)]
+    # a loader handed over as a function (``read(path, yaml.safe_load)``) loads as it does
+    # called; ``yaml.load`` so handed names no loader where it is named: not safe
+    safe += [line for name in _SAFE_CALLS for line in astfacts.references_to(tree, name)]
+    unsafe += [line for name in (*_UNSAFE_CALLS, *_LOADER_CALLS)
+               for line in astfacts.references_to(tree, name)]
+    for name in _LOADER_CALLS:
+        for call in astfacts.call_nodes(tree, name):
+            (safe if _loader_is_safe(call, safe_names) else unsafe).append(call.lineno)
+    if unsafe:
+        return Outcome.fail(f"{len(unsafe)} unsafe YAML load call(s)",
+                            line_evidence(sorted(unsafe), "YAML loaded without a safe loader"))
+    if not safe:
+        return Outcome.fail("the config is never loaded with a YAML loader")
+    return Outcome.ok(f"{len(safe)} YAML load call(s), all with a safe loader",
+                      line_evidence(sorted(safe), "safe YAML load"))
