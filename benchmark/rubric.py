@@ -51,6 +51,14 @@ class PromptRubric:
     maxima: dict[Category, float]
     checks: tuple[CheckRow, ...]
     files: tuple[str, ...] = ()  # what a model submits for the prompt (its module's FILES)
+    observe: str | None = None  # the observe function of a custom run (core.pN.observe), else None
+
+    @property
+    def needs_module(self) -> bool:
+        """Whether a prompt module judges part of it: a ``core.*`` check or observe function
+        (a prompt written with library types and an ordinary run mode needs none)."""
+        return any(row.use.startswith("core.") for row in self.checks) or (
+            self.observe is not None and self.observe.startswith("core."))
 
 
 def _from_compiled(task: dict) -> PromptRubric:
@@ -59,7 +67,7 @@ def _from_compiled(task: dict) -> PromptRubric:
                    for c in task["checks"])
     files = tuple(f["path"] for f in task["files"])
     return PromptRubric(task["id"], task["title"], {c: maxima.get(c, 0.0) for c in CATEGORY_ORDER},
-                        checks, files)
+                        checks, files, task["run"].get("observe"))
 
 
 # The core pack's manifests (benchmark/packs/core/<prompt>/task.yaml), read in their compiled

@@ -86,7 +86,9 @@ def scoring_doc() -> str:
     out += [f"| below | {scoring.FAIL_GRADE} |", "", "## Badges", "", "| minimum % | badge |", "| --- | --- |"]
     out += [f"| {low:g} | {badge} |" for low, badge in scoring.BADGE_THRESHOLDS]
     out += [f"| below | {scoring.DEFAULT_BADGE} |", ""]
-    for prompt, module in zip(RUBRIC, PROMPT_MODULES):
+    modules = {module.PROMPT_ID: module for module in PROMPT_MODULES}
+    for prompt in RUBRIC:  # (a prompt of library types only has no module)
+        module = modules.get(prompt.id)
         out += [f"## {prompt.id}: {prompt.title}", "",
                 "| category | max |", "| --- | --- |"]
         out += [f"| {c.value} | {prompt.maxima[c]:g} |" for c in CATEGORY_ORDER]
@@ -104,7 +106,15 @@ def prompts_doc() -> str:
            "(what a user pastes to a model, with its evaluation contract) is in "
            "its core-pack folder, `benchmark/packs/core/<prompt>/prompt.md`, beside the `task.yaml` "
            "that declares its files and checks. Fixtures are written by `scripts/bootstrap_repo.py`.", ""]
-    for module in PROMPT_MODULES:
+    modules = {module.PROMPT_ID: module for module in PROMPT_MODULES}
+    for prompt in RUBRIC:
+        module = modules.get(prompt.id)
+        if module is None:  # a prompt of library types only: all of it is its folder
+            out += [f"## {prompt.id}: {prompt.title}", "",
+                    f"- Text: `benchmark/packs/core/{prompt.id}/prompt.md`",
+                    f"- Submission files: {', '.join(f'`{f}`' for f in prompt.files)}",
+                    f"- Fixtures, cases and checks: `benchmark/packs/core/{prompt.id}/task.yaml`", ""]
+            continue
         out += [f"## {module.PROMPT_ID}: {module.TITLE}", "",
                 f"- Text: `benchmark/packs/core/{module.PROMPT_ID}/prompt.md`",
                 f"- Submission files: {', '.join(f'`{f}`' for f in module.FILES)}",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+from pathlib import Path
 from dataclasses import replace
 
 import pytest
@@ -126,3 +128,73 @@ def test_building_the_core_pack_registers_the_library_types_its_rows_may_use():
             "assert 'compiles' not in registry.CHECK_TYPES\ncore_pack()\n"
             "assert {'compiles', 'ast.logging', 'exec.sandbox_violations'} <= set(registry.CHECK_TYPES)\n")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+PROMPT_5 = """schema_version: 1
+id: prompt_5
+title: Word counts
+prompt: prompt.md
+files:
+  - {path: prompt_5_words.py, kind: python}
+run:
+  mode: call
+  module: prompt_5_words.py
+  function: word_counts
+  cases:
+    - {label: simple, args: ["a b a"], expect: {a: 2, b: 1}}
+    - {label: folded, args: ["A a"], expect: {a: 2}}
+    - {label: not_text, args: [3], raises: TypeError}
+checks:
+  - {id: compiles, category: syntax, points: 3, use: compiles}
+  - {id: defines, category: structure, points: 3, use: ast.defines, with: {function: word_counts}}
+  - {id: counts, category: execution, points: 12, use: cases.equal, with: {labels: [simple, folded]}}
+  - {id: rejects, category: quality, points: 3, use: cases.raises, with: {labels: [not_text]}}
+  - {id: sandbox, category: security, points: 2, use: exec.sandbox_violations}
+  - {id: simple_code, category: maintainability, points: 2, use: radon.max_complexity, with: {limit: 5}}
+"""
+WORDS = ("def word_counts(text):\n    if not isinstance(text, str):\n        raise TypeError('not text')\n"
+         "    counts = {}\n    for word in text{lower}.split():\n        counts[word] = counts.get(word, 0) + 1\n"
+         "    return counts\n")
+
+
+def test_adding_a_core_prompt_written_with_library_types_is_one_folder(tmp_path):
+    """A copy of the grader gets a fifth core prompt: its folder (task.yaml, prompt.md), its id in
+    pack.yaml and the compiled pack regenerated; no code changes. It is graded beside the four
+    (out of 125), a right answer earns all of it and one that does not fold case loses the
+    case it gets wrong, and the import command knows the task from its manifest."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    copy = tmp_path / "grader"
+    shutil.copytree(root / "benchmark", copy / "benchmark", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(root / "test_data", copy / "test_data")
+    for name in ("run_benchmark.py", "scripts/gen_core_pack.py"):
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(root / name, copy / name)
+    folder = copy / "benchmark" / "packs" / "core" / "prompt_5"
+    folder.mkdir()
+    (folder / "task.yaml").write_text(PROMPT_5, encoding="utf-8")
+    (folder / "prompt.md").write_text("# Word counts\n\nWrite `word_counts(text)`.\n", encoding="utf-8")
+    pack = copy / "benchmark" / "packs" / "core" / "pack.yaml"
+    pack.write_text(pack.read_text().replace("prompt_3, prompt_4]", "prompt_3, prompt_4, prompt_5]"))
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(copy), "RUBRICBENCH_TEST_DATA": str(copy / "test_data")}
+    subprocess.run([sys.executable, "scripts/gen_core_pack.py"], cwd=copy, env=env, check=True, timeout=120)
+    example = root / "submissions" / "reference_implementations" / "example_model"
+    for model, lower in (("right", ".lower()"), ("case_blind", "")):
+        shutil.copytree(example, copy / "subs" / "user_submissions" / model)
+        (copy / "subs" / "user_submissions" / model / "prompt_5_words.py").write_text(WORDS.replace("{lower}", lower))
+    done = subprocess.run([sys.executable, "run_benchmark.py", "--all-models", "--submissions-dir", "subs",
+                           "--results-dir", "res", "-q", "--no-metadata"], cwd=copy, env=env, timeout=600,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    doc = json.loads((copy / "res" / "latest_results.json").read_text())
+    right, blind = doc["models"]["right"], doc["models"]["case_blind"]
+    assert list(right["prompts"]) == ["prompt_1", "prompt_2", "prompt_3", "prompt_4", "prompt_5"]
+    assert right["total_possible"] == 125 and right["prompts"]["prompt_5"]["score"] == 25
+    counts = {c["id"]: c for c in blind["prompts"]["prompt_5"]["checks"]}["counts"]
+    assert counts["earned"] == 6 and counts["rationale"].startswith("1/2 cases right")
+    tasks = subprocess.run([sys.executable, "-c", "from benchmark.importing.tasks import builtin_tasks\n"
+                            "print([(t.id, t.entry) for t in builtin_tasks()][-1])"],
+                           cwd=copy, env=env, check=True, capture_output=True, text=True, timeout=120)
+    assert tasks.stdout.strip() == "('prompt_5', 'word_counts')"

@@ -27,8 +27,14 @@ def manifest_digest(folder: Path) -> str:
 
 def compile_pack(folder: Path = CORE_DIR) -> dict[str, Any]:
     """The pack's manifests as plain data; check points as floats and maxima as written
-    (the forms the rubric hash has always been computed over)."""
+    (the forms the rubric hash has always been computed over). What a manifest may leave out
+    is filled in as the loader would: a check's method is its type's, the maxima are the
+    categories' sums."""
     import yaml
+
+    from . import library  # noqa: F401  (the library types, whose methods a check may leave out)
+    from .registry import check_type_named
+    from .semantics import category_sums
 
     pack = yaml.safe_load((folder / "pack.yaml").read_text(encoding="utf-8"))
     tasks = []
@@ -37,6 +43,9 @@ def compile_pack(folder: Path = CORE_DIR) -> dict[str, Any]:
         task["points"] = float(task.get("points", pack.get("defaults", {}).get("points", 25)))
         for check in task["checks"]:
             check["points"] = float(check["points"])
+            if "method" not in check:  # (a core.* row states its own: its module may not be loaded)
+                check["method"] = check_type_named(check["use"]).method
+        task.setdefault("maxima", {c: s for c, s in category_sums(task["checks"]).items() if s})
         tasks.append(task)
     return {"pack": pack, "tasks": tasks, "source": manifest_digest(folder)}
 

@@ -64,12 +64,18 @@ def _task_from_compiled(item: dict, pack: dict) -> Task:
                    for c in item["checks"])
     maxima = {cat: float(item["maxima"].get(cat.value, 0.0)) for cat in CATEGORY_ORDER}
     files = tuple(FileSpec(f["path"], f["kind"], f.get("required", True)) for f in item["files"])
-    observe, _ = observer_named(item["run"]["observe"])
+    if item["run"]["mode"] == "custom":
+        observe, _ = observer_named(item["run"]["observe"])
+    else:  # a core prompt written as any pack's task: observed as one
+        from .observe import make_observe
+
+        observe = make_observe(item, CORE_DIR / item["id"], CORE_PACK)
     defaults = pack.get("defaults", {})
+    gates = {**GATES, **{Category(c): g for c, g in item.get("gates", {}).items()}}
     return Task(pack=CORE_PACK, id=item["id"], key=item["id"], title=item["title"],
                 points=item["points"], maxima=MappingProxyType(maxima), checks=checks, files=files,
-                observe=observe, gates=MappingProxyType(dict(GATES)),
-                pass_fraction=float(defaults.get("pass_fraction", PASS_FRACTION)),
+                observe=observe, gates=MappingProxyType(gates),
+                pass_fraction=float(item.get("pass_fraction", defaults.get("pass_fraction", PASS_FRACTION))),
                 folder=CORE_DIR / item["id"], submission_root=".", run=item["run"], manifest=item)
 
 

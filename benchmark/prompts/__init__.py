@@ -1,8 +1,10 @@
 """The prompt registry: binds each rubric row whose check type is ``core.`` (``use:
 core.pN.<id>``) to exactly one check function, at import, and offers them to the core pack:
 each such check as the built-in check type ``core.pN.<id>`` and each module's ``observe`` as the
-custom observe function ``core.pN.observe``. A row that uses a library check type (``compiles``,
-``ast.*``, ...) needs no function here."""
+custom observe function ``core.pN.observe`` (N: the prompt's place in the core pack). A row that
+uses a library check type (``compiles``, ``ast.*``, ...) needs no function here, and a prompt
+written only with library types and an ordinary run mode needs no module: its folder in
+``benchmark/packs/core/`` is all of it."""
 
 from __future__ import annotations
 
@@ -17,10 +19,21 @@ REQUIRED = ("PROMPT_ID", "TITLE", "FILES", "PYTHON_FILES", "CHECKS", "HAZARDS",
             "fixture_files", "answer_keys", "observe")
 
 
+def _numbered(modules: tuple[ModuleType, ...]) -> list[tuple[int, ModuleType, PromptRubric]]:
+    """(N, module, rubric) for each module, N its prompt's place in the core pack (from 1).
+    Every prompt that needs a module (``PromptRubric.needs_module``) has exactly one."""
+    places = {rubric.id: (number, rubric) for number, rubric in enumerate(RUBRIC, start=1)}
+    ids = [getattr(m, "PROMPT_ID", None) for m in modules]
+    if any(i not in places for i in ids) or len(set(ids)) != len(ids):
+        raise RubricError(f"prompt modules name prompts the core pack does not list, or one twice: {ids}")
+    missing = [r.id for r in RUBRIC if r.needs_module and r.id not in ids]
+    if missing:
+        raise RubricError(f"core prompts with a core.* check or observe function but no module: {missing}")
+    return [(places[m.PROMPT_ID][0], m, places[m.PROMPT_ID][1]) for m in modules]
+
+
 def _verify(modules: tuple[ModuleType, ...]) -> None:
-    if [m.PROMPT_ID for m in modules] != [p.id for p in RUBRIC]:
-        raise RubricError("prompt modules and rubric list different prompts")
-    for module, rubric in zip(modules, RUBRIC):
+    for _, module, rubric in _numbered(modules):
         missing = [name for name in REQUIRED if not hasattr(module, name)]
         if missing:
             raise RubricError(f"{module.__name__} lacks {', '.join(missing)}")
@@ -47,7 +60,7 @@ def module_for(prompt_id: str) -> ModuleType:
 
 
 def _offer(modules: tuple[ModuleType, ...]) -> None:
-    for number, (module, rubric) in enumerate(zip(modules, RUBRIC), start=1):
+    for number, module, rubric in _numbered(modules):
         for row in _core_rows(rubric):
             builtin_check(f"core.p{number}.{row.id}", method=row.method)(module.CHECKS[row.id])
         builtin_observer(f"core.p{number}.observe", module.observe)
