@@ -16,7 +16,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmark.packs.compiled import COMPILED, compile_pack  # noqa: E402
+from benchmark.packs.compile_core import compile_pack  # noqa: E402
+from benchmark.packs.compiled import COMPILED  # noqa: E402
 
 
 def main() -> int:

@@ -597,6 +597,17 @@ def test_ctrl_c_or_sigterm_stops_the_sandboxes_at_once_and_leaves_nothing_behind
     assert ours({proc.pid, grader.pid, *(p.pid for p in family)}) <= before
 
 
+def _command(process) -> str:
+    """A process's command line, or '' once it has ended (a sandboxed run may end between the
+    listing of the tree and this read)."""
+    import psutil
+
+    try:
+        return " ".join(process.cmdline())
+    except psutil.NoSuchProcess:
+        return ""
+
+
 def test_a_grader_killed_outright_leaves_no_pool_process_behind_and_its_output_ends(tree):
     """SIGKILL of a ``--workers 2`` grader (a CI runner's hard kill, the OOM killer) while a
     model's script spins: it cannot clean up, but its pool workers, their forkserver, bandit
@@ -626,11 +637,11 @@ def test_a_grader_killed_outright_leaves_no_pool_process_behind_and_its_output_e
             time.sleep(0.1)
         assert family, "the spinning model never ran"
         family = list({*family, *(p for p in psutil.process_iter() if _in_session(p, proc.pid))})
-        assert any("forkserver" in " ".join(p.cmdline()) for p in family)
+        assert any("forkserver" in _command(p) for p in family)
         proc.kill()
         proc.wait(timeout=10)
         _, alive = psutil.wait_procs(family, timeout=15)
-        assert not alive, [" ".join(p.cmdline())[:120] for p in alive]
+        assert not alive, [_command(p)[:120] for p in alive]
         assert ended.wait(5), "the grader's output never reached end of file"
     finally:
         for leftover in [p for p in psutil.process_iter() if _in_session(p, proc.pid)]:

@@ -13,7 +13,8 @@ import benchmark.packs.library  # noqa: F401  (registers the library types)
 import pytest
 
 from benchmark.packs import registry
-from benchmark.packs.compiled import CORE_DIR, compile_pack, load_compiled
+from benchmark.packs.compile_core import compile_pack
+from benchmark.packs.compiled import CORE_DIR, load_compiled
 from benchmark.packs.loader import check_pack
 from benchmark.packs.suite import core_pack
 from benchmark.prompts import PROMPT_MODULES
