@@ -57,6 +57,37 @@ class Tree:
         return cmd + (["--no-cache"] if no_cache else [])
 
 
+@dataclass(frozen=True)
+class OldGrader:
+    """A checkout of the grader RubricBench replaces (AIBugBench), timed in its default mode
+    (``--workers 1``, its sandbox on). It finds a model's Python files only under its own
+    folder: given a submissions folder elsewhere it reports "Solution file not found" for
+    prompts 1, 3 and 4 and grades prompt 2 alone, so :meth:`stage` copies the models into it."""
+
+    root: Path
+    label: str = "old grader"
+
+    def stage(self, submissions: Path, name: str) -> str:
+        """``submissions`` copied to ``<root>/<name>`` (replacing an earlier copy); its relative name."""
+        target = self.root / name
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(submissions, target)
+        return name
+
+    def unstage(self, name: str) -> None:
+        shutil.rmtree(self.root / name, ignore_errors=True)
+
+    def cmd(self, submissions: str, results_dir: Path, model: str | None = None) -> list[str]:
+        cmd = [sys.executable, str(self.root / "run_benchmark.py"), "-q", "--submissions-dir", submissions,
+               "--results-dir", str(results_dir)]
+        return cmd + (["--model", model] if model else [])
+
+    def check(self) -> None:
+        """Refuse a folder that is not such a checkout (its CLI and its validators)."""
+        if not (self.root / "run_benchmark.py").is_file() or not (self.root / "benchmark" / "validators.py").is_file():
+            raise SystemExit(f"bench: {self.root} holds no run_benchmark.py and benchmark/validators.py")
+
+
 def git(*args: str, cwd: Path = ROOT) -> str:
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
 
