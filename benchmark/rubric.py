@@ -41,7 +41,8 @@ class CheckRow:
     category: Category
     points: float
     method: str
-    use: str = ""  # the check type (``core.pN.<id>`` or a library type); not part of the hash
+    use: str = ""  # the check type (``core.pN.<id>`` or a library type)
+    params: str = "{}"  # its ``with:``, as canonical JSON (the hash reads both: they decide the verdict)
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,8 @@ class PromptRubric:
 
 def _from_compiled(task: dict) -> PromptRubric:
     maxima = {Category(name): value for name, value in task["maxima"].items()}
-    checks = tuple(CheckRow(c["id"], Category(c["category"]), c["points"], c["method"], c["use"])
+    checks = tuple(CheckRow(c["id"], Category(c["category"]), c["points"], c["method"], c["use"],
+                            json.dumps(c.get("with") or {}, sort_keys=True))
                    for c in task["checks"])
     files = tuple(f["path"] for f in task["files"])
     return PromptRubric(task["id"], task["title"], {c: maxima.get(c, 0.0) for c in CATEGORY_ORDER},
@@ -111,10 +113,12 @@ def by_id(prompt_id: str) -> PromptRubric:
 
 
 def rubric_hash() -> str:
-    """A stable hash of the table and the gating rules (part of every manifest and cache key)."""
+    """A stable hash of the table and the gating rules (part of every manifest and cache key):
+    each row's id, category, points and method, and the check type that judges it with its
+    ``with:`` (a row moved to another type, or given other parameters, is another rubric)."""
     table = [
         [p.id, p.title, {c.value: v for c, v in p.maxima.items()},
-         [[r.id, r.category.value, r.points, r.method] for r in p.checks]]
+         [[r.id, r.category.value, r.points, r.method, r.use, json.loads(r.params)] for r in p.checks]]
         for p in RUBRIC
     ]
     payload = {"table": table, "gates": {c.value: g for c, g in GATES.items()},

@@ -30,8 +30,23 @@ from benchmark.rubric import RUBRIC, RubricError, rubric_hash
 # no_io_in_loops 1 -> 0.25 each, measured_performance 1.5). That was 62bca6b4799e56fe; then the
 # core prompts' checks moved to library check types where one expresses them, and the syntax
 # checks of prompts 1, 3 and 4 became the type `compiles`, whose method is ast (a manifest may
-# not set another), not parse.
-HASH_BEFORE_PACKS = "85277bdbdf8e184e"
+# not set another), not parse; and the hash reads each row's check type and its with: too.
+HASH_BEFORE_PACKS = "04337d49367e5393"
+
+
+def test_the_rubric_hash_changes_with_a_rows_check_type_or_its_parameters(monkeypatch):
+    """A row judged by another type, or by the same type with other ``with:``, is another
+    rubric: a result graded under it must not pass for one of this rubric."""
+    import benchmark.rubric as rubric
+
+    first = RUBRIC[0]
+    row = next(r for r in first.checks if r.params != "{}")
+    for changed in (replace(row, use="ast.other"), replace(row, params='{"limit": 1}')):
+        checks = tuple(changed if r is row else r for r in first.checks)
+        monkeypatch.setattr(rubric, "RUBRIC", (replace(first, checks=checks), *RUBRIC[1:]))
+        assert rubric.rubric_hash() != HASH_BEFORE_PACKS
+    monkeypatch.setattr(rubric, "RUBRIC", RUBRIC)
+    assert rubric.rubric_hash() == HASH_BEFORE_PACKS
 
 
 def test_the_compiled_core_pack_is_current():
