@@ -22,7 +22,17 @@ def test_pack_docs_lists_each_task_with_its_checks(capsys):
     assert "## sales_report: Sales report CLI" in out and "## slugify: Slugify titles" in out
     assert "- Run mode: call: `slugify` in `slug.py`" in out
     doc = first_line(registry.CHECK_TYPES["output.json_equal"].doc)
-    assert f"| `report_matches` | execution | 6 | `output.json_equal` | {doc} |" in out
+    assert (f'| `report_matches` | execution | 6 | `output.json_equal` (runs: ["fixture"], compare: "numeric", '
+            f'float_tol: 1e-06, partial: "top_level_items") | {doc} |') in out
+    complexity = first_line(registry.CHECK_TYPES["radon.max_complexity"].doc)
+    assert f"| `complexity` | maintainability | 1 | `radon.max_complexity` (limit: 8) | {complexity} |" in out
+
+
+def test_pack_docs_tells_two_rows_of_one_type_apart_by_their_parameters(capsys):
+    assert cli.main(["pack", "docs", str(ROOT / "benchmark" / "packs" / "core")]) == 0
+    out = capsys.readouterr().out
+    assert '| `yaml_import` | structure | 0.5 | `ast.imports` (require: ["yaml"]) |' in out
+    assert '| `json_import` | structure | 0.5 | `ast.imports` (require: ["json"]) |' in out
 
 
 def test_pack_docs_of_a_broken_pack_prints_its_problems(tmp_path, capsys):

@@ -53,8 +53,9 @@ def _check_row(pack: Pack, task: Task, check) -> str:
         summary = first_line(resolve_check(pack.id, check.use).doc)
     except registry.RegistryError as exc:
         summary = f"(unresolved: {exc})"
-    return (f"| `{check.id}` | {check.category.value} | {number(check.points)} | `{check.use}` | "
-            f"{_cell(summary)} |")
+    given = ", ".join(f"{key}: {json.dumps(value, ensure_ascii=False)}" for key, value in check.params.items())
+    return (f"| `{check.id}` | {check.category.value} | {number(check.points)} | `{check.use}`"
+            f"{_cell(f' ({given})') if given else ''} | {_cell(summary)} |")
 
 
 def pack_docs(pack: Pack) -> str:
