@@ -78,14 +78,22 @@ def _is_async(name: str, what: str, node: ast.AsyncFunctionDef) -> Outcome:
                         [Evidence(name, node.lineno, "async def")])
 
 
-def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[list[str], list[str]]:
-    """(required names, names with defaults) of a def; ``*args``/``**kwargs`` are neither."""
+def _split_parameters(node: ast.FunctionDef | ast.AsyncFunctionDef
+                      ) -> tuple[list[str], list[str], list[str]]:
+    """(required positional names, required keyword-only names, names with defaults) of a
+    def; ``*args``/``**kwargs`` are none of them."""
     args = node.args
     positional = [a.arg for a in args.posonlyargs + args.args]
     cut = len(positional) - len(args.defaults)
-    required = positional[:cut] + [a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
+    keyword = [a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
     optional = positional[cut:] + [a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
-    return required, optional
+    return positional[:cut], keyword, optional
+
+
+def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[list[str], list[str]]:
+    """(required names, names with defaults) of a def; ``*args``/``**kwargs`` are neither."""
+    positional, keyword, optional = _split_parameters(node)
+    return positional + keyword, optional
 
 
 def _declared(ctx: CheckContext) -> Mapping[str, Any]:
@@ -163,10 +171,7 @@ def signature(ctx: CheckContext, file: str | None = None, function: str | None =
 def _positional_problem(node: ast.FunctionDef | ast.AsyncFunctionDef, count: int) -> str:
     """Why ``node`` does not take exactly ``count`` required positional parameters (and no
     required keyword-only one), or ''."""
-    args = node.args
-    positional = [a.arg for a in args.posonlyargs + args.args]
-    required = positional[:len(positional) - len(args.defaults)]
-    keyword = [a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
+    required, keyword, _ = _split_parameters(node)
     if len(required) == count and not keyword:
         return ""
     extra = f" and required keyword-only {', '.join(keyword)}" if keyword else ""
