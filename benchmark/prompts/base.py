@@ -204,13 +204,10 @@ def sandbox_violations(ctx: CheckContext) -> Outcome:
                    evidence)
 
 
-def make_registry(*, sandboxed: bool = False
-                  ) -> tuple[dict[str, CheckFn], Callable[[str], Callable[[CheckFn], CheckFn]]]:
-    """A per-module table of checks and the decorator that fills it. Prompts that run code
-    (``sandboxed``) get the shared ``sandbox_violations`` check."""
+def make_registry() -> tuple[dict[str, CheckFn], Callable[[str], Callable[[CheckFn], CheckFn]]]:
+    """A per-module table of checks and the decorator that fills it (a prompt's sandbox check
+    is the library's ``exec.sandbox_violations``, which judges with :func:`sandbox_violations`)."""
     table: dict[str, CheckFn] = {}
-    if sandboxed:
-        table["sandbox_violations"] = sandbox_violations
 
     def check(check_id: str) -> Callable[[CheckFn], CheckFn]:
         def register(fn: CheckFn) -> CheckFn:

@@ -20,7 +20,7 @@ from .base import CheckContext, Outcome, make_registry
 from .p3_transform_judge import FUNCTION, MAIN
 
 MAX_FUNCTION_LINES = 40  # the main function needs no helpers up to this many lines
-CHECKS, check = make_registry()  # (sandbox_violations is the library's exec.sandbox_violations)
+CHECKS, check = make_registry()
 
 
 # ---- judging helpers ----------------------------------------------------------------

@@ -41,7 +41,7 @@ HAZARDS: dict[str, str] = {
                        "JSON body must carry them intact",
     "null_plan": "api_users.json has a user whose plan is null; the body must keep it null",
 }
-CHECKS, check = make_registry()  # (sandbox_violations: exec.sandbox_violations)
+CHECKS, check = make_registry()
 
 
 def fixture_files() -> dict[str, bytes]:
