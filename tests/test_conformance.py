@@ -82,6 +82,41 @@ def test_an_excerpt_is_checked_on_its_own_and_left_out_of_the_memo(full_checks):
     assert record == _record()  # (the records checked are never changed)
 
 
+def _with_raised(record, excerpt=None):
+    """``record`` with a run whose exception came through line 3 (and that line's excerpt)."""
+    raised = {"type": "ValueError", "message": "bad", "file": "prompt_1_solution.py", "line": 3}
+    if excerpt is not None:
+        raised["excerpt"] = excerpt
+    next(iter(record["prompts"].values()))["execution"] = [{"raised": raised}]
+    return record
+
+
+def test_a_raised_excerpt_is_checked_on_its_own_and_left_out_of_the_memo(full_checks):
+    """A run's exception gets the excerpt of its line when the run is written: the record the
+    cache read back (no excerpt) and the record written share one full check."""
+    assert conformance.model_conforms(_with_raised(_record()))
+    with_excerpt = _with_raised(_record(), {"start": 2, "lines": ["x = 1", "raise ValueError"]})
+    assert conformance.model_conforms(with_excerpt)
+    assert full_checks == ["gamma"]
+    broken = [_with_raised(_record(), bad) for bad in
+              ({"start": "2", "lines": ["x"]}, {"lines": ["x"]}, {"start": 2, "lines": [3]}, "x = 1")]
+    assert not any(conformance.model_conforms(record) for record in broken)
+    assert full_checks == ["gamma"]
+    assert not any(conformance.conforms("model", record) for record in broken)  # the whole check's verdicts
+
+
+def test_a_schema_that_says_more_of_a_raised_excerpt_is_checked_whole(monkeypatch):
+    schema = copy.deepcopy(results_json.load_schema())
+    raised = schema["$defs"]["prompt"]["properties"]["execution"]["items"]["properties"]["raised"]
+    raised["required"] = [*raised["required"], "excerpt"]
+    monkeypatch.setattr(conformance, "load_schema", lambda: schema)
+    conformance._by_parts.cache_clear()
+    try:
+        assert not conformance._by_parts()
+    finally:
+        conformance._by_parts.cache_clear()
+
+
 @pytest.mark.parametrize("path, value", [
     (("evidence", "line"), True),          # a bool where an integer (or null) goes
     (("evidence", "line"), 3.0),           # a float equal to the int (JSON Schema calls it an integer)

@@ -12,8 +12,9 @@ miss) and again in the whole document before writing it. So:
   a record whose prompts are remembered has only the rest checked (the record with its
   prompts emptied; ``MODELS_PROPERTY`` and ``PROMPTS_PROPERTY`` are what the schema must
   say for that to be the same verdict, and with any other schema every check is whole).
-- Excerpts (``evidence[].excerpt``, added as a run is written) are checked on their own
-  against ``$defs/excerpt`` and left out of what is remembered, as are a record's ``cached``,
+- Excerpts (``evidence[].excerpt`` and ``execution[].raised.excerpt``, added as a run is
+  written) are checked on their own against ``$defs/excerpt`` and ``$defs/raised_excerpt``
+  and left out of what is remembered, as are a record's ``cached``,
   ``timestamp`` and ``packs`` (outside ``prompts``), so a record the cache read back and the
   same record as the run writes it share one memo entry.
 - Prompts are remembered by the sha256 of their ``marshal`` (format 2) encoding: exact about
@@ -40,6 +41,8 @@ MODELS_PROPERTY = {"type": "object", "propertyNames": {"$ref": "#/$defs/display_
                    "additionalProperties": {"$ref": "#/$defs/model"}}
 PROMPTS_PROPERTY = {"type": "object", "propertyNames": {"$ref": "#/$defs/task_key"},
                     "additionalProperties": {"$ref": "#/$defs/prompt"}}
+RAISED_EXCERPT = {"$ref": "#/$defs/raised_excerpt"}  # what a run's raised must say of its excerpt
+RAISED_KEYWORDS = {"type", "description", "required", "properties"}
 MEMO_SIZE = 4096  # records remembered (32 bytes each); the memo starts afresh when full
 _conforming: set[bytes] = set()  # (set.add and membership are atomic: grading threads share it)
 _strict_json: set[bytes] = set()  # prompts parsed from strict JSON (see ``json_parts``)
@@ -89,10 +92,11 @@ def conforms(definition: str, value: Any) -> bool:
     return True
 
 
-def _evidence_lists(prompts: dict) -> list[list] | None:
-    """Every ``evidence`` list in a record's ``prompts``, or None when a level above them is
-    not a plain dict or list (such a record is checked whole, never remembered)."""
-    found = []
+def _excerpt_holders(prompts: dict) -> tuple[list[list], list[list]] | None:
+    """Every ``evidence`` list and every ``execution`` list in a record's ``prompts``, or None
+    when a level above them is not a plain dict or list (such a record is checked whole, never
+    remembered)."""
+    evidence_lists, executions = [], []
     for prompt in prompts.values():
         checks = prompt.get("checks") if type(prompt) is dict else None
         if type(checks) is not list:
@@ -101,20 +105,32 @@ def _evidence_lists(prompts: dict) -> list[list] | None:
             evidence = check.get("evidence") if type(check) is dict else None
             if type(evidence) is not list:
                 return None
-            found.append(evidence)
-    return found
+            evidence_lists.append(evidence)
+        execution = prompt.get("execution", [])
+        if type(execution) is not list:
+            return None
+        executions.append(execution)
+    return evidence_lists, executions
 
 
-def _without_excerpts(prompts: dict) -> tuple[dict, list[Any]] | None:
-    """(a record's ``prompts`` without their evidence entries' excerpts, the excerpts), or
-    None (see :func:`_evidence_lists`). Prompts with no excerpt are returned themselves;
-    otherwise the copy has new dicts and lists down to each entry that had one and shares
-    everything else."""
-    lists = _evidence_lists(prompts)
-    if lists is None:
+def _raised(run: Any) -> Any:
+    return run.get("raised") if type(run) is dict else None
+
+
+def _without_excerpts(prompts: dict) -> tuple[dict, list[tuple[str, Any]]] | None:
+    """(a record's ``prompts`` without their excerpts, the excerpts as (definition, excerpt)),
+    or None (see :func:`_excerpt_holders`). Excerpts are those of evidence entries
+    (``$defs/excerpt``) and of runs' ``raised`` (``$defs/raised_excerpt``). Prompts with no
+    excerpt are returned themselves; otherwise the copy has new dicts and lists down to each
+    entry that had one and shares everything else."""
+    holders = _excerpt_holders(prompts)
+    if holders is None:
         return None
-    excerpts = [item["excerpt"] for evidence in lists for item in evidence
+    evidence_lists, executions = holders
+    excerpts = [("excerpt", item["excerpt"]) for evidence in evidence_lists for item in evidence
                 if type(item) is dict and "excerpt" in item]
+    excerpts += [("raised_excerpt", _raised(run)["excerpt"]) for execution in executions
+                 for run in execution if type(_raised(run)) is dict and "excerpt" in _raised(run)]
     if not excerpts:
         return prompts, []
     stripped = {}
@@ -125,6 +141,11 @@ def _without_excerpts(prompts: dict) -> tuple[dict, list[Any]] | None:
                                    if type(item) is dict and "excerpt" in item else item
                                    for item in check["evidence"]]}
             for check in prompt["checks"]]
+        if "execution" in prompt:
+            stripped[pid]["execution"] = [
+                {**run, "raised": {key: value for key, value in run["raised"].items() if key != "excerpt"}}
+                if type(_raised(run)) is dict and "excerpt" in _raised(run) else run
+                for run in prompt["execution"]]
     return stripped, excerpts
 
 
@@ -144,7 +165,19 @@ def _by_parts() -> bool:
     return (schema["properties"].get("models") == MODELS_PROPERTY
             and set(model) == {"type", "required", "additionalProperties", "properties"}
             and model["properties"].get("prompts") == PROMPTS_PROPERTY
-            and all(fast(name) is not None for name in ("model", "display_name", "excerpt")))
+            and _raised_by_parts(schema["$defs"]["prompt"])
+            and all(fast(name) is not None for name in ("model", "display_name", "excerpt", "raised_excerpt")))
+
+
+def _raised_by_parts(prompt: dict) -> bool:
+    """Whether a run's ``raised`` says of its ``excerpt`` only that it is optional and a
+    ``$defs/raised_excerpt``, so the excerpt can be checked apart from the rest."""
+    try:
+        raised = prompt["properties"]["execution"]["items"]["properties"]["raised"]
+    except (KeyError, TypeError):
+        return False
+    return (set(raised) <= RAISED_KEYWORDS and "excerpt" not in raised.get("required", ())
+            and raised.get("properties", {}).get("excerpt") == RAISED_EXCERPT)
 
 
 def model_conforms(record: Any) -> bool:
@@ -155,7 +188,7 @@ def model_conforms(record: Any) -> bool:
     if parts is None:
         return conforms("model", record)
     stripped, excerpts = parts
-    if not all(conforms("excerpt", excerpt) for excerpt in excerpts):
+    if not all(conforms(definition, excerpt) for definition, excerpt in excerpts):
         return False
     key = _key(stripped)
     if key is not None and key in _conforming:
@@ -197,7 +230,7 @@ def json_parts(record: Any) -> list[Any] | None:
     parts = _without_excerpts(prompts) if type(prompts) is dict and _strict_json else None
     if parts is None or _key(parts[0]) not in _strict_json:
         return None
-    return [parts[1], {**record, "prompts": {}}]
+    return [[excerpt for _, excerpt in parts[1]], {**record, "prompts": {}}]
 
 
 def document_conforms(doc: Any, whole: Callable[[Any], bool]) -> bool:
