@@ -45,6 +45,61 @@ def test_call_returns_json_round_tripped_value_and_output():
     assert res.stdout == "" and res.channel_error is None
 
 
+def _calls(code: str, args_list, *, runner=None):
+    runner = runner or SecureRunner("t")
+    request = {"mode": "call", "module": "sub.py", "function": "f",
+               "calls": [{"label": str(i), "args": list(args)} for i, args in enumerate(args_list)]}
+    return runner.run_harness(request, {"sub.py": _src(code)}, timeout=20)
+
+
+def test_each_call_captures_its_own_output_and_none_of_the_call_before():
+    """The worker keeps one capture file for its calls: a short output after a long one holds
+    nothing of the long one, output written straight to the descriptors is captured too, and
+    the run's own stdout stays empty."""
+    res = _calls("""
+        import logging, os, sys
+        def f(n, text):
+            print(text * n)
+            logging.getLogger("sub").warning("warned %d", n)
+            os.write(1, b"raw\\n")
+            sys.stderr.write("err\\n")
+            return n
+    """, [(2000, "long "), (1, "short"), (0, "")])
+    outputs = [r["output"] for r in res.observation["results"]]
+    assert outputs[0].startswith("long long ") and "warned 2000" in outputs[0]
+    assert sorted(outputs[1].splitlines()) == ["err", "raw", "short", "warned 1"], outputs[1]
+    assert sorted(outputs[2].splitlines()) == ["", "err", "raw", "warned 0"], outputs[2]
+    assert res.stdout == "" and res.channel_error is None
+
+
+def test_a_call_that_closes_its_capture_and_reuses_the_number_leaves_that_file_alone(tmp_path):
+    """Submission code that closes the descriptor its output goes to and opens a file of its
+    own under that number: the next call captures into a fresh file, and the submission's file
+    keeps what it wrote (it is neither emptied nor read as output)."""
+    res = _calls("""
+        import os
+        def f(step):
+            if step == 0:
+                print("first")
+                for n in range(3, 64):
+                    try:
+                        same = os.path.sameopenfile(n, 1)  # the file fd 1 is captured into
+                    except OSError:
+                        continue
+                    if same:  # its own file under that number (as a close and an open can do)
+                        mine = os.open("mine.txt", os.O_RDWR | os.O_CREAT)
+                        os.write(mine, b"kept")
+                        return os.dup2(mine, n) == n
+                return None
+            print("second")
+            with open("mine.txt") as handle:
+                return handle.read()
+    """, [(0,), (1,)])
+    first, second = res.observation["results"]
+    assert first["returned"] and first["value"] is True, first
+    assert second["value"] == "kept" and second["output"].strip() == "second", second
+
+
 def test_ints_past_pythons_digit_limit_cross_the_channel_exactly():
     """A 5,000-digit id converted as prompt 3's contract says comes back as that int
     (int.__repr__ and json.loads alone stop at 4300 digits); an absurdly long one is reported

@@ -13,6 +13,7 @@ import sys
 import tempfile
 
 _write, _read, _close = os.write, os.read, os.close
+_dup, _dup2, _fstat, _ftruncate, _lseek, _getpid = os.dup, os.dup2, os.fstat, os.ftruncate, os.lseek, os.getpid
 _type, _len = type, len
 OUTPUT_CAP = 64 * 1024
 MESSAGE_CAP = 500
@@ -26,16 +27,56 @@ def _exc_info(exc):
     return {"type": _type(exc).__name__, "message": message}
 
 
+# The worker's capture file: [(descriptor, (st_dev, st_ino), the pid that made it) or None,
+# whether a capture is using it] (a list, changed in place: the seal watches what the
+# harness's names are bound to). Only the process that made it uses it: a process forked
+# with it (none is: the zygote captures nothing) makes its own, so runs share no file.
+_CAPTURE_FILE = [None, False]
+
+
 class _Capture:
-    """Redirects fd 1 and 2 (so print and logging both land here) into a temp file."""
+    """Redirects fd 1 and 2 (so print and logging both land here) into a temp file.
+
+    The worker keeps one such file and empties it for each capture (a call's output is read
+    before the next call starts), so a run of hundreds of calls makes one file, not one per
+    call. A fresh file is made, and closed after, when that one is in use (a capture inside
+    another); a fresh one is kept when its descriptor no longer holds that regular file
+    (submission code closed it and another file took its number: that descriptor is left
+    alone)."""
 
     def __enter__(self):
         self._flush()
-        self._saved = (os.dup(1), os.dup(2))
-        self._file = tempfile.TemporaryFile()
-        os.dup2(self._file.fileno(), 1)
-        os.dup2(self._file.fileno(), 2)
+        self._saved = (_dup(1), _dup(2))
+        self._fd, self._private = self._take()
+        _dup2(self._fd, 1)
+        _dup2(self._fd, 2)
         return self
+
+    @staticmethod
+    def _take():
+        """(the descriptor to capture into, whether it is this capture's own)."""
+        shared, busy = _CAPTURE_FILE
+        if shared is not None and not busy:
+            fd, identity, pid = shared
+            try:
+                info = _fstat(fd)
+                if ((info.st_dev, info.st_ino) == identity and pid == _getpid()
+                        and stat.S_ISREG(info.st_mode)):
+                    _ftruncate(fd, 0)
+                    _lseek(fd, 0, 0)
+                    _CAPTURE_FILE[1] = True
+                    return fd, False
+            except OSError:
+                pass
+            _CAPTURE_FILE[0] = None  # (not ours any more: never closed here)
+        handle = tempfile.TemporaryFile()
+        fd = _dup(handle.fileno())
+        handle.close()
+        if busy:
+            return fd, True
+        info = _fstat(fd)
+        _CAPTURE_FILE[:] = [(fd, (info.st_dev, info.st_ino), _getpid()), True]
+        return fd, False
 
     @staticmethod
     def _flush():
@@ -47,13 +88,26 @@ class _Capture:
 
     def __exit__(self, *exc):
         self._flush()
-        os.dup2(self._saved[0], 1)
-        os.dup2(self._saved[1], 2)
+        _dup2(self._saved[0], 1)
+        _dup2(self._saved[1], 2)
         for fd in self._saved:
-            os.close(fd)
-        self._file.seek(0)
-        self.text = self._file.read(OUTPUT_CAP).decode("utf-8", "replace")
-        self._file.close()
+            _close(fd)
+        chunks, size = [], 0
+        try:
+            _lseek(self._fd, 0, 0)
+            while size < OUTPUT_CAP:
+                chunk = _read(self._fd, OUTPUT_CAP - size)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += _len(chunk)
+        except OSError:  # (submission code closed it or replaced it: what was read is kept)
+            pass
+        self.text = b"".join(chunks).decode("utf-8", "replace")
+        if self._private:
+            _close(self._fd)
+        else:
+            _CAPTURE_FILE[1] = False
         return False
 
 
