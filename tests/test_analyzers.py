@@ -266,6 +266,19 @@ def test_references_to_finds_a_function_used_as_a_value_never_its_calls():
     assert A.references_to(t, "yaml") == [4, 5, 9]  # the module, the head of each chain
 
 
+def test_references_to_keeps_each_use_once_in_source_order_across_names_of_one_tree():
+    t = tree("""
+        import builtins
+        handlers = [len, len]
+        table = {"n": builtins.len}
+        len(table)
+        first = yaml_reader
+    """)
+    assert A.references_to(t, "len") == [3, 3, 4]  # two uses on one line; builtins.len too
+    assert A.references_to(t, "yaml_reader") == [6]
+    assert A.references_to(t, "len") == [3, 3, 4]  # (asked again of the same tree)
+
+
 def test_calls_to_builtin_and_dotted_modules():
     t = tree("""
         import builtins

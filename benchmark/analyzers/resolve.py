@@ -141,12 +141,25 @@ def find_calls(tree: ast.Module, dotted: str) -> list[ast.Call]:
     return [calls[p][0] for p in sorted(positions)]
 
 
+@per_tree
+def _references_by_name(tree: ast.Module) -> dict[str, tuple[tuple[tuple[int, int, int], ast.expr], ...]]:
+    """``dotted name -> ((line, column, walk position), node)`` of every name or attribute
+    used as a value, not as a callee, that may stand for it: each node resolved once per tree
+    (``find_references`` asks for several names of one tree)."""
+    callees = {id(call.func) for call, _ in _resolved_calls(tree)}
+    resolver = resolver_for(tree)
+    index: dict[str, list[tuple[tuple[int, int, int], ast.expr]]] = {}
+    for position, node in enumerate(nodes_of(tree, ast.Attribute, ast.Name)):
+        if isinstance(node.ctx, ast.Load) and id(node) not in callees:
+            for name in resolver.resolve(node):
+                index.setdefault(name, []).append(((node.lineno, node.col_offset, position), node))
+    return {name: tuple(entries) for name, entries in index.items()}
+
+
 def find_references(tree: ast.Module, dotted: str) -> list[ast.expr]:
     """Uses of ``dotted`` (aliases resolved) as a value, not as the callee of a call:
-    ``parse(path, yaml.safe_load)``, ``loader = yaml.load``. In source order."""
-    callees = {id(call.func) for call, _ in _resolved_calls(tree)}
-    resolver, wanted = resolver_for(tree), wanted_names(dotted)
-    found = [node for node in nodes_of(tree, ast.Attribute, ast.Name)
-             if isinstance(node.ctx, ast.Load) and id(node) not in callees
-             and resolver.resolve(node) & wanted]
-    return sorted(found, key=lambda node: (node.lineno, node.col_offset))
+    ``parse(path, yaml.safe_load)``, ``loader = yaml.load``. In source order (nodes at one
+    place in ``ast.walk``'s order), each once."""
+    index = _references_by_name(tree)
+    found = {entry[0]: entry[1] for name in wanted_names(dotted) for entry in index.get(name, ())}
+    return [found[place] for place in sorted(found)]
