@@ -105,10 +105,17 @@ def test_a_raised_excerpt_is_checked_on_its_own_and_left_out_of_the_memo(full_ch
     assert not any(conformance.conforms("model", record) for record in broken)  # the whole check's verdicts
 
 
-def test_a_schema_that_says_more_of_a_raised_excerpt_is_checked_whole(monkeypatch):
+@pytest.mark.parametrize("change", ["excerpt required", "runs closed", "raised closed"])
+def test_a_schema_that_says_more_of_a_raised_excerpt_is_checked_whole(monkeypatch, change):
     schema = copy.deepcopy(results_json.load_schema())
-    raised = schema["$defs"]["prompt"]["properties"]["execution"]["items"]["properties"]["raised"]
-    raised["required"] = [*raised["required"], "excerpt"]
+    items = schema["$defs"]["prompt"]["properties"]["execution"]["items"]
+    raised = items["properties"]["raised"]
+    if change == "excerpt required":
+        raised["required"] = [*raised["required"], "excerpt"]
+    elif change == "runs closed":
+        items["additionalProperties"] = False
+    else:
+        raised["additionalProperties"] = False
     monkeypatch.setattr(conformance, "load_schema", lambda: schema)
     conformance._by_parts.cache_clear()
     try:

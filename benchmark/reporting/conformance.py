@@ -43,6 +43,7 @@ PROMPTS_PROPERTY = {"type": "object", "propertyNames": {"$ref": "#/$defs/task_ke
                     "additionalProperties": {"$ref": "#/$defs/prompt"}}
 RAISED_EXCERPT = {"$ref": "#/$defs/raised_excerpt"}  # what a run's raised must say of its excerpt
 RAISED_KEYWORDS = {"type", "description", "required", "properties"}
+EXECUTION_KEYWORDS, ITEM_KEYWORDS = {"type", "description", "items"}, {"type", "description", "properties"}
 MEMO_SIZE = 4096  # records remembered (32 bytes each); the memo starts afresh when full
 _conforming: set[bytes] = set()  # (set.add and membership are atomic: grading threads share it)
 _strict_json: set[bytes] = set()  # prompts parsed from strict JSON (see ``json_parts``)
@@ -170,13 +171,17 @@ def _by_parts() -> bool:
 
 
 def _raised_by_parts(prompt: dict) -> bool:
-    """Whether a run's ``raised`` says of its ``excerpt`` only that it is optional and a
-    ``$defs/raised_excerpt``, so the excerpt can be checked apart from the rest."""
+    """Whether a prompt's ``execution`` says of a run's ``raised`` only its properties, and
+    ``raised`` of its ``excerpt`` only that it is optional and a ``$defs/raised_excerpt``, so
+    the excerpt can be checked apart from the rest."""
     try:
-        raised = prompt["properties"]["execution"]["items"]["properties"]["raised"]
+        execution = prompt["properties"]["execution"]
+        items = execution["items"]
+        raised = items["properties"]["raised"]
     except (KeyError, TypeError):
         return False
-    return (set(raised) <= RAISED_KEYWORDS and "excerpt" not in raised.get("required", ())
+    return (set(execution) <= EXECUTION_KEYWORDS and set(items) <= ITEM_KEYWORDS
+            and set(raised) <= RAISED_KEYWORDS and "excerpt" not in raised.get("required", ())
             and raised.get("properties", {}).get("excerpt") == RAISED_EXCERPT)
 
 
