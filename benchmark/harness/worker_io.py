@@ -39,10 +39,11 @@ class _Capture:
 
     The worker keeps one such file and empties it for each capture (a call's output is read
     before the next call starts), so a run of hundreds of calls makes one file, not one per
-    call. A fresh file is made, and closed after, when that one is in use (a capture inside
-    another); a fresh one is kept when its descriptor no longer holds that regular file
-    (submission code closed it and another file took its number: that descriptor is left
-    alone)."""
+    call. A capture inside another gets a file of its own, closed after. When the
+    descriptor no longer holds that file (submission code closed it, or put a file of its own
+    under its number), a new file is made and kept, and that descriptor is left alone. A
+    thread the submission leaves running with a copy of the descriptor can write into a later
+    call's output: its own calls' logs only, as it could by printing."""
 
     def __enter__(self):
         self._flush()
