@@ -72,10 +72,10 @@ def test_each_call_captures_its_own_output_and_none_of_the_call_before():
     assert res.stdout == "" and res.channel_error is None
 
 
-def test_a_call_that_closes_its_capture_and_reuses_the_number_leaves_that_file_alone(tmp_path):
-    """Submission code that closes the descriptor its output goes to and opens a file of its
-    own under that number: the next call captures into a fresh file, and the submission's file
-    keeps what it wrote (it is neither emptied nor read as output)."""
+def test_a_call_that_puts_its_own_file_under_the_capture_descriptor_keeps_that_file():
+    """Submission code that puts a file of its own under the descriptor its output goes to
+    (``dup2``, as a close and an open can): the next call captures into a fresh file, and the
+    submission's file keeps what it wrote (it is neither emptied nor read as output)."""
     res = _calls("""
         import os
         def f(step):
