@@ -114,8 +114,10 @@ def _excerpt_holders(prompts: dict) -> tuple[list[list], list[list]] | None:
     return evidence_lists, executions
 
 
-def _raised(run: Any) -> Any:
-    return run.get("raised") if type(run) is dict else None
+def _raised_with_excerpt(run: Any) -> dict | None:
+    """A run's ``raised`` when it is a plain dict holding an ``excerpt``, else None."""
+    raised = run.get("raised") if type(run) is dict else None
+    return raised if type(raised) is dict and "excerpt" in raised else None
 
 
 def _without_excerpts(prompts: dict) -> tuple[dict, list[tuple[str, Any]]] | None:
@@ -130,8 +132,8 @@ def _without_excerpts(prompts: dict) -> tuple[dict, list[tuple[str, Any]]] | Non
     evidence_lists, executions = holders
     excerpts = [("excerpt", item["excerpt"]) for evidence in evidence_lists for item in evidence
                 if type(item) is dict and "excerpt" in item]
-    excerpts += [("raised_excerpt", _raised(run)["excerpt"]) for execution in executions
-                 for run in execution if type(_raised(run)) is dict and "excerpt" in _raised(run)]
+    excerpts += [("raised_excerpt", raised["excerpt"]) for execution in executions for run in execution
+                 if (raised := _raised_with_excerpt(run)) is not None]
     if not excerpts:
         return prompts, []
     stripped = {}
@@ -144,8 +146,8 @@ def _without_excerpts(prompts: dict) -> tuple[dict, list[tuple[str, Any]]] | Non
             for check in prompt["checks"]]
         if "execution" in prompt:
             stripped[pid]["execution"] = [
-                {**run, "raised": {key: value for key, value in run["raised"].items() if key != "excerpt"}}
-                if type(_raised(run)) is dict and "excerpt" in _raised(run) else run
+                {**run, "raised": {key: value for key, value in raised.items() if key != "excerpt"}}
+                if (raised := _raised_with_excerpt(run)) is not None else run
                 for run in prompt["execution"]]
     return stripped, excerpts
 
