@@ -238,7 +238,8 @@ def measure_many(tmp: Path, trees: list[Tree], meter: CpuMeter,
     default mode on the first OLD_MODELS of them, in the same turns."""
     subs = generate_models(tmp / "many", MODELS)
     runs = {tree.label: {1: [], 2: []} for tree in trees}
-    staged = old.stage(old_subset(subs, min(OLD_MODELS, MODELS), tmp / "old_subset"), OLD_STAGE) if old else None
+    old_count = min(OLD_MODELS, MODELS)
+    staged = old.stage(old_subset(subs, old_count, tmp / "old_subset"), OLD_STAGE) if old else None
     old_runs = []
     for i in range(REPEATS):
         for tree in trees:
@@ -249,7 +250,7 @@ def measure_many(tmp: Path, trees: list[Tree], meter: CpuMeter,
             old_runs.append(run_cli(old.cmd(staged, tmp / f"many_old_{i}"), old, meter=meter, env=OLD_ENV))
     out: dict[str, dict[str, Any]] = {}
     if old:
-        out[old.label] = {"many": median_run(old_runs), "models": min(OLD_MODELS, MODELS),
+        out[old.label] = {"many": median_run(old_runs), "models": old_count,
                           "graded": old_graded(tmp / "many_old_0")}
     for tree in trees:
         t = tree.label
