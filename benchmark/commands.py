@@ -39,13 +39,16 @@ from .untrusted import NAME_LIMIT, for_stream, text
 from .console import EXIT_ERROR, EXIT_OK, EXIT_REGRESSION, SCHEMA_VERSION, _error, _say, signals_held
 from .exit_status import exit_code as _exit_code, gate as _gate, name_causes as _name_causes
 from .local_plan import LocalPlan, local_plan as _local_plan
+from .engine.cache_folder import fragments_dir
+from .engine.fragment_store import FragmentStore
 
 
 def _write(config: RunConfig, doc: dict[str, Any]) -> tuple[dict[str, Path], dict[str, str]]:
     """Write the run; a model whose record cannot be written is named on stderr (it is written
     as an error record, see ``reporting.failsafe``). Returns the paths and those models' reasons."""
     failures: dict[str, str] = {}
-    paths = write_run(doc, Path(config.results_dir), failures=failures)
+    paths = write_run(doc, Path(config.results_dir), failures=failures,
+                      fragments=FragmentStore(fragments_dir(config.results_dir)))
     for name, reason in failures.items():
         _error(f"model '{text(name, NAME_LIMIT)}' is recorded as an error: {reason}")
     return paths, failures

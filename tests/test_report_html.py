@@ -86,8 +86,10 @@ def test_report_has_leaderboard_heatmap_bars_drilldown_and_manifest(doc):
     page = parse(html)
     assert {"leaderboard", "heatmap", "prompts", "details", "manifest"} <= page.ids
     assert html.count('class="model-row"') == 3
-    ranked = [m["name"] for m in report_context(doc)["models"]]
-    assert ranked == ["gamma", "alpha_model", "beta"]
+    articles = report_context(doc)["articles"]
+    assert [html.index(str(article)) for article in articles] == sorted(html.index(str(a)) for a in articles)
+    ranked = [re.search(r"<h3>(\d+)\. (\w+) ", str(article)).groups() for article in articles]
+    assert ranked == [("1", "gamma"), ("2", "alpha_model"), ("3", "beta")]
     assert html.count('<g class="cell">') == 3 * 8  # seven categories + overall
     assert html.count('<g class="bar">') == 3 * 4  # one bar per model in each prompt chart
     for index in range(3):

@@ -1,5 +1,6 @@
 """Where a results folder keeps its cache: ``<results-dir>/.cache/models/`` (the entries,
-``cache.ResultCache``) and ``.cache/isolation/`` (what runs measured of the machine).
+``cache.ResultCache``), ``.cache/isolation/`` (what runs measured of the machine) and
+``.cache/fragments/`` (the reports' per-model parts, ``fragment_store``).
 
 Loads nothing of the grader: the command line asks :func:`has_entries` before it imports
 the grader, to leave the sandbox zygote unstarted in a run the cache may serve wholly
@@ -17,6 +18,11 @@ def entries_dir(results_dir: str | Path) -> Path:
 
 def measures_dir(results_dir: str | Path) -> Path:
     return Path(results_dir) / ".cache" / "isolation"
+
+
+def fragments_dir(results_dir: str | Path) -> Path:
+    """The reports' per-model parts kept between runs (``fragment_store.FragmentStore``)."""
+    return Path(results_dir) / ".cache" / "fragments"
 
 
 def has_entries(results_dir: str | Path) -> bool:

@@ -37,7 +37,8 @@ from .chart_markup import escaped as _h
 from .html_prompt import (GATE_TIP, HOW, denial_badge, denials_block, excerpt_block, gate_links, losses_list,
                           run_failures, state_pill)
 from .svg import pct_text
-from .templating import leaderboard_script, render_page
+from .fragments import part
+from .templating import environment, leaderboard_script, render_page
 from .view import Category, Check, ChildRun, Model, PackTotal, Prompt, Run, run_view
 
 INLINE_MODELS = 50  # the drill-downs are in report.html up to this many models; past it, a page per model
@@ -200,6 +201,16 @@ def _samples_view(model: Model) -> dict[str, Any] | None:
                              for key in keys]) for k in ks]}
 
 
+def _article(index: int, rank: int, model: Model, run: Run, packed: bool) -> Markup:
+    """A model's drill-down as markup (``_drill.html.j2``'s ``model_article``), from the run's
+    fragments when they hold it for this record at this place (``fragments``)."""
+    def render() -> str:
+        macro = environment().get_template("_drill.html.j2").module.model_article
+        return str(macro(_model_view(index, rank, model, run.pack_titles), packed))
+
+    return Markup(part(model.name, model.record, "article", [index, rank, packed, run.pack_titles], render))
+
+
 def model_pages(count: int) -> bool:
     """Whether a run of ``count`` models gets a page per model (past ``INLINE_MODELS``)."""
     return count > INLINE_MODELS
@@ -277,8 +288,8 @@ def report_context(doc: Mapping[str, Any] | Run) -> dict[str, Any]:
         "groups": group_legend(run) if run.models else "",
         "model_pages": MODEL_PAGES if pages else None,
         "inline_models": INLINE_MODELS,
-        "models": [] if pages else [_model_view(i, rank, model, run.pack_titles)
-                                    for i, (rank, model) in enumerate(run.ranked)],
+        "articles": [] if pages else [_article(i, rank, model, run, packed)
+                                      for i, (rank, model) in enumerate(run.ranked)],
         "heatmap": heatmap_chart(run.models, hrefs),
         "prompt_charts": prompt_charts(run),
         "bars": bars(len(run.models)),
@@ -301,8 +312,10 @@ def render_model_pages(doc: Mapping[str, Any] | Run) -> dict[str, str]:
     run = run_view(doc)
     if not model_pages(len(run.models)):
         return {}
-    shared = {"packed": _packed(run), "run": _header(run), "how": how_scores()}
+    packed = _packed(run)
+    shared = {"packed": packed, "run": _header(run), "how": how_scores()}
     hashes = _mapping(run.metadata.get("submission_hashes"))
-    return {f"m{i}.html": render_page("model_page.html.j2", m=_model_view(i, rank, model, run.pack_titles),
+    return {f"m{i}.html": render_page("model_page.html.j2", name=model.name,
+                                      article=_article(i, rank, model, run, packed),
                                       report={**shared, "hashes": kv_rows(_mapping(hashes.get(model.name)))})
             for i, (rank, model) in enumerate(run.ranked)}

@@ -8,6 +8,7 @@ from typing import Any
 from ..scoring import generate_feedback_summary, generate_improvement_suggestions
 from .common import (NOTHING_GRADED, RULE_WIDTH, SCORING_DOC, fixed, group_legend, label, loss_lines, maximum, pack_name,
                      pack_score, state_text)
+from .fragments import part
 from .view import Model, Prompt, Run, run_view
 
 TOP_N = 3
@@ -147,6 +148,8 @@ def render_summary(doc: Mapping[str, Any] | Run) -> str:
     its view (``view.run_view``)."""
     run = run_view(doc)
     lines = _header(run) + _not_graded(run) + _references(run) + _top_performers(run) + _pack_leaderboards(run)
-    for model in run.models:
-        lines += _model_lines(model, run.pack_titles)
+    titles = run.pack_titles
+    for model in run.models:  # (a model's block from the run's fragments, when they hold it: ``fragments``)
+        lines.append(part(model.name, model.record, "summary", [titles],
+                          lambda model=model: "\n".join(_model_lines(model, titles))))
     return "\n".join(lines + _environment(run)) + "\n"

@@ -22,6 +22,7 @@ from typing import Any
 from .chart import render_comparison_chart
 from .encoding import dumps, dumps_bytes  # noqa: F401  (re-exported: they have always been here)
 from .failsafe import SERIALISATION_ERRORS, isolate_failures
+from .fragments import Fragments, serving
 from .html_report import MODEL_PAGES, render_html_report, render_model_pages
 from .junit import render_junit
 from .markdown_summary import render_markdown_summary
@@ -117,15 +118,18 @@ def atomic_write_json(path: str | Path, obj: Any) -> Path:
     return atomic_write_bytes(path, dumps_bytes(obj))
 
 
-def render_reports(doc: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
+def render_reports(doc: Mapping[str, Any], fragments: Fragments | None = None) -> dict[str, tuple[str, str]]:
     """Every report for the validated ``doc`` as ``{kind: (file name, text)}``; renders all
     before any write. The document is read into its typed view once (``view.run_view``), and
     every renderer takes that view. A page of ``PAGES`` is ``{"<kind>/<file name>":
-    ("<folder>/<file name>", text)}``."""
+    ("<folder>/<file name>", text)}``. With ``fragments``, the renderers take each model's
+    parts from it when it holds them for that model's record (``reporting.fragments``)."""
     run = run_view(doc)
-    outputs = {kind: (name, render(run)) for kind, (name, render) in REPORTS.items()}
-    for kind, (folder, render_pages) in PAGES.items():
-        outputs.update({f"{kind}/{name}": (f"{folder}/{name}", text) for name, text in render_pages(run).items()})
+    with serving(fragments):
+        outputs = {kind: (name, render(run)) for kind, (name, render) in REPORTS.items()}
+        for kind, (folder, render_pages) in PAGES.items():
+            outputs.update({f"{kind}/{name}": (f"{folder}/{name}", text)
+                            for name, text in render_pages(run).items()})
     return outputs
 
 
@@ -170,7 +174,7 @@ def _checked_bytes(doc: dict[str, Any], failures: dict[str, str] | None) -> byte
 
 
 def write_run(doc: dict[str, Any], results_dir: str | Path, *, update_latest: bool = True,
-              failures: dict[str, str] | None = None) -> dict[str, Path]:
+              failures: dict[str, str] | None = None, fragments: Fragments | None = None) -> dict[str, Path]:
     """Validate ``doc``, then write ``<results_dir>/<run_id>/results.json`` and every report
     (summary_report.txt, comparison_chart.txt, report.html, junit.xml, summary.md; past report.html's
     inline limit also its per-model pages, ``models/m<index>.html``, kind ``report_pages``), then
@@ -182,13 +186,14 @@ def write_run(doc: dict[str, Any], results_dir: str | Path, *, update_latest: bo
     write). Given a ``failures`` dict, a model whose own record cannot be serialised or
     validated does not stop the run: ``doc`` gets an error record for it saying why
     (``failsafe.isolate_failures``), ``failures`` gets its name and the reason, and the other
-    models are written as usual.
+    models are written as usual. ``fragments``: see :func:`render_reports`; a store that keeps
+    them (``engine.fragment_store``) is saved once every file is written.
     """
     results_json = _checked_bytes(doc, failures)
     run_id = doc["run_id"]
     if not RUN_ID_RE.fullmatch(run_id) or ".." in run_id or run_id in (LATEST_DIR, LATEST_NAME):
         raise ValueError(f"unsafe run_id {run_id!r}")
-    rendered = render_reports(doc)
+    rendered = render_reports(doc, fragments)
     run_dir = Path(results_dir) / run_id
     paths = _by_kind(_write_all(run_dir, {"results": ("results.json", results_json), **rendered}))
     if update_latest:  # last: it names a run folder that is complete
@@ -196,6 +201,9 @@ def write_run(doc: dict[str, Any], results_dir: str | Path, *, update_latest: bo
         linked = _point_latest(Path(results_dir), run_id)
         if linked is not None:
             paths["latest_dir"] = linked
+    save = getattr(fragments, "save", None)
+    if save is not None:  # (last: the run's files never wait on the cache of its parts)
+        save()
     return paths
 
 
