@@ -24,7 +24,6 @@ from .reporting import terminal
 from .reporting.banner import format_banner
 from .reporting.excerpts import attach_excerpts
 from .reporting.results_json import model_to_dict, run_to_dict
-from .reporting.view import run_view
 from .reporting.writer import write_run
 from .engine.cache import Measured, ResultCache
 from .sandbox.isolation import detect
@@ -43,15 +42,17 @@ from .engine.cache_folder import fragments_dir
 from .engine.fragment_store import FragmentStore
 
 
-def _write(config: RunConfig, doc: dict[str, Any]) -> tuple[dict[str, Path], dict[str, str]]:
+def _write(config: RunConfig, doc: dict[str, Any]) -> tuple[dict[str, Path], dict[str, str], Any]:
     """Write the run; a model whose record cannot be written is named on stderr (it is written
-    as an error record, see ``reporting.failsafe``). Returns the paths and those models' reasons."""
+    as an error record, see ``reporting.failsafe``). Returns the paths, those models' reasons
+    and the view of the document the reports were rendered from."""
     failures: dict[str, str] = {}
+    views: list[Any] = []
     paths = write_run(doc, Path(config.results_dir), failures=failures,
-                      fragments=FragmentStore(fragments_dir(config.results_dir)))
+                      fragments=FragmentStore(fragments_dir(config.results_dir)), views=views)
     for name, reason in failures.items():
         _error(f"model '{text(name, NAME_LIMIT)}' is recorded as an error: {reason}")
-    return paths, failures
+    return paths, failures, views[0]
 
 
 
@@ -76,11 +77,10 @@ def _build_doc(config, runner, units, started, isolation, cached=(), skipped=())
                        pass_at=config.pass_at)
 
 
-def _report(config: RunConfig, doc: dict[str, Any], paths: dict[str, Path]) -> None:
+def _report(config: RunConfig, run: Any, paths: dict[str, Path]) -> None:
     """After grading: the model x task table, the lost points (folded; not with --verbose,
-    whose blocks list every lost check), the folders not graded and the files written. ``doc``
-    passed validation when it was written, and is read into its view once here."""
-    run = run_view(doc)
+    whose blocks list every lost check), the folders not graded and the files written. ``run``:
+    the view of the document as written (``view.run_view``), which the reports were made from."""
     if not config.quiet:
         from .reporting.terminal_losses import format_losses
 
@@ -249,12 +249,12 @@ def _grade_and_write(config, runner, entries, skipped, warming, fail_under, prob
     warming.join()  # its libraries are loaded and it compiles nothing while reports render
     with signals_held() as stopped:  # Ctrl-C or SIGTERM now: the results are written in full first
         try:
-            paths, failures = _write(config, doc)
+            paths, failures, run = _write(config, doc)
         except OSError as exc:  # (checked writable before grading; since then, a disk filled up ...)
             which = f"{exc.filename}: " if exc.filename else ""
             _error(f"cannot write the results into {config.results_dir}: {which}{exc.strerror or exc}")
             return EXIT_ERROR
-        _report(config, doc, paths)
+        _report(config, run, paths)
     if stopped:
         _error(f"{signal.Signals(stopped[0]).name} while the results were being written: they were "
                "written in full first")

@@ -207,12 +207,16 @@ class BenchmarkRunner:
         if on_plan:
             on_plan(len(todo))
 
+        folders = {e.unit: e.path for e in entries}
+
         def finish(result: ModelResult) -> None:
-            results.append(result)
             unit = result_unit(result)
             if (cache is not None and cacheable(result)
                     and graded_as_keyed(result, plan.hashes.get(unit))):
-                cache.put(keys[unit], result)
+                stored = cache.put(keys[unit], result, folders.get(unit))
+                if stored is not None:  # (the document reads the stored record back, excerpts and all)
+                    result = dataclasses.replace(result, record=stored)
+            results.append(result)
             if on_done:
                 on_done(result)
 

@@ -144,7 +144,10 @@ class PromptResult:
 class ModelResult:
     """A model's results. A model of several samples (``benchmark.sampling``) has one
     ``ModelResult`` per sample (``sample``: its id) and, for the document, one holding them
-    all (``samples``) whose prompts and totals are the samples' means."""
+    all (``samples``) whose prompts and totals are the samples' means. ``record``: for a
+    result read from the result cache, the record's JSON as the cache stored it (what
+    ``model_to_dict`` made of the result that was stored), which ``model_to_dict`` reads back
+    instead of building it again; not part of the result's value (equality ignores it)."""
 
     model: str
     tier: str
@@ -156,6 +159,7 @@ class ModelResult:
     badge: str
     sample: str | None = None
     samples: tuple[ModelResult, ...] = ()
+    record: bytes | None = field(default=None, compare=False, repr=False)
 
 
 MAX_TIMEOUT_S = 86400.0  # the longest wall-clock time-out of one child run (RUBRICBENCH_TIMEOUT)

@@ -105,6 +105,21 @@ def test_a_raised_excerpt_is_checked_on_its_own_and_left_out_of_the_memo(full_ch
     assert not any(conformance.conforms("model", record) for record in broken)  # the whole check's verdicts
 
 
+def test_a_stored_record_with_excerpts_is_known_to_conform_and_its_excerpts_still_checked(full_checks):
+    """The result cache stores a record with its excerpts; one it read back under its tag is
+    remembered (its prompts, excerpts aside), so the document's check of it walks only the
+    excerpts and the rest of the record; a broken excerpt is still refused."""
+    stored = _with_raised(_record(), {"start": 2, "lines": ["x = 1", "raise ValueError"]})
+    conformance.known_to_conform(stored)
+    assert conformance.model_conforms(copy.deepcopy(stored))
+    assert full_checks == []
+    broken = copy.deepcopy(stored)
+    next(iter(broken["prompts"].values()))["execution"][0]["raised"]["excerpt"] = {"start": "2", "lines": []}
+    assert not conformance.model_conforms(broken)
+    assert full_checks == []
+    assert conformance.json_parts(copy.deepcopy(stored)) is not None  # (and the strict JSON check's memo)
+
+
 @pytest.mark.parametrize("change", ["excerpt required", "runs closed", "raised closed"])
 def test_a_schema_that_says_more_of_a_raised_excerpt_is_checked_whole(monkeypatch, change):
     schema = copy.deepcopy(results_json.load_schema())

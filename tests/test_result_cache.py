@@ -301,3 +301,42 @@ def test_a_key_that_cannot_be_written_leaves_nothing_behind(tmp_path, private, m
     assert list(private.iterdir()) == []  # no key, no temporary file
     entry_tags._tag_key.cache_clear()
     assert len(entry_tags._tag_key()) == 32 and [p.name for p in private.iterdir()] == ["cache-key"]
+
+
+def test_a_tagged_entry_is_written_into_the_document_as_it_was_stored(tmp_path, private):
+    """A result read back under its tag keeps the stored bytes (``ModelResult.record``), and
+    ``model_to_dict`` reads them back instead of building the record again: the same record,
+    in the same key order, a new dict each time; a result named otherwise since is built."""
+    import dataclasses
+
+    cache = ResultCache(tmp_path / "results")
+    model = make_model("cached_model", 0.7)
+    cache.put("k", model)
+    got = cache.get("k", "cached_model")
+    assert got.record is not None and got == model
+    for kwargs in ({}, {"cached": True}, {"timestamp": "2025-01-01T00:00:00Z", "cached": False}):
+        built, read = model_to_dict(model, **kwargs), model_to_dict(got, **kwargs)
+        assert json.dumps(read) == json.dumps(built)  # (key order included)
+    first = model_to_dict(got)
+    first["prompts"]["prompt_1"]["checks"][0]["evidence"].append({"file": "x.py", "line": 1, "note": ""})
+    assert model_to_dict(got) == model_to_dict(model)  # (the first one's changes are its own)
+    renamed = dataclasses.replace(got, model="another")
+    assert model_to_dict(renamed)["model_name"] == "another"
+    assert model_to_dict(renamed) == model_to_dict(dataclasses.replace(model, model="another"))
+    assert renamed.record is not None  # (carried along, and not used for another name)
+
+
+def test_an_entry_checked_in_full_keeps_no_bytes(tmp_path, monkeypatch):
+    from benchmark.engine import entry_tags
+
+    (tmp_path / "file").write_text("a file where the cache folder would go\n")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file"))
+
+    entry_tags._tag_key.cache_clear()
+    try:
+        cache = ResultCache(tmp_path / "results")
+        cache.put("k", make_model("cached_model", 0.7))
+        got = cache.get("k", "cached_model")
+        assert got is not None and got.record is None  # (bare: its bytes are not known to be put's)
+    finally:
+        entry_tags._tag_key.cache_clear()

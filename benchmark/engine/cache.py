@@ -37,6 +37,7 @@ from .options import cacheable
 from .entry_tags import entry_tag, untagged
 from .source_hash import PACKAGE, SOURCE_SUFFIXES, grader_source_hash, source_tree_hash  # noqa: F401 (re-exported)
 from ..reporting.conformance import known_to_conform
+from ..reporting.excerpts import attach_excerpts
 from ..reporting.failsafe import schema_problems
 from ..reporting.results_json import model_to_dict
 from ..reporting.writer import atomic_write_bytes, atomic_write_text
@@ -140,11 +141,14 @@ def _prompt(prompt_id: str, item: dict[str, Any]) -> PromptResult:
                         dict(item["files"]), tuple(item.get("denials", ())), item.get("cap"))
 
 
-def model_from_dict(item: dict[str, Any]) -> ModelResult:
+def model_from_dict(item: dict[str, Any], record: bytes | None = None) -> ModelResult:
+    """The result a record was made from; ``record``: the record's JSON bytes, kept on the
+    result (``ModelResult.record``) when they are exactly what ``put`` stored for it."""
     prompts = tuple(_prompt(pid, item["prompts"][pid])
                     for pid in sorted(item["prompts"], key=prompt_sort_key))
     return ModelResult(item["model_name"], item["tier"], prompts, item["overall_score"],
-                       item["total_possible"], item["percentage"], item["grade"], item["badge"])
+                       item["total_possible"], item["percentage"], item["grade"], item["badge"],
+                       record=record)
 
 
 def _record_of(item: Any, name: str | None) -> bool:
@@ -249,23 +253,28 @@ class ResultCache:
                 known_to_conform(item)  # (the writer's check of the document need not walk it)
             elif not _trusted(raw.decode("utf-8"), item, name):
                 return None
-            result = model_from_dict(item)
+            result = model_from_dict(item, raw if tagged else None)  # (tagged: put's own bytes)
         except (OSError, ValueError, KeyError, TypeError):  # orjson.JSONDecodeError is a ValueError
             return None
         return result if cacheable(result) else None  # (never stored; and never replayed)
 
-    def put(self, key: str, result: ModelResult) -> None:
+    def put(self, key: str, result: ModelResult, folder: Path | None = None) -> bytes | None:
         """Store ``result``; one that ``get`` would refuse (not strict JSON, text the boundary
         would escape, a record the schema rejects) is not stored (the writer reports that
-        model; the cache never stops a run). Stored with this user's tag when there is a key."""
+        model; the cache never stops a run). Stored with this user's tag when there is a key.
+        ``folder``: the model's folder, whose graded files give the record its source excerpts
+        (``reporting.excerpts``), as the run's document will show them. Returns the record's
+        JSON bytes as stored (None when it was not stored), for ``ModelResult.record``."""
         record = model_to_dict(result)
+        if folder is not None:
+            attach_excerpts({"models": {result.model: record}}, {result.model: folder}, in_place=True)
         try:  # escapes only what JSON must
             text = json.dumps(record, ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError, RecursionError):
-            return
+            return None
         if not json_text_clean(text) or schema_problems(result.model, record):
-            return
-        data = text.encode("utf-8")
+            return None
+        data = record_bytes = text.encode("utf-8")
         tag = entry_tag(key, data)
         if tag is not None:
             data = b'{"tag":"' + tag.encode() + b'","record":' + data + b"}"
@@ -274,3 +283,4 @@ class ResultCache:
             atomic_write_bytes(self.directory / f"{key}.json", data, durable=False)
         except OSError:
             pass
+        return record_bytes

@@ -217,10 +217,12 @@ def known_to_conform(record: Any) -> None:
     """Remember the prompts of a record known to conform without checking them: one this grader
     checked when it stored it (the result cache's tagged entries, ``entry_tags.entry_tag``).
     Such a record was also parsed from strict JSON (orjson), so its prompts are remembered as
-    strict JSON too (see :func:`json_parts`)."""
+    strict JSON too (see :func:`json_parts`). Its prompts are remembered without their
+    excerpts, as :func:`model_conforms` looks them up (the record conformed with them, and an
+    excerpt is optional where it stands); the excerpts are still checked with the document."""
     prompts = record.get("prompts") if type(record) is dict else None
     parts = _without_excerpts(prompts) if type(prompts) is dict and _by_parts() else None
-    if parts is not None and not parts[1]:  # (stored records have no excerpts)
+    if parts is not None:
         key = _key(parts[0])
         _remember(key)
         _remember(key, _strict_json)

@@ -6,7 +6,10 @@ samples: each sample's record from its folder, and the mean record's evidence, n
 used only when the file still has the sha256 recorded for it at grading time (``files`` of
 the prompt), so an excerpt always shows the text that was graded; symbolic links, files that
 changed or vanished, and names that are not the prompt's graded files get no excerpt. The
-excerpt is a display aid (the HTML report shows it); it never affects a score.
+excerpt is a display aid (the HTML report shows it); it never affects a score. The result
+cache stores a record with its excerpts (``ResultCache.put``, from the files just graded), and
+an entry that has its excerpt already is left as it is, so a record read back from the cache
+reads no file here.
 """
 
 from __future__ import annotations
@@ -82,12 +85,23 @@ class _SampleFiles:
         return self.samples[parts[1]].lines(parts[2], sha256)
 
 
+def _wants(item: Mapping[str, Any], hashes: Mapping[str, Any]) -> str | None:
+    """The sha256 of the graded file whose lines ``item`` (an evidence entry or a run's
+    ``raised``) could be shown from, or None: it has its excerpt already (a record the result
+    cache stored with its excerpts), names no graded file, or has no line to show."""
+    line = item.get("line")
+    if "excerpt" in item or isinstance(line, bool) or not isinstance(line, int):
+        return None
+    sha256 = hashes.get(item.get("file"))
+    return sha256 if isinstance(sha256, str) else None
+
+
 def _fill_prompt(prompt: dict[str, Any], files: _GradedFiles | _SampleFiles) -> None:
     hashes = prompt.get("files") if isinstance(prompt.get("files"), Mapping) else {}
     for run in prompt.get("execution") or ():  # the line an exception came through
         raised = run.get("raised") if isinstance(run, Mapping) else None
-        sha256 = hashes.get(raised.get("file")) if isinstance(raised, dict) else None
-        lines = files.lines(raised["file"], sha256) if isinstance(sha256, str) else None
+        sha256 = _wants(raised, hashes) if isinstance(raised, dict) else None
+        lines = files.lines(raised["file"], sha256) if sha256 is not None else None
         excerpt = excerpt_for(lines, raised.get("line")) if lines is not None else None
         if excerpt is not None:
             raised["excerpt"] = excerpt
@@ -96,10 +110,11 @@ def _fill_prompt(prompt: dict[str, Any], files: _GradedFiles | _SampleFiles) -> 
         for item in check.get("evidence") or ():
             if shown >= MAX_EXCERPTS_PER_CHECK:
                 break
-            sha256 = hashes.get(item.get("file"))
-            if not isinstance(sha256, str):
+            if "excerpt" in item:
+                shown += 1
                 continue
-            lines = files.lines(item["file"], sha256)
+            sha256 = _wants(item, hashes)
+            lines = files.lines(item["file"], sha256) if sha256 is not None else None
             excerpt = excerpt_for(lines, item.get("line")) if lines is not None else None
             if excerpt is not None:
                 item["excerpt"] = excerpt

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
+import orjson
+
 from ..sample_names import unit_name
 from ..scoring import EPS, compare_models, is_core_only, pack_totals
 from .run_stats import DEFAULT_PASS_AT, add_statistics
@@ -91,10 +93,17 @@ def prompt_to_dict(prompt: PromptResult) -> dict[str, Any]:
 def model_to_dict(model: ModelResult, *, timestamp: str | None = None, cached: bool | None = None,
                   cached_samples: Collection[str] = ()) -> dict[str, Any]:
     """A model's record; a model of samples holds each sample's record under ``samples``
-    (by id; ``cached_samples``: the ids served from the cache)."""
+    (by id; ``cached_samples``: the ids served from the cache). A result read from the
+    result cache is read back from the record the cache stored (``ModelResult.record``)."""
     out: dict[str, Any] = {"model_name": model.model, "tier": model.tier}
     if timestamp is not None:
         out["timestamp"] = timestamp
+    stored = _stored(model)
+    if stored is not None:
+        out.update(stored)
+        if cached is not None:
+            out["cached"] = cached
+        return out
     out.update(
         prompts={p.prompt_id: prompt_to_dict(p) for p in model.prompts},
         overall_score=model.score,
@@ -109,6 +118,18 @@ def model_to_dict(model: ModelResult, *, timestamp: str | None = None, cached: b
     if cached is not None:
         out["cached"] = cached
     return out
+
+
+def _stored(model: ModelResult) -> dict[str, Any] | None:
+    """The parts of a cached result's stored record after its name and tier (a new dict each
+    time: the document's writers fill it in place), or None to build them from the result.
+    Only for a model of one folder whose record names it as it is named now."""
+    if model.record is None or model.sample is not None or model.samples:
+        return None
+    stored = orjson.loads(model.record)
+    if stored.pop("model_name", None) != model.model or stored.pop("tier", None) != model.tier:
+        return None
+    return stored
 
 
 def by_pack(models: Mapping[str, Any], metadata: Mapping[str, Any]) -> bool:

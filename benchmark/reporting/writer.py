@@ -118,13 +118,17 @@ def atomic_write_json(path: str | Path, obj: Any) -> Path:
     return atomic_write_bytes(path, dumps_bytes(obj))
 
 
-def render_reports(doc: Mapping[str, Any], fragments: Fragments | None = None) -> dict[str, tuple[str, str]]:
+def render_reports(doc: Mapping[str, Any], fragments: Fragments | None = None,
+                   views: list[Any] | None = None) -> dict[str, tuple[str, str]]:
     """Every report for the validated ``doc`` as ``{kind: (file name, text)}``; renders all
     before any write. The document is read into its typed view once (``view.run_view``), and
     every renderer takes that view. A page of ``PAGES`` is ``{"<kind>/<file name>":
     ("<folder>/<file name>", text)}``. With ``fragments``, the renderers take each model's
-    parts from it when it holds them for that model's record (``reporting.fragments``)."""
+    parts from it when it holds them for that model's record (``reporting.fragments``). Given
+    a ``views`` list, the view is appended to it (the caller's own reading of the document)."""
     run = run_view(doc)
+    if views is not None:
+        views.append(run)
     with serving(fragments):
         outputs = {kind: (name, render(run)) for kind, (name, render) in REPORTS.items()}
         for kind, (folder, render_pages) in PAGES.items():
@@ -174,7 +178,8 @@ def _checked_bytes(doc: dict[str, Any], failures: dict[str, str] | None) -> byte
 
 
 def write_run(doc: dict[str, Any], results_dir: str | Path, *, update_latest: bool = True,
-              failures: dict[str, str] | None = None, fragments: Fragments | None = None) -> dict[str, Path]:
+              failures: dict[str, str] | None = None, fragments: Fragments | None = None,
+              views: list[Any] | None = None) -> dict[str, Path]:
     """Validate ``doc``, then write ``<results_dir>/<run_id>/results.json`` and every report
     (summary_report.txt, comparison_chart.txt, report.html, junit.xml, summary.md; past report.html's
     inline limit also its per-model pages, ``models/m<index>.html``, kind ``report_pages``), then
@@ -187,13 +192,14 @@ def write_run(doc: dict[str, Any], results_dir: str | Path, *, update_latest: bo
     validated does not stop the run: ``doc`` gets an error record for it saying why
     (``failsafe.isolate_failures``), ``failures`` gets its name and the reason, and the other
     models are written as usual. ``fragments``: see :func:`render_reports`; a store that keeps
-    them (``engine.fragment_store``) is saved once every file is written.
+    them (``engine.fragment_store``) is saved once every file is written. ``views``: see
+    :func:`render_reports`.
     """
     results_json = _checked_bytes(doc, failures)
     run_id = doc["run_id"]
     if not RUN_ID_RE.fullmatch(run_id) or ".." in run_id or run_id in (LATEST_DIR, LATEST_NAME):
         raise ValueError(f"unsafe run_id {run_id!r}")
-    rendered = render_reports(doc, fragments)
+    rendered = render_reports(doc, fragments, views)
     run_dir = Path(results_dir) / run_id
     paths = _by_kind(_write_all(run_dir, {"results": ("results.json", results_json), **rendered}))
     if update_latest:  # last: it names a run folder that is complete
