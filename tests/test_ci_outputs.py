@@ -84,6 +84,35 @@ def test_junit_escapes_markup_and_drops_characters_xml_cannot_hold(doc):
     assert xml_text("ok\x00\ud800") == "ok\ufffd\ufffd"
 
 
+def _junit_as_one_tree(doc) -> str:
+    """junit.xml as one element tree, indented and written whole (how it was made before each
+    model's testsuite became a part of its own)."""
+    from benchmark.reporting import junit
+
+    run = run_view(doc)
+    root = ET.Element("testsuites", name="RubricBench")
+    totals = dict.fromkeys(junit.COUNTS, 0)
+    for counts in [junit._suite(root, m, run.started) for m in run.models] + [junit._not_graded(root, run)]:
+        totals = {key: totals[key] + counts[key] for key in junit.COUNTS}
+    for key, value in totals.items():
+        root.set(key, str(value))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+@pytest.mark.parametrize("shape", ["hostile", "skipped folders", "no model", "one model"])
+def test_junit_made_of_one_part_per_model_is_the_document_written_whole(doc, shape):
+    """Each model's testsuite is made on its own (and kept between runs), its timestamp the run's:
+    the document is byte for byte the one tree ``xml.etree`` would write."""
+    if shape != "hostile":
+        names = {"skipped folders": ["good", "bad|model"], "no model": [], "one model": ["mid"]}[shape]
+        doc["models"] = {name: doc["models"][name] for name in names}
+    if shape in ("skipped folders", "no model"):
+        doc["skipped_models"] = [{"tier": "user", "folder": 'a "folder" <b>', "reason": "not a folder & more"}]
+    doc["models"].get("good", {}).update(model_name="good")
+    assert render_junit(doc) == _junit_as_one_tree(doc)
+
+
 def test_summary_md_has_leaderboard_per_prompt_and_failed_checks(doc):
     text = render_markdown_summary(doc)
     assert text.startswith("## RubricBench results: run `20250101_000000`")

@@ -22,11 +22,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from .common import SCORING_DOC, fixed, maximum, pack_score
+from .fragments import part
 from .view import Check, Model, Prompt, Run, run_view
 
 INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")  # not allowed in XML 1.0
 NOT_PASSED_ORDER = {"error": 0, "fail": 1, "skipped": 2, "partial": 3}
 COUNTS = ("tests", "failures", "errors", "skipped")
+SUITE_MARK = "rubricbench-suite"  # an element standing for a model's testsuite until it is put in
 
 
 def xml_text(value: Any) -> str:
@@ -142,15 +144,42 @@ def _not_graded(root: ET.Element, run: Run) -> dict[str, int]:
     return {"tests": len(skipped), "failures": 0, "errors": len(skipped), "skipped": 0}
 
 
+def _suite_part(model: Model) -> str:
+    """A model's testsuite as indented XML (as ``ET.indent`` indents it inside the document),
+    its timestamp left empty, after a line of its counts: the part ``fragments`` keeps."""
+    holder = ET.Element("testsuites")
+    counts = _suite(holder, model, "")
+    suite = holder[0]
+    ET.indent(suite, level=1)
+    return " ".join(str(counts[key]) for key in COUNTS) + "\n" + ET.tostring(suite, encoding="unicode")
+
+
+def _attribute(value: str) -> str:
+    """``value`` escaped as ``xml.etree`` writes an attribute's value."""
+    return ET.tostring(ET.Element("t", v=xml_text(value)), encoding="unicode")[len('<t v="'):-len('" />')]
+
+
 def render_junit(doc: Mapping[str, Any] | Run) -> str:
     """The whole junit.xml document (UTF-8 text with an XML declaration), from a validated
-    results document or its view."""
+    results document or its view. Each model's testsuite is made on its own (``_suite_part``;
+    kept by the run's ``fragments``, when there are any), and stands in the document where an
+    empty ``SUITE_MARK`` element marks its place (escaped text holds no ``<``); its timestamp is the
+    run's, filled in where its first line leaves it empty (the name before it is escaped, so
+    holds no quote)."""
     run = run_view(doc)
     root = ET.Element("testsuites", name="RubricBench")
     totals = dict.fromkeys(COUNTS, 0)
-    for counts in [_suite(root, model, run.started) for model in run.models] + [_not_graded(root, run)]:
-        totals = {key: totals[key] + counts[key] for key in COUNTS}
+    suites = []
+    for model in run.models:
+        counted, text = part(model.name, model.record, "junit", [], lambda model=model: _suite_part(model)).split("\n", 1)
+        suites.append(text.replace(' timestamp=""', f' timestamp="{_attribute(run.started)}"', 1))
+        ET.SubElement(root, SUITE_MARK)
+        totals = {key: totals[key] + int(n) for key, n in zip(COUNTS, counted.split())}
+    counts = _not_graded(root, run)
+    totals = {key: totals[key] + counts[key] for key in COUNTS}
     for key, value in totals.items():
         root.set(key, str(value))
     ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    pieces = ET.tostring(root, encoding="unicode").split(f"<{SUITE_MARK} />")
+    text = "".join(piece + suite for piece, suite in zip(pieces, suites)) + pieces[-1]
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + text + "\n"
