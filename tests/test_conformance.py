@@ -107,8 +107,8 @@ def test_a_raised_excerpt_is_checked_on_its_own_and_left_out_of_the_memo(full_ch
 
 def test_a_stored_record_with_excerpts_is_known_to_conform_and_its_excerpts_still_checked(full_checks):
     """The result cache stores a record with its excerpts; one it read back under its tag is
-    remembered (its prompts, excerpts aside), so the document's check of it walks only the
-    excerpts and the rest of the record; a broken excerpt is still refused."""
+    remembered (its prompts, excerpts and all), so the document's check of it walks only the
+    rest of the record; the same record with a broken excerpt is still refused."""
     stored = _with_raised(_record(), {"start": 2, "lines": ["x = 1", "raise ValueError"]})
     conformance.known_to_conform(stored)
     assert conformance.model_conforms(copy.deepcopy(stored))

@@ -12,11 +12,13 @@ miss) and again in the whole document before writing it. So:
   a record whose prompts are remembered has only the rest checked (the record with its
   prompts emptied; ``MODELS_PROPERTY`` and ``PROMPTS_PROPERTY`` are what the schema must
   say for that to be the same verdict, and with any other schema every check is whole).
-- Excerpts (``evidence[].excerpt`` and ``execution[].raised.excerpt``, added as a run is
-  written) are checked on their own against ``$defs/excerpt`` and ``$defs/raised_excerpt``
-  and left out of what is remembered, as are a record's ``cached``,
-  ``timestamp`` and ``packs`` (outside ``prompts``), so a record the cache read back and the
-  same record as the run writes it share one memo entry.
+- Prompts are remembered twice: whole, and without their excerpts (``evidence[].excerpt``
+  and ``execution[].raised.excerpt``). Prompts remembered whole need nothing more checked;
+  prompts remembered without their excerpts have the excerpts checked on their own, against
+  ``$defs/excerpt`` and ``$defs/raised_excerpt``, so the same prompts with other excerpts
+  share the entry. A record's ``cached``, ``timestamp`` and ``packs`` are outside ``prompts``,
+  so a record the cache read back and the same record as the run writes it share one entry
+  (the cache stores a record with its excerpts: ``known_to_conform`` remembers it whole).
 - Prompts are remembered by the sha256 of their ``marshal`` (format 2) encoding: exact about
   types and values (``True`` is not ``1``, ``1`` is not ``1.0``, a list is not a tuple, a NaN
   is not ``None``), independent of which objects are shared, and refused for subclasses of
@@ -31,9 +33,11 @@ from __future__ import annotations
 import hashlib
 import json
 import marshal
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 SCHEMA_RESOURCE = ("schema", "results.schema.json")
 
@@ -187,22 +191,56 @@ def _raised_by_parts(prompt: dict) -> bool:
             and raised.get("properties", {}).get("excerpt") == RAISED_EXCERPT)
 
 
+_HELD: ContextVar[dict[int, tuple[Any, bytes | None]] | None] = ContextVar("rubricbench_held_keys", default=None)
+
+
+@contextmanager
+def unchanged() -> Iterator[None]:
+    """A block in which the records checked are not changed: each one's prompts are keyed once
+    (``writer`` checks a document against the schema, then as strict JSON, in one)."""
+    token = _HELD.set({})
+    try:
+        yield
+    finally:
+        _HELD.reset(token)
+
+
+def _whole_key(prompts: dict) -> bytes | None:
+    """The key of a record's prompts with their excerpts (within :func:`unchanged`, once)."""
+    held = _HELD.get()
+    found = held.get(id(prompts)) if held is not None else None
+    if found is not None and found[0] is prompts:
+        return found[1]
+    key = _key(prompts)
+    if held is not None:
+        held[id(prompts)] = (prompts, key)
+    return key
+
+
 def model_conforms(record: Any) -> bool:
-    """``record`` against ``$defs/model``. When its prompts (excerpts aside) conformed before in
-    this process, only the rest of the record and the excerpts are checked."""
+    """``record`` against ``$defs/model``. When its prompts conformed before in this process,
+    excerpts and all (the key of the whole prompts) or but for their excerpts (the key of
+    the prompts without them), only the rest of the record, and in the second case the
+    excerpts, are checked."""
     prompts = record.get("prompts") if type(record) is dict else None
-    parts = _without_excerpts(prompts) if type(prompts) is dict and _by_parts() else None
+    if type(prompts) is not dict or not _by_parts():
+        return conforms("model", record)
+    whole = _whole_key(prompts)
+    if whole is not None and whole in _conforming:
+        return conforms("model", {**record, "prompts": {}})
+    parts = _without_excerpts(prompts)
     if parts is None:
         return conforms("model", record)
     stripped, excerpts = parts
     if not all(conforms(definition, excerpt) for definition, excerpt in excerpts):
         return False
-    key = _key(stripped)
+    key = _key(stripped) if excerpts else whole
     if key is not None and key in _conforming:
         return conforms("model", {**record, "prompts": {}})
     if not conforms("model", record if stripped is prompts else {**record, "prompts": stripped}):
         return False
     _remember(key)
+    _remember(whole)
     return True
 
 
@@ -218,12 +256,11 @@ def known_to_conform(record: Any) -> None:
     checked when it stored it (the result cache's tagged entries, ``entry_tags.entry_tag``).
     Such a record was also parsed from strict JSON (orjson), so its prompts are remembered as
     strict JSON too (see :func:`json_parts`). Its prompts are remembered without their
-    excerpts, as :func:`model_conforms` looks them up (the record conformed with them, and an
-    excerpt is optional where it stands); the excerpts are still checked with the document."""
+    excerpts included (the whole prompts' key, as :func:`model_conforms` and :func:`json_parts`
+    look them up first): the record conformed with them, and was parsed with them."""
     prompts = record.get("prompts") if type(record) is dict else None
-    parts = _without_excerpts(prompts) if type(prompts) is dict and _by_parts() else None
-    if parts is not None:
-        key = _key(parts[0])
+    if type(prompts) is dict and _by_parts():
+        key = _key(prompts)
         _remember(key)
         _remember(key, _strict_json)
 
@@ -236,7 +273,11 @@ def json_parts(record: Any) -> list[Any] | None:
     type, and ``marshal`` is exact about types and refuses subclasses, so the verdict is the
     whole check's."""
     prompts = record.get("prompts") if type(record) is dict else None
-    parts = _without_excerpts(prompts) if type(prompts) is dict and _strict_json else None
+    if type(prompts) is not dict or not _strict_json:
+        return None
+    if _whole_key(prompts) in _strict_json:  # (excerpts and all: only the rest is left to walk)
+        return [{**record, "prompts": {}}]
+    parts = _without_excerpts(prompts)
     if parts is None or _key(parts[0]) not in _strict_json:
         return None
     return [[excerpt for _, excerpt in parts[1]], {**record, "prompts": {}}]

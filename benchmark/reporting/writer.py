@@ -21,6 +21,7 @@ from typing import Any
 
 from .chart import render_comparison_chart
 from .encoding import dumps, dumps_bytes  # noqa: F401  (re-exported: they have always been here)
+from .conformance import unchanged
 from .failsafe import SERIALISATION_ERRORS, isolate_failures
 from .fragments import Fragments, serving
 from .html_report import MODEL_PAGES, render_html_report, render_model_pages
@@ -165,10 +166,12 @@ def write_reports(doc: Mapping[str, Any], folder: str | Path) -> dict[str, Path]
 
 
 def _checked_bytes(doc: dict[str, Any], failures: dict[str, str] | None) -> bytes:
-    """``doc`` validated and serialised; with ``failures``, see :func:`write_run`."""
+    """``doc`` validated and serialised; with ``failures``, see :func:`write_run`. Neither step
+    changes ``doc``, so its records' prompts are keyed once for both (``conformance.unchanged``)."""
     try:
-        validate_results(doc)
-        return dumps_bytes(doc)
+        with unchanged():
+            validate_results(doc)
+            return dumps_bytes(doc)
     except SERIALISATION_ERRORS:  # ResultsSchemaError is a ValueError
         if failures is None:
             raise
