@@ -134,3 +134,22 @@ def test_pack_reads_back_only_what_it_wrote():
     for bad in (data + b"x", data[:-1], b"", b"not json\n", b'{"a": 1}\n', b'[["a", -1]]\n',
                 b'[["a", 5]]\nabc', b'[[1, 0]]\n', b'[["a", 2]]\n\xff\xfe'):
         assert unpack(bad) is None, bad
+
+
+def test_the_run_served_from_the_cache_reuses_the_parts_of_the_run_that_graded(private, tmp_path):
+    """No part shows a record's ``cached``: the first run served from the cache (every record
+    ``cached: true``) reuses every part the grading run kept, and still says "from cache"."""
+    graded = _doc()
+    for record in graded["models"].values():
+        record["cached"] = False
+    first = _store(tmp_path)
+    _reports(graded, first)
+    first.save()
+    served = copy.deepcopy(graded)
+    for record in served["models"].values():
+        record["cached"] = True
+    again = _store(tmp_path)
+    reports = _reports(served, again)
+    assert (again.hits, again.misses) == (9, 0)
+    assert reports == _reports(served)
+    assert reports["summary"].count("[from cache]") == 3 and "[from cache]" not in _reports(graded)["summary"]

@@ -1,12 +1,12 @@
 """The reports' per-model parts kept between runs: ``<results-dir>/.cache/fragments/``.
 
-One file per model record (``reporting.fragments.record_key``), written after a run's reports
-are, holding the parts that run rendered or reused for it (``pack``: an index line, then the texts
-as they are), framed ``{"tag": ..., "record": ...}`` and tagged like a result-cache entry (``entry_tags``: an HMAC of the file's key and
-bytes by this user's private key). A part is HTML or text that goes into a report as it is,
-so only a file whose tag matches is read; any other file (bare, edited, moved to another key,
-another user's, not what ``pack`` writes) is ignored and its parts rendered
-again. Without a usable key nothing is read or written. The store never stops a run: a file
+One file per model record (``reporting.fragments.record_key``), written after a run's
+reports are, holding the parts that run rendered or reused for it (``pack``: an index line,
+then the texts as they are), framed ``{"tag": ..., "record": ...}`` and tagged like a
+result-cache entry (``entry_tags``: an HMAC of the file's key and bytes by this user's private
+key). A part is HTML or text that goes into a report as it is, so only a file whose tag
+matches is read; any other file (bare, edited, moved to another key, another user's, not what
+``pack`` writes) is ignored and its parts rendered again. Without a usable key nothing is read or written. The store never stops a run: a file
 that cannot be read is a miss, one that cannot be written is left out.
 
 Each file is rewritten with the parts the last run used, so a file holds one run's parts and

@@ -255,9 +255,9 @@ def known_to_conform(record: Any) -> None:
     """Remember the prompts of a record known to conform without checking them: one this grader
     checked when it stored it (the result cache's tagged entries, ``entry_tags.entry_tag``).
     Such a record was also parsed from strict JSON (orjson), so its prompts are remembered as
-    strict JSON too (see :func:`json_parts`). Its prompts are remembered without their
-    excerpts included (the whole prompts' key, as :func:`model_conforms` and :func:`json_parts`
-    look them up first): the record conformed with them, and was parsed with them."""
+    strict JSON too (see :func:`json_parts`). Its prompts are remembered whole, excerpts
+    included (the key :func:`model_conforms` and :func:`json_parts` look up first): the record
+    conformed with them, and was parsed with them."""
     prompts = record.get("prompts") if type(record) is dict else None
     if type(prompts) is dict and _by_parts():
         key = _key(prompts)

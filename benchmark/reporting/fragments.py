@@ -31,9 +31,11 @@ ACTIVE: ContextVar[Fragments | None] = ContextVar("rubricbench_fragments", defau
 def record_key(version: str, name: str, record: Mapping[str, Any]) -> str:
     """The key of one model's parts: the rendering code's ``version``, the model's name (its
     key in the document) and its record's exact JSON (keys in their order: the same record
-    written in another order is only a miss), hashed."""
+    written in another order is only a miss), hashed; all but the record's ``cached``, which
+    no part shows (the leaderboard's row and the summary's header line do, made outside the
+    parts), so a run served from the cache reuses the parts of the run that graded."""
     digest = hashlib.sha256(version.encode() + b"\0" + name.encode("utf-8", "surrogatepass") + b"\0")
-    digest.update(orjson.dumps(record))
+    digest.update(orjson.dumps({key: value for key, value in record.items() if key != "cached"}))
     return digest.hexdigest()
 
 

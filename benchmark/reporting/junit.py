@@ -163,15 +163,16 @@ def render_junit(doc: Mapping[str, Any] | Run) -> str:
     """The whole junit.xml document (UTF-8 text with an XML declaration), from a validated
     results document or its view. Each model's testsuite is made on its own (``_suite_part``;
     kept by the run's ``fragments``, when there are any), and stands in the document where an
-    empty ``SUITE_MARK`` element marks its place (escaped text holds no ``<``); its timestamp is the
-    run's, filled in where its first line leaves it empty (the name before it is escaped, so
-    holds no quote)."""
+    empty ``SUITE_MARK`` element marks its place (escaped text holds no ``<``); its timestamp
+    is the run's, filled in where its first line leaves it empty (the name before it is
+    escaped, so holds no quote)."""
     run = run_view(doc)
     root = ET.Element("testsuites", name="RubricBench")
     totals = dict.fromkeys(COUNTS, 0)
     suites = []
     for model in run.models:
-        counted, text = part(model.name, model.record, "junit", [], lambda model=model: _suite_part(model)).split("\n", 1)
+        made = part(model.name, model.record, "junit", [], lambda model=model: _suite_part(model))
+        counted, text = made.split("\n", 1)
         suites.append(text.replace(' timestamp=""', f' timestamp="{_attribute(run.started)}"', 1))
         ET.SubElement(root, SUITE_MARK)
         totals = {key: totals[key] + int(n) for key, n in zip(COUNTS, counted.split())}

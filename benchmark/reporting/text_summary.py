@@ -121,12 +121,14 @@ def _prompt_lines(prompt: Prompt) -> list[str]:
     return lines
 
 
-def _model_lines(model: Model, titles: Mapping[str, str]) -> list[str]:
+def _model_header(model: Model) -> list[str]:
     cached = "  [from cache]" if model.cached else ""
+    return ["", "-" * RULE_WIDTH, f"Model: {model.name} (tier: {model.tier}){cached}"]
+
+
+def _model_lines(model: Model, titles: Mapping[str, str]) -> list[str]:
+    """A model's block after its header (which alone says whether it came from the cache)."""
     lines = [
-        "",
-        "-" * RULE_WIDTH,
-        f"Model: {model.name} (tier: {model.tier}){cached}",
         f"Score: {fixed(model.score, 2)}/{maximum(model.max_score)} ({model.percentage:.1f}%)  "
         f"Grade: {model.grade}  Badge: {model.badge}",
     ]
@@ -150,6 +152,7 @@ def render_summary(doc: Mapping[str, Any] | Run) -> str:
     lines = _header(run) + _not_graded(run) + _references(run) + _top_performers(run) + _pack_leaderboards(run)
     titles = run.pack_titles
     for model in run.models:  # (a model's block from the run's fragments, when they hold it: ``fragments``)
+        lines += _model_header(model)
         lines.append(part(model.name, model.record, "summary", [titles],
                           lambda model=model: "\n".join(_model_lines(model, titles))))
     return "\n".join(lines + _environment(run)) + "\n"
