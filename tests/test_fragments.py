@@ -1,5 +1,6 @@
 """The reports' per-model parts kept between runs (``reporting.fragments``,
-``engine.fragment_store``): a model's drill-down, summary block and junit testsuite, reused
+``engine.fragment_store``): a model's drill-down, summary block, junit testsuite and rows of
+summary.md's lost points, reused
 only for the same record, place and code, never from a file this user's key did not tag, and
 the reports are the same bytes either way."""
 
@@ -48,11 +49,11 @@ def test_a_second_run_reuses_every_part_and_writes_the_same_reports(private, tmp
     fresh = _reports(doc)
     first = _store(tmp_path)
     assert _reports(doc, first) == fresh
-    assert (first.hits, first.misses) == (0, 9)  # a drill-down, a summary block, a testsuite per model
+    assert (first.hits, first.misses) == (0, 12)  # a drill-down, a summary block, a testsuite, markdown rows per model
     assert first.save() == 3
     second = _store(tmp_path)
     assert _reports(copy.deepcopy(doc), second) == fresh
-    assert (second.hits, second.misses) == (9, 0)
+    assert (second.hits, second.misses) == (12, 0)
     assert second.save() == 0  # (nothing changed: no file is rewritten)
     assert ("report_pages/m0.html" in fresh) is pages
 
@@ -67,13 +68,13 @@ def test_a_changed_record_or_place_is_rendered_again(private, tmp_path):
     again = _store(tmp_path)
     assert _reports(changed, again) == _reports(changed)
     assert "a new reason" in _reports(changed, _store(tmp_path))["report"]
-    assert (again.hits, again.misses) == (6, 3)  # beta's three parts
+    assert (again.hits, again.misses) == (8, 4)  # beta's four parts
     again.save()
     moved = copy.deepcopy(changed)  # gamma falls from first to last: its drill-down shows its place
     moved["models"]["gamma"] = copy.deepcopy(moved["models"]["beta"]) | {"model_name": "gamma"}
     third = _store(tmp_path)
     assert _reports(moved, third) == _reports(moved)
-    assert third.misses >= 5  # gamma's three parts (a new record), and the drill-downs that moved up
+    assert third.misses >= 6  # gamma's four parts (a new record), and the drill-downs that moved up
 
 
 @pytest.mark.parametrize("spoil", ["edited", "moved", "untagged", "cut short"])
@@ -97,7 +98,7 @@ def test_a_file_this_key_did_not_tag_is_never_used(private, tmp_path, spoil):
         target.write_bytes(data[:len(data) // 2])
     again = _store(tmp_path)
     assert _reports(doc, again) == _reports(doc)
-    assert again.misses == 3 and again.hits == 6
+    assert again.misses == 4 and again.hits == 8
     assert "<script>x" not in _reports(doc, _store(tmp_path))["report"]
 
 
@@ -122,7 +123,7 @@ def test_write_run_keeps_the_parts_after_every_report_is_written(private, tmp_pa
     assert len(list((tmp_path / "fragments").glob("*.json"))) == 3
     again = _store(tmp_path)
     paths_again = write_run(copy.deepcopy(doc), tmp_path / "results2", fragments=again)
-    assert again.hits == 9 and again.misses == 0
+    assert again.hits == 12 and again.misses == 0
     for kind in ("summary", "report", "junit"):
         assert paths[kind].read_bytes() == paths_again[kind].read_bytes()
 
@@ -150,6 +151,6 @@ def test_the_run_served_from_the_cache_reuses_the_parts_of_the_run_that_graded(p
         record["cached"] = True
     again = _store(tmp_path)
     reports = _reports(served, again)
-    assert (again.hits, again.misses) == (9, 0)
+    assert (again.hits, again.misses) == (12, 0)
     assert reports == _reports(served)
     assert reports["summary"].count("[from cache]") == 3 and "[from cache]" not in _reports(graded)["summary"]

@@ -1,10 +1,11 @@
 """Per-model parts of the reports, rendered once and reused while nothing they show changes.
 
 A model's drill-down in report.html (or its own page past the inline limit), its block of
-summary_report.txt and its testsuite in junit.xml are most of what a run renders, and each
-is a function of the model's record alone and a few values of the run (its place in the
-leaderboard, whether the run has packs, the packs' titles). A :class:`Fragments` is handed to ``writer.render_reports`` (the
-renderers read it from :data:`ACTIVE`); for each such part a renderer asks
+summary_report.txt, its testsuite in junit.xml and its rows of summary.md's lost points are
+most of what a run renders, and each is a function of the model's record alone and a few
+values of the run (its place in the leaderboard, whether the run has packs, the packs'
+titles). A :class:`Fragments` is handed to ``writer.render_reports`` (the renderers read it
+from :data:`ACTIVE`); for each such part a renderer asks
 :meth:`Fragments.part` with the model, the part's name, those values and a function that
 renders it. The part is kept under a key made of the grader's rendering code (``version``),
 the model's name, the record's exact content (its JSON) and those values: a part is

@@ -17,7 +17,8 @@ from typing import Any
 
 from .common import (DENIAL_MARK, NOTHING_GRADED, SCORING_DOC, STATE_LEGEND, fixed, group_legend, maximum,
                      pack_score, samples_mark, state_marks, tasks_by_pack)
-from .view import Loss, Model, Run, run_view
+from .fragments import part
+from .view import Model, Run, run_view
 
 MAX_FAILED_ROWS = 150
 MAX_CELL_CHARS = 220
@@ -137,10 +138,22 @@ def _pack_leaderboards(run: Run) -> list[str]:
     return ["", "### Leaderboard per pack"] + lines if lines else []
 
 
-def _loss_rows(run: Run) -> list[tuple[str, str, Loss]]:
-    """(model, task, loss) for every part of where a graded task's points went."""
-    return [(model.name, prompt.key, loss) for model in run.models for prompt in model.prompts
-            if prompt.state != "not_attempted" for loss in prompt.losses]
+def _model_loss_rows(model: Model) -> str:
+    """The table's rows of one model: every part of where a graded task's points went, one
+    line each (``md`` makes every cell one line), joined by newlines ('' when none)."""
+    return "\n".join(f"| {md(model.name)} | {md(prompt.key, 90)} | {loss.points:.2f} | {md(loss.id, 80)} | "
+                     f"{md(loss.status)} | {md(loss.reason)} |"
+                     for prompt in model.prompts if prompt.state != "not_attempted" for loss in prompt.losses)
+
+
+def _loss_rows(run: Run) -> list[str]:
+    """Every model's rows, in the run's order (each model's from the run's ``fragments``, when
+    they hold it)."""
+    rows: list[str] = []
+    for model in run.models:
+        text = part(model.name, model.record, "markdown_losses", [], lambda model=model: _model_loss_rows(model))
+        rows += text.split("\n") if text else []
+    return rows
 
 
 def _failed_checks(run: Run, unit: str = "Prompt") -> list[str]:
@@ -153,9 +166,7 @@ def _failed_checks(run: Run, unit: str = "Prompt") -> list[str]:
     lines += [f"A gate scales a category by w = execution earned / execution maximum (× w, or × (0.25 + 0.75·w)): "
               f"see {SCORING_DOC}.", "",
               f"| Model | {unit} | Lost | Check or gate | Status | Reason |", "|---|---|---:|---|---|---|"]
-    for name, key, loss in rows[:MAX_FAILED_ROWS]:
-        lines.append(f"| {md(name)} | {md(key, 90)} | {loss.points:.2f} | {md(loss.id, 80)} | "
-                     f"{md(loss.status)} | {md(loss.reason)} |")
+    lines += rows[:MAX_FAILED_ROWS]
     if len(rows) > MAX_FAILED_ROWS:
         lines += ["", f"…and {len(rows) - MAX_FAILED_ROWS} more; see report.html or junit.xml for all of them."]
     return lines
