@@ -35,14 +35,35 @@ def fixture_hashes(test_data: Path) -> dict[str, str]:
 
 def dependency_versions() -> dict[str, str]:
     """The installed version of each of ``DEPENDENCIES`` (looked up once per process: the
-    warm-up thread of a grading run asks first, while the run waits for children)."""
+    warm-up thread of a grading run asks first, while the run waits for children; and
+    remembered between runs while ``sys.path`` and its folders are unchanged, ``memo``)."""
     return dict(_dependency_versions())
+
+
+def _looked_up() -> dict[str, str]:
+    return {name: found if found is not None else "not installed"
+            for name, found in installed.versions(list(DEPENDENCIES)).items()}
+
+
+def _path_signature() -> str:
+    """``sys.path`` and each of its folders' identity and modification time: installing,
+    upgrading or removing a distribution adds or removes a ``*.dist-info`` folder in one of
+    them, which changes that folder's time."""
+    rows: list[Any] = [sys.executable, list(DEPENDENCIES)]
+    for entry in sys.path:
+        try:
+            info = os.stat(entry or ".")
+            rows.append([entry, info.st_dev, info.st_ino, info.st_mtime_ns])
+        except OSError:
+            rows.append([entry, None])
+    return hashlib.sha256(json.dumps(rows).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @lru_cache(maxsize=1)
 def _dependency_versions() -> dict[str, str]:
-    return {name: found if found is not None else "not installed"
-            for name, found in installed.versions(list(DEPENDENCIES)).items()}
+    return remembered("dependencies", _path_signature(), _looked_up,
+                      lambda value: isinstance(value, dict) and list(value) == list(DEPENDENCIES)
+                      and all(isinstance(v, str) for v in value.values()))
 
 
 def _asked_git(directory: Path) -> str | None:
