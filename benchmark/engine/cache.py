@@ -34,7 +34,7 @@ from ..sandbox.isolation import KernelSupport, detect
 from .cache_folder import entries_dir, measures_dir
 from .manifest import fixture_hashes
 from .options import cacheable
-from .entry_tags import entry_tag, untagged
+from .entry_tags import tagged, untagged
 from .source_hash import PACKAGE, SOURCE_SUFFIXES, grader_source_hash, source_tree_hash  # noqa: F401 (re-exported)
 from ..reporting.conformance import known_to_conform
 from ..reporting.excerpts import attach_excerpts
@@ -274,10 +274,8 @@ class ResultCache:
             return None
         if not json_text_clean(text) or schema_problems(result.model, record):
             return None
-        data = record_bytes = text.encode("utf-8")
-        tag = entry_tag(key, data)
-        if tag is not None:
-            data = b'{"tag":"' + tag.encode() + b'","record":' + data + b"}"
+        record_bytes = text.encode("utf-8")
+        data = tagged(key, record_bytes) or record_bytes  # (no key: a bare record)
         try:  # (an unwritable cache folder: the run goes on, the model is not stored)
             self.directory.mkdir(parents=True, exist_ok=True)
             atomic_write_bytes(self.directory / f"{key}.json", data, durable=False)

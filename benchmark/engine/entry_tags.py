@@ -81,6 +81,13 @@ def entry_tag(key: str, data: bytes) -> str | None:
     return hmac.new(secret, key.encode() + b"\0" + data, hashlib.sha256).hexdigest()
 
 
+def tagged(key: str, data: bytes) -> bytes | None:
+    """``data`` framed with its :func:`entry_tag` as :func:`untagged` reads it back
+    (``{"tag": ..., "record": ...}``), or None without a key."""
+    tag = entry_tag(key, data)
+    return None if tag is None else b'{"tag":"' + tag.encode() + b'","record":' + data + b"}"
+
+
 def untagged(key: str, raw: bytes) -> tuple[bytes, bool]:
     """(an entry's record as JSON bytes, whether its tag matches). An entry as ``put`` writes
     it with a key is ``{"tag": ..., "record": ...}``, exactly; any other file is a bare record

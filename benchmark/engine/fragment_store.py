@@ -22,7 +22,7 @@ import orjson
 
 from ..reporting.fragments import Fragments
 from ..reporting.writer import atomic_write_bytes
-from .entry_tags import entry_tag, untagged
+from .entry_tags import entry_tag, tagged, untagged
 from .manifest import dependency_versions
 from .source_hash import grader_source_hash
 
@@ -95,13 +95,11 @@ class FragmentStore(Fragments):
         for key, parts in self.used.items():
             if parts == self._loaded.get(key):
                 continue
-            data = pack(parts)
-            tag = entry_tag(key, data)
-            if tag is None:
+            framed = tagged(key, pack(parts))
+            if framed is None:
                 continue
             with contextlib.suppress(OSError):  # (an unwritable cache folder: the parts are rendered next time)
                 self.folder.mkdir(parents=True, exist_ok=True)
-                atomic_write_bytes(self.folder / f"{key}.json",
-                                   b'{"tag":"' + tag.encode() + b'","record":' + data + b"}", durable=False)
+                atomic_write_bytes(self.folder / f"{key}.json", framed, durable=False)
                 written += 1
         return written
