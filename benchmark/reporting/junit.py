@@ -169,11 +169,11 @@ def render_junit(doc: Mapping[str, Any] | Run) -> str:
     run = run_view(doc)
     root = ET.Element("testsuites", name="RubricBench")
     totals = dict.fromkeys(COUNTS, 0)
-    suites = []
+    suites, stamp = [], f' timestamp="{_attribute(run.started)}"'
     for model in run.models:
         made = part(model.name, model.record, "junit", [], lambda model=model: _suite_part(model))
         counted, text = made.split("\n", 1)
-        suites.append(text.replace(' timestamp=""', f' timestamp="{_attribute(run.started)}"', 1))
+        suites.append(text.replace(' timestamp=""', stamp, 1))
         ET.SubElement(root, SUITE_MARK)
         totals = {key: totals[key] + int(n) for key, n in zip(COUNTS, counted.split())}
     counts = _not_graded(root, run)
