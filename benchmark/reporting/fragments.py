@@ -67,6 +67,10 @@ class Fragments:
         """The parts kept for a record key (none here; ``fragment_store`` reads them from disk)."""
         return {}
 
+    def save(self) -> int:
+        """Keep the parts this run used for the next (none here); returns the files written."""
+        return 0
+
     def part(self, name: str, record: Mapping[str, Any], kind: str, values: Any, render: Callable[[], str]) -> str:
         key = self.key_of(name, record)
         if key not in self.parts:

@@ -210,9 +210,8 @@ def write_run(doc: dict[str, Any], results_dir: str | Path, *, update_latest: bo
         linked = _point_latest(Path(results_dir), run_id)
         if linked is not None:
             paths["latest_dir"] = linked
-    save = getattr(fragments, "save", None)
-    if save is not None:  # (last: the run's files never wait on the cache of its parts)
-        save()
+    if fragments is not None:  # (last: the run's files never wait on the cache of its parts)
+        fragments.save()
     return paths
 
 
