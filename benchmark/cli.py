@@ -104,25 +104,25 @@ def _main(argv: list[str] | None) -> int:
         return EXIT_ERROR
     grading = not (args.self_check or args.report_only or args.compare)
     if grading and not (config.cluster or config.scheduler or config.scheduler_file):
-        from .sandbox import isolation, spawner
-
         if not _may_be_served(args):  # (else ``local_plan`` starts it once a model is to be graded)
+            from .sandbox import spawner
+
             spawner.prestart()  # the zygote imports its libraries while we import ours
         if args.workers > 1 and args.no_cache:  # a pool will grade: its server can start too
             from .engine import pool_server
 
             pool_server.prestart()
         if not args.unsafe and (args.no_cache or args.require_isolation):  # (see _detect_first)
+            from .sandbox import isolation
+
             _detect_first(isolation)
     from . import commands
     from .reporting.saved_error import SavedRunError
 
     previous = {}
     if grading and not (config.cluster or config.scheduler or config.scheduler_file):
-        from .sandbox import spawner
-
         # Ctrl-C, or a SIGTERM (a CI job cancelled, ``timeout``), stops the sandboxes at once
-        previous = {signum: spawner.abort_on(signum, reason) for signum, reason in STOPPED_BY.items()}
+        previous = {signum: _abort_on(signum, reason) for signum, reason in STOPPED_BY.items()}
     try:
         if args.self_check:
             return commands.self_check_command(config)
@@ -144,6 +144,21 @@ def _main(argv: list[str] | None) -> int:
 INTERRUPTED = "interrupted"
 TERMINATED = "terminated (SIGTERM)"
 STOPPED_BY = {signal.SIGINT: INTERRUPTED, signal.SIGTERM: TERMINATED}
+
+
+def _abort_on(signum: int, reason: str) -> Any:
+    """``spawner.abort_on`` without importing the sandbox for it: a run served wholly from the
+    cache never imports ``benchmark.sandbox.spawner``, and until something has, there is no
+    zygote and no run to stop (the signal then only raises KeyboardInterrupt, as the handler
+    does after ``spawner.abort_soon``). Returns the handler it replaced."""
+
+    def handler(_signum: int, _frame: Any) -> None:
+        loaded = sys.modules.get(f"{__package__}.sandbox.spawner")
+        if loaded is not None:
+            loaded.abort_soon(reason)
+        raise KeyboardInterrupt(reason)
+
+    return signal.signal(signum, handler)
 
 
 def _may_be_served(args: argparse.Namespace) -> bool:

@@ -26,13 +26,10 @@ from .reporting.excerpts import attach_excerpts
 from .reporting.results_json import model_to_dict, run_to_dict
 from .reporting.writer import write_run
 from .engine.cache import Measured, ResultCache
-from .sandbox.isolation import detect
 from .reporting.progress import Progress
 from .preparing import prepare
 from .runner import BenchmarkRunner, result_unit
 from .sampling import combine
-from .sandbox.sandbox_report import measured_isolation, missing_layers
-from .secure_runner import SecureRunner
 from .types import GradingStopped, ModelResult, RunConfig, RunResult
 from .untrusted import NAME_LIMIT, for_stream, text
 from .console import EXIT_ERROR, EXIT_OK, EXIT_REGRESSION, SCHEMA_VERSION, _error, _say, signals_held
@@ -99,7 +96,10 @@ def _report(config: RunConfig, run: Any, paths: dict[str, Path]) -> None:
 
 
 def self_check_command(config: RunConfig) -> int:
+    from .sandbox.isolation import detect
+    from .sandbox.sandbox_report import measured_isolation
     from .sandbox.self_check import format_table, run_self_check, verdicts  # (psutil: only here)
+    from .secure_runner import SecureRunner
 
     rows = verdicts(run_self_check(config.memory_mb), detect().any)
     print(format_banner(measured_isolation(SecureRunner("self-check", memory_mb=config.memory_mb))))
@@ -164,6 +164,8 @@ def _begin(config: RunConfig, runner: BenchmarkRunner, stack: ExitStack,
     if local is not None and local.measured is not None:
         probe.set_result(local.measured.isolation)
         return probe, None
+    from .sandbox.sandbox_report import measured_isolation, missing_layers  # (not for a run served wholly from the cache)
+
     probes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="isolation-probe")
     probe = probes.submit(lambda: measured_isolation(runner.options.runner("probe")))
     probes.shutdown(wait=False)

@@ -6,11 +6,11 @@ same kernel profile (``LocalPlan.measured``). ``benchmark.commands`` re-exports 
 
 from __future__ import annotations
 
+import sys
 from typing import Any, NamedTuple
 
 from .engine.cache import Measured, ResultCache, context_hash, kernel_profile
 from .runner import BenchmarkRunner, ModelEntry, Plan
-from .sandbox import spawner
 from .types import RunConfig
 
 
@@ -44,8 +44,12 @@ def local_plan(config: RunConfig, runner: BenchmarkRunner, entries: list[ModelEn
     if measured is not None:
         plan = runner.plan(entries, cache, kernel=measured.kernel, base=base)
         if not plan.todo:
-            spawner.discard_unused()  # (the zygote prestarted in case a model had to be graded)
+            started = sys.modules.get(f"{__package__}.sandbox.spawner")  # (never imported: no zygote)
+            if started is not None:
+                started.discard_unused()  # (the zygote prestarted in case a model had to be graded)
             return LocalPlan(plan, context, measured.kernel, measured)
+    from .sandbox import spawner
+
     spawner.prestart()  # the run grades or measures: its zygote, unless the command line started it
     kernel = kernel_profile(runner.options)  # (None with --unsafe)
     if measured is None or kernel != measured.kernel:

@@ -19,16 +19,18 @@ from collections.abc import Callable
 from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .discovery import (LINKED, MAX_NAME, SAMPLES, TEMPLATE_TIER, TIERS, DiscoveryError,  # noqa: F401 (re-exported)
                         ModelEntry, RejectedModel, discover_models, expand_samples, model_name_problem,
                         scan_models, unit_name)
-from .sandbox import bandit_process, isolation, limits, pids_cgroup, spawner
 from .engine.cache import ResultCache, base_context, file_hashes, graded_as_keyed, model_key, run_context
 from .engine.options import GradeOptions, cacheable, default_test_data
 from .rubric import RUBRIC
 from .types import GradingStopped, ModelResult
+
+if TYPE_CHECKING:
+    from .sandbox.kernel_support import KernelSupport
 
 
 class PoolBroken(GradingStopped):
@@ -56,11 +58,13 @@ def _await_manager(manager: Any, timeout_s: float = 10.0) -> None:
         manager.join(timeout_s)
 
 
-def _init_worker(support: isolation.KernelSupport | None, idle_mb: int,
+def _init_worker(support: KernelSupport | None, idle_mb: int,
                  door: socket.socket | None, grader: int | None = None) -> None:
     """Hand each worker what the parent already measured, so no worker probes again, and
     the door to the parent's zygote: the worker attaches to it (a connection of its own)
     instead of starting a zygote. ``grader``: the parent's pid; the worker stops when it ends."""
+    from .sandbox import bandit_process, isolation, limits, spawner
+
     if support is not None:
         isolation._SUPPORT = support
     limits._IDLE_VM_MB = idle_mb
@@ -243,6 +247,7 @@ class BenchmarkRunner:
         from concurrent.futures.process import BrokenProcessPool
 
         from .engine import pool_server
+        from .sandbox import isolation, limits, pids_cgroup, spawner
 
         context = pool_server.prestart()  # its imports overlap the waits for what workers inherit
         support = None if self.options.unsafe else isolation.detect()

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from benchmark import cli, commands
+from benchmark import cli
 from benchmark.engine.cache import Measured, ResultCache
-from benchmark.sandbox import isolation, spawner
+from benchmark.sandbox import isolation, sandbox_report, spawner
 
 from trees import REFERENCE, reference_tree
 
@@ -28,7 +28,7 @@ def counted(monkeypatch):
     """Counts of kernel detections and isolation probes made from now on (detection is
     forgotten first: it is cached per process)."""
     counts = {"detect": 0, "probe": 0}
-    detect, probe = isolation._detect, commands.measured_isolation
+    detect, probe = isolation._detect, sandbox_report.measured_isolation
 
     def counting_detect():
         counts["detect"] += 1
@@ -40,7 +40,7 @@ def counted(monkeypatch):
 
     monkeypatch.setattr(isolation, "_SUPPORT", None)
     monkeypatch.setattr(isolation, "_detect", counting_detect)
-    monkeypatch.setattr(commands, "measured_isolation", counting_probe)
+    monkeypatch.setattr(sandbox_report, "measured_isolation", counting_probe)
     return counts
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -29,3 +30,18 @@ def test_a_cached_run_of_one_sample_per_model_never_imports_numpy(tmp_path):
     several = _modules_after("from benchmark import stats\n"
                              "stats.ranks([[[25, 25, 25, 25]] * 3, [[0, 0, 0, 0]] * 3], [25] * 4, seed=1)")
     assert "numpy" in several  # three samples each: the test has deals to count
+
+
+def test_a_run_served_wholly_from_the_cache_loads_no_code_that_starts_or_confines_a_child(tmp_path):
+    """The sandbox (the zygote's client, kernel detection, the harness's ctypes bindings, the
+    bandit process, ``secure_runner``) is loaded once a run grades or measures something; a run
+    whose every model comes from the cache reads only the kernel profile's fields and the guard
+    switch's name (``kernel_support``, ``limits``)."""
+    run = f"from benchmark.cli import main\nassert main(['-q', '--model', 'example_model', '--results-dir', {str(tmp_path)!r}]) == 0"
+    graded = _modules_after(run)
+    served = _modules_after(run)
+    assert {"benchmark.secure_runner", "benchmark.sandbox.spawner", "benchmark.sandbox.isolation"} <= graded
+    sandbox = {name for name in served if name.startswith(("benchmark.sandbox.", "benchmark.harness.", "benchmark.secure_runner"))}
+    assert sandbox == {"benchmark.sandbox.kernel_support", "benchmark.sandbox.limits"}
+    cached = json.loads((tmp_path / "latest_results.json").read_text(encoding="utf-8"))
+    assert cached["models"]["example_model"]["cached"] is True

@@ -30,7 +30,6 @@ from typing import Any
 import orjson
 
 from .. import __version__
-from ..sandbox.isolation import KernelSupport, detect
 from .cache_folder import entries_dir, measures_dir
 from .manifest import fixture_hashes
 from .options import cacheable
@@ -42,8 +41,9 @@ from ..reporting.failsafe import schema_problems
 from ..reporting.results_json import model_to_dict
 from ..reporting.writer import atomic_write_bytes, atomic_write_text
 from ..rubric import rubric_hash
+from ..sandbox.kernel_support import KernelSupport
+from ..sandbox.limits import GUARD_OFF_ENV
 from ..scoring import prompt_sort_key
-from ..secure_runner import GUARD_OFF_ENV
 from ..types import CATEGORY_ORDER, CaseGroup, Category, CategoryScore, Check, Evidence, ModelResult, PromptResult
 from ..untrusted import json_text_clean
 
@@ -58,6 +58,8 @@ def _file_hashes(model_dir: Path, names: list[str]) -> dict[str, str | None]:
 
 def kernel_profile(options: Any) -> dict[str, Any] | None:
     """This machine's kernel mechanisms as detected (None with ``--unsafe``): the key's ``kernel``."""
+    from ..sandbox.isolation import detect  # (a run served from the cache detects nothing)
+
     support = None if options.unsafe else detect()
     return asdict(support) if support else None
 

@@ -8,9 +8,12 @@ import numbers
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..secure_runner import SecureRunner
 from ..types import CAUSE_INTERNAL, INTERNAL_ERROR, MAX_TIMEOUT_S, MEM_CHOICES, Check, ModelResult, RunConfig, unjudged_by_reference
+
+if TYPE_CHECKING:
+    from ..secure_runner import SecureRunner
 
 DEFAULT_SEED = RunConfig.seed  # one default, kept in benchmark.types
 
@@ -47,6 +50,8 @@ class GradeOptions:
                              f"{-2**63} to {2**63 - 1}")
 
     def runner(self, model: str) -> SecureRunner:
+        from ..secure_runner import SecureRunner  # (a run served from the cache starts none)
+
         return SecureRunner(model, self.allow_network, memory_mb=self.memory_mb,
                             timeout_s=self.timeout_s, unsafe=self.unsafe)
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import pids_cgroup
+from .kernel_support import KernelSupport  # noqa: F401 (re-exported: detect() makes it)
 from ..harness import confine, landlock, mounts, seccomp
 
 enter_namespaces = confine.enter_namespaces
@@ -72,23 +73,6 @@ def apply(policy: KernelPolicy) -> None:
 
 
 # ---- detection ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class KernelSupport:
-    user_namespaces: bool
-    network_namespace: bool
-    pid_namespace: bool
-    landlock_abi: int
-    seccomp: bool
-    reasons: dict[str, str] = field(default_factory=dict)
-    ipc_namespace: bool = False
-    private_root: bool = False
-    pids_cgroup: bool = False
-
-    @property
-    def any(self) -> bool:
-        return self.network_namespace or self.pid_namespace or self.landlock_abi > 0 or self.seccomp
 
 
 def _probe(action) -> str | None:

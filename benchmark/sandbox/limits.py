@@ -6,7 +6,10 @@ them here, so neither imports the other at module level.
 
 from __future__ import annotations
 
-from . import spawner
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from . import spawner
 
 GUARD_OFF_ENV = "RUBRICBENCH_TEST_GUARD_OFF"  # test-only: prove the kernel layer alone
 
@@ -26,7 +29,11 @@ def zygote_idle_mb(zygote: spawner.Zygote) -> int:
 def idle_child_mb() -> int:
     """Address space an idle child maps after importing the harness's libraries (measured
     once per process, by the zygote)."""
-    return _IDLE_VM_MB if _IDLE_VM_MB is not None else zygote_idle_mb(spawner.get())
+    if _IDLE_VM_MB is not None:
+        return _IDLE_VM_MB
+    from . import spawner  # (light to import without it: the result cache reads GUARD_OFF_ENV)
+
+    return zygote_idle_mb(spawner.get())
 
 
 def address_space_mb(memory_mb: int) -> int:

@@ -78,10 +78,16 @@ def abort_on(signum: int, reason: str, then: type[BaseException] = KeyboardInter
     import signal
 
     def handler(_signum: int, _frame: Any) -> None:
-        threading.Thread(target=abort, args=(reason,), name="abort", daemon=True).start()
+        abort_soon(reason)
         raise then(reason)
 
     return signal.signal(signum, handler)
+
+
+def abort_soon(reason: str) -> None:
+    """``abort(reason)`` on a thread of its own (from a signal handler, which may have
+    interrupted the main thread while it holds a lock ``abort`` needs)."""
+    threading.Thread(target=abort, args=(reason,), name="abort", daemon=True).start()
 
 
 def prestart() -> None:
