@@ -32,7 +32,7 @@ import os
 import sys
 import tempfile
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import pids_cgroup
