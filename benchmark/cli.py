@@ -122,7 +122,9 @@ def _main(argv: list[str] | None) -> int:
     previous = {}
     if grading and not (config.cluster or config.scheduler or config.scheduler_file):
         # Ctrl-C, or a SIGTERM (a CI job cancelled, ``timeout``), stops the sandboxes at once
-        previous = {signum: _abort_on(signum, reason) for signum, reason in STOPPED_BY.items()}
+        from .sandbox import abort_on  # (the spawner is not loaded for it)
+
+        previous = {signum: abort_on(signum, reason) for signum, reason in STOPPED_BY.items()}
     try:
         if args.self_check:
             return commands.self_check_command(config)
@@ -144,21 +146,6 @@ def _main(argv: list[str] | None) -> int:
 INTERRUPTED = "interrupted"
 TERMINATED = "terminated (SIGTERM)"
 STOPPED_BY = {signal.SIGINT: INTERRUPTED, signal.SIGTERM: TERMINATED}
-
-
-def _abort_on(signum: int, reason: str) -> Any:
-    """``spawner.abort_on`` without importing the sandbox for it: a run served wholly from the
-    cache never imports ``benchmark.sandbox.spawner``, and until something has, there is no
-    zygote and no run to stop (the signal then only raises KeyboardInterrupt, as the handler
-    does after ``spawner.abort_soon``). Returns the handler it replaced."""
-
-    def handler(_signum: int, _frame: Any) -> None:
-        loaded = sys.modules.get(f"{__package__}.sandbox.spawner")
-        if loaded is not None:
-            loaded.abort_soon(reason)
-        raise KeyboardInterrupt(reason)
-
-    return signal.signal(signum, handler)
 
 
 def _may_be_served(args: argparse.Namespace) -> bool:

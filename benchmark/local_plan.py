@@ -6,11 +6,11 @@ same kernel profile (``LocalPlan.measured``). ``benchmark.commands`` re-exports 
 
 from __future__ import annotations
 
-import sys
 from typing import Any, NamedTuple
 
 from .engine.cache import Measured, ResultCache, context_hash, kernel_profile
 from .runner import BenchmarkRunner, ModelEntry, Plan
+from .sandbox import loaded_spawner
 from .types import RunConfig
 
 
@@ -44,7 +44,7 @@ def local_plan(config: RunConfig, runner: BenchmarkRunner, entries: list[ModelEn
     if measured is not None:
         plan = runner.plan(entries, cache, kernel=measured.kernel, base=base)
         if not plan.todo:
-            started = sys.modules.get(f"{__package__}.sandbox.spawner")  # (never imported: no zygote)
+            started = loaded_spawner()
             if started is not None:
                 started.discard_unused()  # (the zygote prestarted in case a model had to be graded)
             return LocalPlan(plan, context, measured.kernel, measured)

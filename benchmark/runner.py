@@ -63,7 +63,7 @@ def _init_worker(support: KernelSupport | None, idle_mb: int,
     """Hand each worker what the parent already measured, so no worker probes again, and
     the door to the parent's zygote: the worker attaches to it (a connection of its own)
     instead of starting a zygote. ``grader``: the parent's pid; the worker stops when it ends."""
-    from .sandbox import bandit_process, isolation, limits, spawner
+    from .sandbox import abort_on, bandit_process, isolation, limits, spawner
 
     if support is not None:
         isolation._SUPPORT = support
@@ -76,7 +76,7 @@ def _init_worker(support: KernelSupport | None, idle_mb: int,
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     from .engine.pool_server import stop_on_sigterm, stop_when_gone
 
-    spawner.abort_on(signal.SIGTERM, "the grading pool was stopped", SystemExit)
+    abort_on(signal.SIGTERM, "the grading pool was stopped", SystemExit)
     stop_on_sigterm(signal.getsignal(signal.SIGTERM))
     if grader is not None:
         stop_when_gone(grader)

@@ -39,7 +39,7 @@ STOP_GRACE_S = 5.0  # how long a stopped pool worker has to unwind before it exi
 
 
 def stop_on_sigterm(stop: Callable[[int, Any], None]) -> None:
-    """In a pool worker: SIGTERM calls ``stop`` (``spawner.abort_on``'s handler: the worker's
+    """In a pool worker: SIGTERM calls ``stop`` (``sandbox.abort_on``'s handler: the worker's
     runs stop and SystemExit unwinds its grading, removing its sandboxes), and the worker
     exits ``STOP_GRACE_S`` later at the latest. The pool's worker loop takes a unit's
     exception as that unit's result and waits for the next unit, so without this a worker

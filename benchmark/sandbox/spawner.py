@@ -15,7 +15,6 @@ import atexit
 import os
 import socket
 import threading
-from typing import Any
 
 from .zygote_connection import (BACKSTOP_S, ENV_PASSTHROUGH, KILL_GRACE_S,  # noqa: F401 (re-exported)
                                 START_TIMEOUT_S, THREAD_PINS, ZYGOTE, RunStatus, SandboxKilled,
@@ -69,24 +68,9 @@ def abort(reason: str) -> None:
         zygote.close()
 
 
-def abort_on(signum: int, reason: str, then: type[BaseException] = KeyboardInterrupt) -> Any:
-    """From now on, signal ``signum`` aborts this process's runs (``abort(reason)``, on a
-    thread of its own: the handler may have interrupted the main thread while it holds a lock
-    ``abort`` needs) and raises ``then`` in the main thread, whose clean-up then finds every
-    run failing at once instead of waiting for each to reach its deadline. Returns the
-    handler it replaced."""
-    import signal
-
-    def handler(_signum: int, _frame: Any) -> None:
-        abort_soon(reason)
-        raise then(reason)
-
-    return signal.signal(signum, handler)
-
-
 def abort_soon(reason: str) -> None:
     """``abort(reason)`` on a thread of its own (from a signal handler, which may have
-    interrupted the main thread while it holds a lock ``abort`` needs)."""
+    interrupted the main thread while it holds a lock ``abort`` needs; ``sandbox.abort_on``)."""
     threading.Thread(target=abort, args=(reason,), name="abort", daemon=True).start()
 
 
