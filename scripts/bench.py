@@ -250,26 +250,22 @@ for name, data in (("results.json", results), ("report.html", page), ("latest_re
     os.fsync(fd)
     os.close(fd)
     os.replace(temporary, os.path.join(out, name))
-print(len(records), len(parts), len(results) * 2 + len(page))
 """
 
 
 def served_floor(tree: Tree, results_dir: Path, where: Path) -> dict[str, Any]:
     """:data:`SERVED_FLOOR_PROBE` on the cache of ``results_dir`` (the 50-model run's), run
-    from ``tree`` REPEATS times: wall times, and what it read and wrote."""
-    probe = tree.root / "_bench_served_floor.py"
+    from ``tree`` REPEATS times: wall times, and what it read (files) and wrote (MB)."""
+    cache, probe = results_dir / ".cache", tree.root / "_bench_served_floor.py"
     probe.write_text(SERVED_FLOOR_PROBE, encoding="utf-8")
     try:
-        walls = []
-        for i in range(REPEATS):
-            cmd = [sys.executable, str(probe), str(results_dir / ".cache"), str(where / str(i))]
-            walls.append(run_cli(cmd, tree)["wall"])
-        shown = subprocess.run([sys.executable, str(probe), str(results_dir / ".cache"), str(where / "shown")],
-                               cwd=tree.root, env=BENCH_ENV, capture_output=True, text=True, check=True)
+        walls = [run_cli([sys.executable, str(probe), str(cache), str(where / str(i))], tree)["wall"]
+                 for i in range(REPEATS)]
     finally:
         probe.unlink()
-    records, parts, written = (int(n) for n in shown.stdout.split())
-    return {"walls": walls, "records": records, "parts": parts, "written_mb": written / 1e6}
+    return {"walls": walls, "records": len(list((cache / "models").iterdir())),
+            "parts": len(list((cache / "fragments").iterdir())),
+            "written_mb": sum(path.stat().st_size for path in (where / "0").iterdir()) / 1e6}
 
 
 def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
